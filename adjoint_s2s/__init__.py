@@ -1,0 +1,76 @@
+"""adjoint_s2s: reverse-mode automatic differentiation for Python by source-to-source
+transformation, after Zygote.
+
+    >>> import math, adjoint_s2s as ad
+    >>> ad.gradient(lambda x, y: math.sin(x) * y, 0.5, 2.0)
+    (1.7551651237807455, 0.479425538604203)
+"""
+from . import rules as _rules
+
+_rules.load_builtin_rules()
+
+from .api import (  # noqa: E402
+    RuleConfig,
+    _pullback,
+    adjoint,
+    differentiable,
+    dropgrad,
+    gradient,
+    ignore_derivatives,
+    isderiving,
+    non_differentiable,
+    project,
+    pullback,
+    refresh,
+    rrule,
+    rrule_via_ad,
+    withgradient,
+)
+from .errors import (  # noqa: E402
+    AdjointError,
+    MissingAdjointError,
+    NoSourceError,
+    RuleError,
+    UnsupportedSyntaxError,
+)
+from .tangents import (  # noqa: E402
+    InplaceableThunk,
+    NoTangent,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    iszero,
+    unthunk,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "pullback",
+    "_pullback",
+    "gradient",
+    "withgradient",
+    "differentiable",
+    "adjoint",
+    "rrule",
+    "non_differentiable",
+    "refresh",
+    "RuleConfig",
+    "rrule_via_ad",
+    "isderiving",
+    "dropgrad",
+    "ignore_derivatives",
+    "project",
+    "iszero",
+    "NoTangent",
+    "ZeroTangent",
+    "Tangent",
+    "Thunk",
+    "InplaceableThunk",
+    "unthunk",
+    "AdjointError",
+    "UnsupportedSyntaxError",
+    "MissingAdjointError",
+    "NoSourceError",
+    "RuleError",
+]

@@ -1,0 +1,219 @@
+"""The public API: the pipeline in a few lines.
+
+``_pullback(f, *args)`` runs the generated pair of ``f`` and returns ``(y, back)``;
+``back(dy)`` returns ``(df, *dargs)``, ``df`` being the tangent of the function object
+(its captured variables). Everything else is built on it.
+
+These functions are themselves written in the subset the transformer supports, so a
+call to ``gradient`` inside differentiated code is differentiated too (nested AD).
+"""
+import functools
+import types
+
+import numpy as np
+
+from . import emit
+from . import rules as R
+from . import runtime as _rt
+from .errors import NotDifferentiableError
+from .tangents import AbstractZero, Thunk, unthunk
+
+_DERIVING = [0]
+
+
+def _pullback(f, *args, **kwargs):
+    """(y, back) with back(dy) -> (df, *dargs): Zygote's ``_pullback``."""
+    y, pb = _rt.call(f, *args, **kwargs)
+    nargs = len(args)
+
+    def back(dy):
+        grads = pb(dy)
+        return _project_all(grads, args, nargs)
+
+    return y, back
+
+
+def pullback(f, *args, **kwargs):
+    """(y, back) with back(dy) -> one gradient per positional argument."""
+    y, back = _pullback(f, *args, **kwargs)
+
+    def pullback_back(dy):
+        return back(dy)[1:]
+
+    return y, pullback_back
+
+
+def gradient(f, *args, **kwargs):
+    """The gradient of a scalar-valued f at args: ``pullback`` seeded with 1.0."""
+    y, back = pullback(f, *args, **kwargs)
+    _check_scalar(y, f)
+    return back(1.0)
+
+
+def withgradient(f, *args, **kwargs):
+    """(value, gradients). If f returns a tuple, its first element is the loss and the
+    rest are auxiliary outputs, returned untouched (Zygote's ``withgradient``)."""
+    y, back = pullback(f, *args, **kwargs)
+    if isinstance(y, tuple) and y and not _is_scalar(y):
+        loss = y[0]
+        _check_scalar(loss, f)
+        seed = (1.0,) + (None,) * (len(y) - 1)
+        return y, back(seed)
+    _check_scalar(y, f)
+    return y, back(1.0)
+
+
+def _is_scalar(y):
+    if isinstance(y, (bool,)):
+        return False
+    if isinstance(y, (int, float, np.floating, np.integer)):
+        return True
+    return isinstance(y, np.ndarray) and y.ndim == 0 and not np.iscomplexobj(y)
+
+
+def _check_scalar(y, f):
+    if not _is_scalar(y):
+        what = f"an array of shape {y.shape}" if isinstance(y, np.ndarray) else type(y).__name__
+        raise TypeError(
+            f"gradient needs a real scalar output, but {getattr(f, '__name__', f)} returned "
+            f"{what}; use pullback(f, x) for a vector-Jacobian product, or jacobian(f, x)"
+        )
+
+
+def _project_all(grads, args, nargs):
+    out = [unthunk(grads[0]) if grads else None]
+    for i in range(nargs):
+        g = grads[1 + i] if 1 + i < len(grads) else None
+        out.append(project(g, args[i]))
+    return tuple(out)
+
+
+def project(g, x):
+    """Project a gradient onto the space of x (ChainRules' ProjectTo)."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, Thunk):
+        g = g.unthunk()
+    if isinstance(x, bool) or isinstance(x, (str, bytes)) or x is None:
+        return None
+    if isinstance(x, (float, int)):
+        if isinstance(g, (complex, np.complexfloating)):
+            g = g.real
+        if isinstance(g, (int, np.integer, np.floating)):
+            return float(g)
+        if isinstance(g, np.ndarray) and g.ndim == 0:
+            return float(g.real)
+        return g
+    if isinstance(x, np.ndarray):
+        if not np.issubdtype(x.dtype, np.inexact):
+            return None
+        g = np.asarray(unthunk(g))
+        if not np.iscomplexobj(x) and np.iscomplexobj(g):
+            g = g.real
+        if g.shape != x.shape:
+            g = _rt.unbroadcast(g, x)
+        if g.dtype != x.dtype:
+            g = g.astype(x.dtype)
+        return g
+    if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and not hasattr(x, "_fields"):
+        items = [project(gi, xi) for gi, xi in zip(g, x)]
+        items += [None] * (len(x) - len(items))
+        return tuple(items) if isinstance(x, tuple) else list(items)
+    if isinstance(x, dict) and isinstance(g, dict):
+        return {k: project(v, x.get(k)) for k, v in g.items()}
+    return unthunk(g)
+
+
+def differentiable(fn):
+    """Transform fn now (unsupported syntax fails here, with file and line); fn stays as it was."""
+    from .source import function_node
+    from .passes import check
+
+    node, filename, _ = function_node(fn)
+    check.check(node, filename)
+    key = tuple(_rt.OTHER for _ in range(fn.__code__.co_argcount))
+    key += tuple(_rt._cell_kind(c) for c in fn.__closure__ or ())
+    emit.entry_for(fn, key)
+    return fn
+
+
+def adjoint(f):
+    """Register a Zygote-style rule: ``@adjoint(f)`` on a function with f's signature that
+    returns ``(y, back)``; ``back(dy)`` returns one gradient per argument (None: zero)."""
+
+    def register(rule):
+        R.set_user_rule(f, R.UserRule(f, rule, "adjoint"))
+        return rule
+
+    return register
+
+
+def rrule(f, config=False):
+    """Register a ChainRules-style rule: ``back(dy)`` returns the function's own tangent
+    first (``NoTangent()`` for plain functions), then one per argument. With
+    ``config=True`` the rule takes a ``RuleConfig`` first (for ``rrule_via_ad``)."""
+
+    def register(rule):
+        R.set_user_rule(f, R.UserRule(f, rule, "rrule", config=config))
+        return rule
+
+    return register
+
+
+def non_differentiable(f):
+    """Mark f (or a list of functions) as passing no gradient; usable as a decorator."""
+    if isinstance(f, (list, tuple)):
+        for g in f:
+            non_differentiable(g)
+        return f
+    R.set_user_rule(f, R.UserRule(f, None, "nondiff"))
+    return f
+
+
+def refresh():
+    """Clear every cached generated function. Never needed after registering a rule."""
+    emit.refresh()
+
+
+class RuleConfig:
+    """Passed to ``@rrule(f, config=True)`` rules: this AD system has reverse mode."""
+
+    has_reverse_mode = True
+
+    def __repr__(self):
+        return "RuleConfig(adjoint_s2s)"
+
+
+def rrule_via_ad(config, f, *args, **kwargs):
+    """(y, pullback) of f by adjoint_s2s, for rules that call back into AD.
+    The pullback returns the function's tangent first, as an rrule's does."""
+    return _pullback(f, *args, **kwargs)
+
+
+def isderiving():
+    """False when called normally; True inside code being differentiated."""
+    return False
+
+
+def dropgrad(x):
+    """x, with no gradient flowing through it."""
+    return x
+
+
+ignore_derivatives = dropgrad
+
+
+def _register_api_rules():
+    @R.special(isderiving)
+    def isderiving_pair():
+        return True, lambda g: (None,)
+
+    @R.special(dropgrad)
+    def dropgrad_pair(x):
+        return x, lambda g: (None, None)
+
+
+_register_api_rules()
+functools  # noqa: B018 - kept for decorators in later modules
+types  # noqa: B018
+NotDifferentiableError  # noqa: B018

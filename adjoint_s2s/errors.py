@@ -1,0 +1,75 @@
+"""The error hierarchy.
+
+Every message says what went wrong, where (file:line when there is a place), and the
+way out. A user mistake never surfaces as a traceback from inside the transformer.
+"""
+
+
+class AdjointError(Exception):
+    """Base class of every error adjoint_s2s raises on purpose."""
+
+
+class UnsupportedSyntaxError(SyntaxError, AdjointError):
+    """A construct the transformer cannot differentiate (generators, async, ...)."""
+
+    def __init__(self, construct, filename=None, lineno=None, col=None, hint=None):
+        where = ""
+        if filename is not None:
+            where = f" at {filename}, line {lineno}" if lineno else f" in {filename}"
+        hint = hint or (
+            "move it into a helper marked with adjoint_s2s.non_differentiable, "
+            "or give the helper a rule with @adjoint"
+        )
+        msg = f"{construct} is not supported inside a differentiated function{where}; {hint}"
+        super().__init__(msg)
+        self.msg = msg
+        self.construct = construct
+        self.filename = filename
+        self.lineno = lineno
+        self.offset = (col + 1) if col is not None else None
+
+    def __str__(self):
+        return self.msg
+
+
+class MissingAdjointError(NotImplementedError, AdjointError):
+    """A callable with no Python source and no rule."""
+
+    def __init__(self, fn, reason=None):
+        name = describe(fn)
+        why = reason or "it has no Python source to transform and no rule is registered"
+        msg = (
+            f"cannot differentiate {name}: {why}. Register a rule with "
+            f"@adjoint_s2s.adjoint({short_name(fn)}) (or @adjoint_s2s.rrule), or mark it "
+            f"with adjoint_s2s.non_differentiable({short_name(fn)}) if it carries no gradient"
+        )
+        super().__init__(msg)
+        self.fn = fn
+
+
+class NoSourceError(AdjointError, ValueError):
+    """A Python function whose source cannot be found (exec, REPL, compiled)."""
+
+
+class RuleError(AdjointError, ValueError):
+    """A rule returned something of the wrong form (count, shape, type)."""
+
+
+class NotDifferentiableError(AdjointError, TypeError):
+    """A value or operation that has no derivative where one is needed."""
+
+
+def short_name(fn):
+    mod = getattr(fn, "__module__", None)
+    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    if mod in ("builtins", None):
+        return qual
+    return f"{mod}.{qual}"
+
+
+def describe(fn):
+    name = short_name(fn)
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        return f"{name} ({code.co_filename}, line {code.co_firstlineno})"
+    return name

@@ -1,0 +1,46 @@
+"""The naming convention of generated code, and fresh names that never collide.
+
+``b_x`` is the adjoint of ``x``; ``f_pullback`` the pullback of ``f``; ANF temporaries
+are named after what they hold (``sin_x``, ``mul``); saved copies of overwritten values
+are ``x_1``, ``x_2``.
+"""
+import builtins
+import keyword
+import re
+
+_BUILTINS = set(dir(builtins))
+
+_SAFE = re.compile(r"[^0-9a-zA-Z_]")
+
+
+class Namer:
+    def __init__(self, taken=()):
+        self.taken = set(taken) | _BUILTINS
+
+    def reserve(self, names):
+        self.taken.update(names)
+
+    def fresh(self, hint="t"):
+        base = _SAFE.sub("_", hint).strip("_") or "t"
+        if base[0].isdigit():
+            base = "t_" + base
+        if keyword.iskeyword(base):
+            base += "_"
+        base = base[:24]
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        i = 1
+        while f"{base}_{i}" in self.taken:
+            i += 1
+        out = f"{base}_{i}"
+        self.taken.add(out)
+        return out
+
+
+def adjoint_name(name):
+    return "b_" + name
+
+
+def pullback_name(fname):
+    return f"{fname}_pullback"

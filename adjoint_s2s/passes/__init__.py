@@ -1,0 +1,1 @@
+"""One pass per module: check, anf, activity, reverse, cleanup."""

@@ -1,0 +1,774 @@
+"""Normalise a function into the small set of statement shapes the reverse pass knows.
+
+Before::
+
+    def f(x, y):
+        if x > 0:
+            return math.sin(x) * y
+        z = [x * v for v in (1.0, 2.0)]
+        return sum(z)
+
+After (names abridged)::
+
+    def f(x, y):
+        gt = x > 0
+        if gt:
+            sin_x = math.sin(x)
+            _retval = sin_x * y
+        else:
+            z = []
+            for v in (1.0, 2.0):
+                mul = x * v
+                z.append(mul)
+            _retval = sum(z)
+        return _retval
+
+The invariant afterwards (what ``reverse.py`` may assume), for the function body and
+every nested block:
+
+* ``name = E`` where E is an atom (a Name or a Constant), ``a OP b``, ``OP a``,
+  ``a CMP b``, a call ``f(atoms, *atom, k=atom, **atom)`` whose callee is a Name, an
+  attribute chain ``mod.sub.fn`` or a method ``atom.meth``, ``atom.attr``,
+  ``atom[index]`` (index made of atoms and slices of atoms), a tuple/list/set/dict
+  display of atoms, a lambda (a closure, kept whole), or an f-string (inactive);
+* ``atom[index] = atom``, ``atom.attr = atom``, and ``atom.meth(atoms)`` as a statement;
+* ``if name: ... else: ...``; ``for name in atom: ...``; ``while True: ...``;
+* ``break`` and ``continue`` only in tail position of a loop body (nothing of the
+  iteration runs after them), and exactly one ``return atom``, the last statement;
+* nested ``def`` (a closure), ``assert``, ``import``, ``raise``.
+
+Every statement that starts a user statement carries ``origin``: the source text of the
+user statement it came from, for the comments of the generated code.
+"""
+import gast
+
+from .. import templates as T
+from ..errors import UnsupportedSyntaxError
+
+_BINOP_HINT = {
+    gast.Add: "add",
+    gast.Sub: "sub",
+    gast.Mult: "mul",
+    gast.Div: "div",
+    gast.FloorDiv: "floordiv",
+    gast.Mod: "mod",
+    gast.Pow: "pow",
+    gast.MatMult: "matmul",
+}
+
+
+def _hint(node):
+    """A readable temporary name for the value of node."""
+    if isinstance(node, gast.Call):
+        f = node.func
+        fname = f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", "call")
+        if node.args and isinstance(node.args[0], gast.Name) and len(node.args) == 1:
+            return f"{fname}_{node.args[0].id}"
+        return fname
+    if isinstance(node, gast.BinOp):
+        return _BINOP_HINT.get(type(node.op), "t")
+    if isinstance(node, gast.UnaryOp):
+        return "neg" if isinstance(node.op, gast.USub) else "t"
+    if isinstance(node, gast.Attribute):
+        return node.attr
+    if isinstance(node, gast.Subscript):
+        return f"{node.value.id}_i" if isinstance(node.value, gast.Name) else "item"
+    if isinstance(node, gast.Compare):
+        return "cond"
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return "seq"
+    if isinstance(node, gast.Dict):
+        return "dct"
+    if isinstance(node, gast.Lambda):
+        return "fn"
+    return "t"
+
+
+def _is_atom(node):
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def _fold_constant(node):
+    """-1.0 and +2 are constants, not operations."""
+    if (
+        isinstance(node, gast.UnaryOp)
+        and isinstance(node.op, (gast.USub, gast.UAdd))
+        and isinstance(node.operand, gast.Constant)
+        and isinstance(node.operand.value, (int, float, complex))
+        and not isinstance(node.operand.value, bool)
+    ):
+        v = node.operand.value
+        return T.const(-v if isinstance(node.op, gast.USub) else v)
+    return None
+
+
+def _static_chain(node):
+    """True for Name and Name.attr.attr (a callee looked up by name)."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+class Normalizer:
+    def __init__(self, namer, filename, source_lines, line_offset=0):
+        self.namer = namer
+        self.filename = filename
+        self.source_lines = source_lines
+        self.line_offset = line_offset
+        self.flag_count = 0
+
+    # ----- expressions -----------------------------------------------------------
+    def atom(self, node, out, hint=None):
+        """Emit statements computing node into out; return an atom for its value."""
+        if _is_atom(node):
+            return node
+        folded = _fold_constant(node)
+        if folded is not None:
+            return folded
+        value = self.flat(node, out)
+        if _is_atom(value):
+            return value
+        tmp = self.namer.fresh(hint or _hint(value))
+        out.append(T.assign(tmp, value))
+        return T.name(tmp)
+
+    def flat(self, node, out):
+        """Return node with atom children (emitting their computation into out)."""
+        a = lambda n: self.atom(n, out)  # noqa: E731
+        if _is_atom(node):
+            return node
+        if isinstance(node, gast.BinOp):
+            return gast.BinOp(left=a(node.left), op=node.op, right=a(node.right))
+        if isinstance(node, gast.UnaryOp):
+            return gast.UnaryOp(op=node.op, operand=a(node.operand))
+        if isinstance(node, gast.Compare):
+            return self.compare(node, out)
+        if isinstance(node, gast.BoolOp):
+            return self.boolop(node, out)
+        if isinstance(node, gast.IfExp):
+            tmp = self.namer.fresh("ifexp")
+            test = a(node.test)
+            b1, b2 = [], []
+            b1.append(T.assign(tmp, self.flat(node.body, b1)))
+            b2.append(T.assign(tmp, self.flat(node.orelse, b2)))
+            out.append(gast.If(test=test, body=b1, orelse=b2))
+            return T.name(tmp)
+        if isinstance(node, gast.Call):
+            return self.call(node, out)
+        if isinstance(node, gast.Attribute):
+            return gast.Attribute(value=a(node.value), attr=node.attr, ctx=gast.Load())
+        if isinstance(node, gast.Subscript):
+            return gast.Subscript(
+                value=a(node.value), slice=self.index(node.slice, out), ctx=gast.Load()
+            )
+        if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+            elts = [
+                gast.Starred(value=a(e.value), ctx=gast.Load())
+                if isinstance(e, gast.Starred)
+                else a(e)
+                for e in node.elts
+            ]
+            if isinstance(node, gast.Set):
+                return gast.Set(elts=elts)
+            return type(node)(elts=elts, ctx=gast.Load())
+        if isinstance(node, gast.Dict):
+            keys = [None if k is None else a(k) for k in node.keys]
+            return gast.Dict(keys=keys, values=[a(v) for v in node.values])
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+            return self.comprehension(node, out)
+        if isinstance(node, gast.NamedExpr):
+            val = self.flat(node.value, out)
+            out.append(T.assign(node.target.id, val))
+            return T.name(node.target.id)
+        if isinstance(node, (gast.Lambda, gast.JoinedStr)):
+            return node  # a closure value / an inactive string
+        if isinstance(node, gast.Starred):
+            return gast.Starred(value=a(node.value), ctx=gast.Load())
+        if isinstance(node, gast.Slice):
+            return self.index(node, out)
+        raise UnsupportedSyntaxError(
+            f"the expression {type(node).__name__}",
+            self.filename,
+            getattr(node, "lineno", 0) + self.line_offset,
+            getattr(node, "col_offset", None),
+        )
+
+    def index(self, node, out):
+        if isinstance(node, gast.Slice):
+            part = lambda p: None if p is None else self.atom(p, out)  # noqa: E731
+            return gast.Slice(lower=part(node.lower), upper=part(node.upper), step=part(node.step))
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e, out) for e in node.elts], ctx=gast.Load())
+        return self.atom(node, out)
+
+    def call(self, node, out):
+        func = node.func
+        if isinstance(func, gast.Attribute) and _static_chain(func):
+            pass  # module.fn or obj.method: the chain is resolved by the reverse pass
+        elif isinstance(func, gast.Attribute):
+            func = gast.Attribute(value=self.atom(func.value, out), attr=func.attr, ctx=gast.Load())
+        elif not isinstance(func, gast.Name):
+            func = self.atom(func, out, "fn")
+        args = []
+        for x in node.args:
+            if isinstance(x, gast.Starred):
+                args.append(gast.Starred(value=self.atom(x.value, out), ctx=gast.Load()))
+            elif isinstance(x, (gast.GeneratorExp,)):
+                args.append(self.atom(x, out, "gen"))
+            else:
+                args.append(self.atom(x, out))
+        kws = [gast.keyword(arg=k.arg, value=self.atom(k.value, out)) for k in node.keywords]
+        return gast.Call(func=func, args=args, keywords=kws)
+
+    def compare(self, node, out):
+        if len(node.ops) == 1:
+            return gast.Compare(
+                left=self.atom(node.left, out),
+                ops=node.ops,
+                comparators=[self.atom(node.comparators[0], out)],
+            )
+        # a < b < c  ->  t = a < b; if t: t = b < c   (b evaluated once, lazily)
+        tmp = self.namer.fresh("cond")
+        left = self.atom(node.left, out)
+        block = out
+        for i, (op, comp) in enumerate(zip(node.ops, node.comparators)):
+            right = self.atom(comp, block)
+            block.append(T.assign(tmp, gast.Compare(left=left, ops=[op], comparators=[right])))
+            if i < len(node.ops) - 1:
+                inner = []
+                block.append(gast.If(test=T.name(tmp), body=inner, orelse=[]))
+                block = inner
+            left = right
+        return T.name(tmp)
+
+    def boolop(self, node, out):
+        # a and b -> t = a; if t: t = b      a or b -> t = a; if not t: t = b
+        tmp = self.namer.fresh("and_" if isinstance(node.op, gast.And) else "or_")
+        out.append(T.assign(tmp, self.flat(node.values[0], out)))
+        block = out
+        for v in node.values[1:]:
+            inner = []
+            inner.append(T.assign(tmp, self.flat(v, inner)))
+            if isinstance(node.op, gast.And):
+                block.append(gast.If(test=T.name(tmp), body=inner, orelse=[]))
+            else:
+                block.append(gast.If(test=T.name(tmp), body=[], orelse=inner))
+            block = inner
+        return T.name(tmp)
+
+    def comprehension(self, node, out):
+        """[e for x in xs if c] -> acc = []; for x in xs: if c: acc.append(e)."""
+        tmp = self.namer.fresh("dct" if isinstance(node, gast.DictComp) else "lst")
+        if isinstance(node, gast.DictComp):
+            out.append(T.assign(tmp, gast.Dict(keys=[], values=[])))
+        elif isinstance(node, gast.SetComp):
+            out.append(T.assign(tmp, T.expr("set()")))
+        else:
+            out.append(T.assign(tmp, gast.List(elts=[], ctx=gast.Load())))
+        # the comprehension's own variables get fresh names: they must not leak
+        renames = {}
+        for gen in node.generators:
+            for n in gast.walk(gen.target):
+                if isinstance(n, gast.Name):
+                    renames[n.id] = self.namer.fresh(n.id)
+        node = _Rename(renames).visit(node)
+
+        def build(gens, block):
+            if not gens:
+                if isinstance(node, gast.DictComp):
+                    k = self.atom(node.key, block)
+                    v = self.atom(node.value, block)
+                    tgt = gast.Subscript(value=T.name(tmp), slice=k, ctx=gast.Store())
+                    block.append(gast.Assign(targets=[tgt], value=v, type_comment=None))
+                else:
+                    e = self.atom(node.elt, block)
+                    meth = "add" if isinstance(node, gast.SetComp) else "append"
+                    block.append(T.stmt(f"{tmp}.{meth}(e)", e=e))
+                return
+            gen = gens[0]
+            it = self.atom(gen.iter, block)
+            body = []
+            inner = body
+            for cond in gen.ifs:
+                c = self.atom(cond, inner)
+                nxt = []
+                inner.append(gast.If(test=c, body=nxt, orelse=[]))
+                inner = nxt
+            build(gens[1:], inner)
+            loop = gast.For(target=gen.target, iter=it, body=body, orelse=[], type_comment=None)
+            block.extend(self.stmt(loop))
+
+        build(node.generators, out)
+        return T.name(tmp)
+
+    # ----- statements -------------------------------------------------------------
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            new = self.stmt(s)
+            if new and hasattr(s, "lineno") and not hasattr(new[0], "origin"):
+                new[0].origin = self.origin_of(s)
+                if not hasattr(new[-1], "origin_end"):
+                    new[-1].origin_end = new[0].origin
+            out.extend(new)
+        return out
+
+    def origin_of(self, s):
+        lines = self.source_lines
+        lo = getattr(s, "lineno", None)
+        if not lines or lo is None or lo > len(lines):
+            return None
+        text = lines[lo - 1].strip()
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            return text
+        end = getattr(s, "end_lineno", lo) or lo
+        if end > lo:
+            text = " ".join(line.strip() for line in lines[lo - 1 : end])
+        return text[:100]
+
+    def stmt(self, s):
+        out = []
+        if isinstance(s, gast.Assign):
+            if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+                target = s.targets[0].id
+                value = self.flat(s.value, out)
+                if not _is_atom(value) and target in T.names_in(value):
+                    value = self.atom(value, out)
+                out.append(T.assign(target, value))
+                return out
+            if len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List)):
+                value = self.atom(s.value, out, "seq")
+            else:
+                value = self.atom(s.value, out)
+            for tgt in s.targets:
+                self.assign_target(tgt, value, out)
+            return out
+        if isinstance(s, gast.AnnAssign):
+            if s.value is None:
+                return out
+            return self.stmt(gast.Assign(targets=[s.target], value=s.value, type_comment=None))
+        if isinstance(s, gast.AugAssign):
+            return self.augassign(s)
+        if isinstance(s, gast.Expr):
+            v = s.value
+            if isinstance(v, gast.Constant):
+                return out  # docstrings and bare constants
+            if isinstance(v, gast.Call):
+                out.append(gast.Expr(value=self.call(v, out)))
+                return out
+            self.atom(v, out)
+            return out
+        if isinstance(s, gast.Return):
+            value = T.const(None) if s.value is None else self.atom(s.value, out, "result")
+            out.append(gast.Return(value=value))
+            return out
+        if isinstance(s, gast.If):
+            test = self.atom(s.test, out, "cond")
+            out.append(gast.If(test=test, body=self.block(s.body), orelse=self.block(s.orelse)))
+            return out
+        if isinstance(s, gast.For):
+            it = self.atom(s.iter, out)
+            body = []
+            target = s.target
+            if not isinstance(target, gast.Name):
+                item = self.namer.fresh("item")
+                self.assign_target(target, T.name(item), body)
+                target = T.store(item)
+            body.extend(self.block(s.body))
+            out.append(
+                gast.For(
+                    target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None
+                )
+            )
+            return out
+        if isinstance(s, gast.While):
+            body = []
+            test = self.atom(s.test, body, "cond")
+            body.append(gast.If(test=test, body=self.block(s.body), orelse=[gast.Break()]))
+            loop = gast.While(test=T.const(True), body=body, orelse=self.block(s.orelse))
+            loop.from_while = True
+            out.append(loop)
+            return out
+        if isinstance(s, (gast.Pass,)):
+            return out
+        if isinstance(s, (gast.Break, gast.Continue, gast.Import, gast.ImportFrom)):
+            out.append(s)
+            return out
+        if isinstance(s, gast.Assert):
+            out.append(s)  # evaluated in the forward pass only; carries no gradient
+            return out
+        if isinstance(s, gast.Raise):
+            out.append(s)
+            return out
+        if isinstance(s, gast.FunctionDef):
+            out.append(s)
+            return out
+        raise UnsupportedSyntaxError(
+            f"the statement {type(s).__name__}",
+            self.filename,
+            getattr(s, "lineno", 0) + self.line_offset,
+            getattr(s, "col_offset", None),
+        )
+
+    def assign_target(self, tgt, value, out):
+        if isinstance(tgt, gast.Name):
+            out.append(T.assign(tgt.id, value))
+        elif isinstance(tgt, (gast.Tuple, gast.List)):
+            star = [i for i, e in enumerate(tgt.elts) if isinstance(e, gast.Starred)]
+            n = len(tgt.elts)
+            for i, e in enumerate(tgt.elts):
+                if star and i == star[0]:
+                    hi = i - n + 1
+                    sl = gast.Slice(
+                        lower=T.const(i), upper=T.const(hi) if hi else None, step=None
+                    )
+                    part = self.atom(gast.Subscript(value=value, slice=sl, ctx=gast.Load()), out)
+                    lst = self.atom(gast.Call(func=T.name("list"), args=[part], keywords=[]), out)
+                    self.assign_target(e.value, lst, out)
+                    continue
+                idx = i if not star or i < star[0] else i - n
+                item = gast.Subscript(value=value, slice=T.const(idx), ctx=gast.Load())
+                if isinstance(e, gast.Name):
+                    out.append(T.assign(e.id, item))
+                else:
+                    self.assign_target(e, self.atom(item, out), out)
+        elif isinstance(tgt, gast.Subscript):
+            obj = self.atom(tgt.value, out)
+            idx = self.index(tgt.slice, out)
+            store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=value, type_comment=None))
+        elif isinstance(tgt, gast.Attribute):
+            obj = self.atom(tgt.value, out)
+            store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=value, type_comment=None))
+        else:
+            raise UnsupportedSyntaxError(
+                f"assignment to {type(tgt).__name__}",
+                self.filename,
+                getattr(tgt, "lineno", 0) + self.line_offset,
+                None,
+            )
+
+    def augassign(self, s):
+        out = []
+        tgt = s.target
+        if isinstance(tgt, gast.Name):
+            rhs = self.atom(s.value, out)
+            new = self.atom(gast.BinOp(left=T.name(tgt.id), op=s.op, right=rhs), out)
+            out.append(T.assign(tgt.id, new))
+            return out
+        if isinstance(tgt, gast.Subscript):
+            obj = self.atom(tgt.value, out)
+            idx = self.index(tgt.slice, out)
+            cur = self.atom(gast.Subscript(value=obj, slice=idx, ctx=gast.Load()), out)
+            rhs = self.atom(s.value, out)
+            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
+            store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=new, type_comment=None))
+            return out
+        if isinstance(tgt, gast.Attribute):
+            obj = self.atom(tgt.value, out)
+            cur = self.atom(gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Load()), out)
+            rhs = self.atom(s.value, out)
+            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
+            store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=new, type_comment=None))
+            return out
+        raise UnsupportedSyntaxError("this augmented assignment", self.filename, s.lineno)
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(
+                id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None
+            )
+        return node
+
+    def visit_Lambda(self, node):
+        return node  # its own scope
+
+
+# ----- control flow: returns, break and continue in tail position --------------------
+
+
+def _ends(block):
+    """True if the block never falls through (ends in return/break/continue/raise)."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
+        return True
+    if isinstance(last, gast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    return False
+
+
+def _lift(block):
+    """Move what follows an if with one exiting branch into its other branch."""
+    out = []
+    for i, s in enumerate(block):
+        if isinstance(s, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
+            out.append(s)
+            return out
+        if isinstance(s, gast.If):
+            s.body, s.orelse = _lift(s.body), _lift(s.orelse)
+            rest = block[i + 1 :]
+            b_end, o_end = _ends(s.body), _ends(s.orelse)
+            if b_end and o_end:
+                out.append(s)
+                return out
+            if rest and (b_end or o_end):
+                if b_end:
+                    s.orelse = _lift(s.orelse + rest)
+                else:
+                    s.body = _lift(s.body + rest)
+                out.append(s)
+                return out
+        elif isinstance(s, (gast.For, gast.While)):
+            s.body = _lift(s.body)
+        out.append(s)
+    return out
+
+
+def _contains(block, kinds, into_loops):
+    for s in block:
+        for n in _walk_stmts(s, into_loops):
+            if isinstance(n, kinds):
+                return True
+    return False
+
+
+def _walk_stmts(s, into_loops):
+    yield s
+    if isinstance(s, gast.If):
+        for c in s.body + s.orelse:
+            yield from _walk_stmts(c, into_loops)
+    elif isinstance(s, (gast.For, gast.While)) and into_loops:
+        for c in s.body + s.orelse:
+            yield from _walk_stmts(c, into_loops)
+
+
+def _tail_only(block, kinds):
+    """True if every statement of the given kinds stands in tail position."""
+    for i, s in enumerate(block):
+        last = i == len(block) - 1
+        if isinstance(s, kinds) and not last:
+            return False
+        if isinstance(s, gast.If):
+            if not last and (_contains(s.body, kinds, False) or _contains(s.orelse, kinds, False)):
+                return False
+            if not (_tail_only(s.body, kinds) and _tail_only(s.orelse, kinds)):
+                return False
+    return True
+
+
+class ControlFlow:
+    """Lower returns, break and continue so that each stands in tail position."""
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.retval = None
+        self.returned = None
+
+    def function(self, body):
+        if _contains_return_in_loop(body):
+            self.retval = self.namer.fresh("result")
+            self.returned = self.namer.fresh("returned")
+            body = [T.assign(self.returned, T.const(False))] + self.loops_return(body)
+        body = _lift(body)
+        body = self.loops(body)
+        if not _tail_only(body, gast.Return):
+            self.returned = self.returned or self.namer.fresh("returned")
+            body = [T.assign(self.returned, T.const(False))] + self.flag_exits(
+                body, (gast.Return,), self.returned, None
+            )
+        if not _ends(body):
+            body.append(gast.Return(value=T.const(None)))
+        return self.single_return(body)
+
+    def loops_return(self, block):
+        """return v inside a loop -> result = v; returned = True; break (+ check after)."""
+        out = []
+        for s in block:
+            if isinstance(s, (gast.For, gast.While)) and _contains(s.body, gast.Return, True):
+                s.body = self._loop_body_returns(s.body)
+                out.append(s)
+                out.append(
+                    gast.If(
+                        test=T.name(self.returned),
+                        body=[gast.Return(value=T.name(self.retval))],
+                        orelse=[],
+                    )
+                )
+                continue
+            if isinstance(s, gast.If):
+                s.body, s.orelse = self.loops_return(s.body), self.loops_return(s.orelse)
+            out.append(s)
+        return out
+
+    def _loop_body_returns(self, block):
+        out = []
+        for s in block:
+            if isinstance(s, gast.Return):
+                if not (isinstance(s.value, gast.Name) and s.value.id == self.retval):
+                    out.append(T.assign(self.retval, s.value))
+                out.append(T.assign(self.returned, T.const(True)))
+                out.append(gast.Break())
+                continue
+            if isinstance(s, gast.If):
+                s.body = self._loop_body_returns(s.body)
+                s.orelse = self._loop_body_returns(s.orelse)
+            elif isinstance(s, (gast.For, gast.While)) and _contains(s.body, gast.Return, True):
+                s.body = self._loop_body_returns(s.body)
+                out.append(s)
+                out.append(
+                    gast.If(
+                        test=T.name(self.returned),
+                        body=[gast.Break()],
+                        orelse=[],
+                    )
+                )
+                continue
+            out.append(s)
+        return out
+
+    def loops(self, block):
+        out = []
+        for s in block:
+            if isinstance(s, gast.If):
+                s.body, s.orelse = self.loops(s.body), self.loops(s.orelse)
+            elif isinstance(s, (gast.For, gast.While)):
+                out.extend(self.loop(s))
+                continue
+            out.append(s)
+        return out
+
+    def loop(self, s):
+        s.body = _lift(self.loops(s.body))
+        pre, post = [], []
+        kinds = (gast.Break, gast.Continue)
+        brk = None
+        if s.orelse:
+            brk = self.namer.fresh("broke")
+            pre.append(T.assign(brk, T.const(False)))
+        if not _tail_only(s.body, kinds) or brk:
+            skip = self.namer.fresh("skip")
+            brk = brk or self.namer.fresh("broke")
+            body = self.flag_exits(s.body, kinds, skip, brk)
+            s.body = _lift([T.assign(skip, T.const(False))] + body + [
+                gast.If(test=T.name(brk), body=[gast.Break()], orelse=[])
+            ])
+            if not pre:
+                pre.append(T.assign(brk, T.const(False)))
+        # drop tail `continue`: it is the end of the iteration anyway
+        s.body = _drop_tail_continue(s.body)
+        if s.orelse:
+            orelse = self.loops(s.orelse)
+            s.orelse = []
+            post.append(gast.If(test=T.name(brk), body=[], orelse=orelse))
+        return pre + [s] + post
+
+    def flag_exits(self, block, kinds, skip, brk):
+        """Replace exits by flag writes; guard what follows a statement that may exit."""
+        out = []
+        for i, s in enumerate(block):
+            if isinstance(s, kinds):
+                if isinstance(s, gast.Return):
+                    out.append(T.assign(self.retval_name(), s.value))
+                elif isinstance(s, gast.Break):
+                    out.append(T.assign(brk, T.const(True)))
+                out.append(T.assign(skip, T.const(True)))
+                return out
+            if isinstance(s, gast.If) and (
+                _contains(s.body, kinds, False) or _contains(s.orelse, kinds, False)
+            ):
+                s.body = self.flag_exits(s.body, kinds, skip, brk)
+                s.orelse = self.flag_exits(s.orelse, kinds, skip, brk)
+                out.append(s)
+                rest = block[i + 1 :]
+                if rest:
+                    out.append(
+                        gast.If(
+                            test=T.name(skip),
+                            body=[],
+                            orelse=self.flag_exits(rest, kinds, skip, brk),
+                        )
+                    )
+                return out
+            out.append(s)
+        return out
+
+    def retval_name(self):
+        if self.retval is None:
+            self.retval = self.namer.fresh("result")
+        return self.retval
+
+    def single_return(self, body):
+        """Turn every return into `result = v` and end with one `return result`."""
+        returns = [n for s in body for n in _walk_stmts(s, True) if isinstance(n, gast.Return)]
+        if len(returns) == 1 and isinstance(body[-1], gast.Return):
+            return body
+        name = self.retval_name()
+
+        def rewrite(block):
+            out = []
+            for s in block:
+                if isinstance(s, gast.Return):
+                    v = s.value
+                    prev = out[-1] if out else None
+                    if (
+                        isinstance(v, gast.Name)
+                        and v.id.startswith("result")
+                        and isinstance(prev, gast.Assign)
+                        and isinstance(prev.targets[0], gast.Name)
+                        and prev.targets[0].id == v.id
+                    ):
+                        prev.targets[0].id = name  # the temporary becomes the result
+                        continue
+                    if not (isinstance(s.value, gast.Name) and s.value.id == name):
+                        a = T.assign(name, s.value)
+                        if hasattr(s, "origin"):
+                            a.origin = s.origin
+                        out.append(a)
+                    continue
+                if isinstance(s, gast.If):
+                    s.body, s.orelse = rewrite(s.body), rewrite(s.orelse)
+                out.append(s)
+            return out
+
+        # statements flagged by `returned` keep their assignments to `result`
+        body = rewrite(body)
+        body.append(gast.Return(value=T.name(name)))
+        return body
+
+
+def _contains_return_in_loop(block):
+    for s in block:
+        for n in _walk_stmts(s, True):
+            if isinstance(n, (gast.For, gast.While)) and _contains(n.body, gast.Return, True):
+                return True
+    return False
+
+
+def _drop_tail_continue(block):
+    if not block:
+        return block
+    last = block[-1]
+    if isinstance(last, gast.Continue):
+        return block[:-1]
+    if isinstance(last, gast.If):
+        last.body = _drop_tail_continue(last.body)
+        last.orelse = _drop_tail_continue(last.orelse)
+    return block
+
+
+def normalize(fn_node, namer, filename, source_lines, line_offset=0):
+    """Normalise fn_node (a gast FunctionDef) in place and return it."""
+    norm = Normalizer(namer, filename, source_lines, line_offset)
+    fn_node.body = norm.block(fn_node.body)
+    fn_node.body = ControlFlow(namer).function(fn_node.body)
+    return fn_node

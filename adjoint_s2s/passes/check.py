@@ -1,0 +1,75 @@
+"""Reject what the transformer does not support, with file:line and the way out.
+
+Before::
+
+    def g(x):
+        yield x
+
+After: ``UnsupportedSyntaxError: yield (a generator) is not supported inside a
+differentiated function at model.py, line 2; ...``. Bodies of nested functions are
+checked when (and if) they are themselves differentiated.
+"""
+import gast
+
+from ..errors import UnsupportedSyntaxError
+
+_REJECT = {
+    gast.Yield: ("yield (a generator)", "return a list instead of yielding values"),
+    gast.YieldFrom: ("yield from (a generator)", "return a list instead of yielding values"),
+    gast.Await: ("await (a coroutine)", "differentiate a synchronous function"),
+    gast.AsyncFor: ("async for", "differentiate a synchronous function"),
+    gast.AsyncWith: ("async with", "differentiate a synchronous function"),
+    gast.AsyncFunctionDef: ("async def", "differentiate a synchronous function"),
+    gast.Global: (
+        "a global statement (writing a global)",
+        "return the value instead of writing a global",
+    ),
+    gast.Nonlocal: (
+        "a nonlocal statement (writing an enclosing variable)",
+        "return the value instead of writing an enclosing variable",
+    ),
+    gast.ClassDef: ("a class definition", "define the class outside the differentiated function"),
+    gast.Try: (
+        "try/except",
+        "move the try block into a helper marked non_differentiable or give it a rule",
+    ),
+    gast.With: (
+        "a with statement",
+        "move the with block into a helper marked non_differentiable or give it a rule",
+    ),
+    gast.Delete: ("del", "assign None instead of deleting"),
+    gast.Raise: None,  # allowed: raising is a forward-only effect
+}
+if hasattr(gast, "TryStar"):
+    _REJECT[gast.TryStar] = _REJECT[gast.Try]
+if hasattr(gast, "Match"):
+    _REJECT[gast.Match] = ("match", "use if/elif instead of match")
+
+
+def check(fn_node, filename, line_offset=0):
+    """Raise UnsupportedSyntaxError for the first unsupported construct in fn_node."""
+    body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
+    for stmt in body:
+        _visit(stmt, filename, line_offset)
+
+
+def _visit(node, filename, line_offset):
+    entry = _REJECT.get(type(node))
+    if entry is not None:
+        construct, hint = entry
+        raise UnsupportedSyntaxError(
+            construct,
+            filename,
+            getattr(node, "lineno", 0) + line_offset,
+            getattr(node, "col_offset", None),
+            hint=hint,
+        )
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        # a nested function is a value here; its body is checked if it is differentiated
+        for d in getattr(node, "decorator_list", []):
+            _visit(d, filename, line_offset)
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            _visit(d, filename, line_offset)
+        return
+    for child in gast.iter_child_nodes(node):
+        _visit(child, filename, line_offset)

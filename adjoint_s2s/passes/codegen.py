@@ -1,0 +1,230 @@
+"""Text blocks for generated code, and a fast printer for normalised expressions.
+
+The reverse pass builds forward and backward code as nested blocks of lines rather
+than as AST: normalised statements are small, so printing them directly is quick,
+and the whole generated module is parsed once, at the end.
+"""
+import ast
+
+import gast
+
+_BIN = {
+    gast.Add: "+",
+    gast.Sub: "-",
+    gast.Mult: "*",
+    gast.Div: "/",
+    gast.FloorDiv: "//",
+    gast.Mod: "%",
+    gast.Pow: "**",
+    gast.MatMult: "@",
+    gast.BitAnd: "&",
+    gast.BitOr: "|",
+    gast.BitXor: "^",
+    gast.LShift: "<<",
+    gast.RShift: ">>",
+}
+_UN = {gast.USub: "-", gast.UAdd: "+", gast.Not: "not ", gast.Invert: "~"}
+_CMP = {
+    gast.Eq: "==",
+    gast.NotEq: "!=",
+    gast.Lt: "<",
+    gast.LtE: "<=",
+    gast.Gt: ">",
+    gast.GtE: ">=",
+    gast.Is: "is",
+    gast.IsNot: "is not",
+    gast.In: "in",
+    gast.NotIn: "not in",
+}
+
+
+def binop_symbol(op):
+    return _BIN[type(op)]
+
+
+def src(node):
+    """Source of a normalised expression (atoms as children)."""
+    t = type(node)
+    if t is gast.Name:
+        return node.id
+    if t is gast.Constant:
+        v = node.value
+        if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+            r = repr(v)
+            return f"({r})" if r.startswith("-") or "inf" in r or "nan" in r else r
+        if v is Ellipsis:
+            return "..."
+        return repr(v)
+    if t is gast.BinOp:
+        return f"{src(node.left)} {_BIN[type(node.op)]} {src(node.right)}"
+    if t is gast.UnaryOp:
+        return f"{_UN[type(node.op)]}{src(node.operand)}"
+    if t is gast.Compare and len(node.ops) == 1:
+        return f"{src(node.left)} {_CMP[type(node.ops[0])]} {src(node.comparators[0])}"
+    if t is gast.Attribute:
+        return f"{src(node.value)}.{node.attr}"
+    if t is gast.Call:
+        parts = [src(a) for a in node.args]
+        parts += [f"{k.arg}={src(k.value)}" if k.arg else f"**{src(k.value)}" for k in node.keywords]
+        return f"{src(node.func)}({', '.join(parts)})"
+    if t is gast.Starred:
+        return f"*{src(node.value)}"
+    if t is gast.Subscript:
+        return f"{src(node.value)}[{index_src(node.slice)}]"
+    if t is gast.Tuple:
+        inner = ", ".join(src(e) for e in node.elts)
+        return f"({inner},)" if len(node.elts) == 1 else f"({inner})"
+    if t is gast.List:
+        return "[" + ", ".join(src(e) for e in node.elts) + "]"
+    if t is gast.Set:
+        return "{" + ", ".join(src(e) for e in node.elts) + "}" if node.elts else "set()"
+    if t is gast.Dict:
+        items = [
+            f"**{src(v)}" if k is None else f"{src(k)}: {src(v)}"
+            for k, v in zip(node.keys, node.values)
+        ]
+        return "{" + ", ".join(items) + "}"
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+def index_src(node):
+    if isinstance(node, gast.Slice):
+        lo = "" if node.lower is None else src(node.lower)
+        hi = "" if node.upper is None else src(node.upper)
+        if node.step is None:
+            return f"{lo}:{hi}"
+        return f"{lo}:{hi}:{src(node.step)}"
+    if isinstance(node, gast.Tuple):
+        if not node.elts:
+            return "()"
+        inner = ", ".join(index_src(e) for e in node.elts)
+        return inner + ("," if len(node.elts) == 1 else "")
+    return src(node)
+
+
+def index_value_src(node):
+    """The index as a value expression (slices become slice(...) calls)."""
+    if isinstance(node, gast.Slice):
+        parts = [node.lower, node.upper, node.step]
+        return "slice(" + ", ".join("None" if p is None else src(p) for p in parts) + ")"
+    if isinstance(node, gast.Tuple):
+        inner = ", ".join(index_value_src(e) for e in node.elts)
+        return f"({inner},)" if len(node.elts) == 1 else f"({inner})"
+    return src(node)
+
+
+def stmt_src(s):
+    """Source of a simple normalised statement (one line)."""
+    if isinstance(s, gast.Assign):
+        tgt = s.targets[0]
+        if isinstance(tgt, gast.Name):
+            lhs = tgt.id
+        elif isinstance(tgt, gast.Subscript):
+            lhs = f"{src(tgt.value)}[{index_src(tgt.slice)}]"
+        else:
+            lhs = src(tgt)
+        return f"{lhs} = {src(s.value)}"
+    if isinstance(s, gast.Expr):
+        return src(s.value)
+    if isinstance(s, gast.Break):
+        return "break"
+    if isinstance(s, gast.Continue):
+        return "continue"
+    if isinstance(s, gast.Return):
+        return f"return {src(s.value)}"
+    return ast.unparse(gast.gast_to_ast(s))
+
+
+class Block(list):
+    """A list of lines (str), markers and compound items (If/Loop)."""
+
+
+class If:
+    __slots__ = ("test", "body", "orelse")
+
+    def __init__(self, test, body=None, orelse=None):
+        self.test = test
+        self.body = body if body is not None else Block()
+        self.orelse = orelse if orelse is not None else Block()
+
+
+class Loop:
+    __slots__ = ("header", "body")
+
+    def __init__(self, header, body=None):
+        self.header = header  # e.g. "for i in range(n)" or "while True"
+        self.body = body if body is not None else Block()
+
+
+class Raw:
+    """Several pre-formatted lines (a nested def), indented as a unit."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines):
+        self.lines = lines
+
+
+class Save:
+    """Before a primal assignment: keep the old value if the backward pass needs it."""
+
+    __slots__ = ("name", "in_loop", "slot")
+
+    def __init__(self, name, in_loop):
+        self.name = name
+        self.in_loop = in_loop
+        self.slot = None
+
+
+class Restore:
+    """In the backward pass, after the adjoint of an assignment: put the old value back."""
+
+    __slots__ = ("save",)
+
+    def __init__(self, save):
+        self.save = save
+
+
+class LoopInit:
+    """Before a primal loop: give names first bound inside it a value the tape can save."""
+
+    __slots__ = ("names", "loop")
+
+    def __init__(self, names):
+        self.names = names
+        self.loop = None
+
+
+def render(block, indent, resolve, out):
+    """Append the lines of block to out; resolve(marker) gives a marker's lines."""
+    pad = "    " * indent
+    for item in block:
+        if isinstance(item, str):
+            out.append(pad + item)
+        elif isinstance(item, If):
+            body, orelse = [], []
+            render(item.body, indent + 1, resolve, body)
+            render(item.orelse, indent + 1, resolve, orelse)
+            if not body and not orelse:
+                continue
+            if not body:
+                out.append(f"{pad}if not {item.test}:")
+                out.extend(orelse)
+                continue
+            out.append(f"{pad}if {item.test}:")
+            out.extend(body)
+            if orelse:
+                out.append(f"{pad}else:")
+                out.extend(orelse)
+        elif isinstance(item, Loop):
+            body = []
+            render(item.body, indent + 1, resolve, body)
+            header = item.header if isinstance(item.header, str) else resolve(item.header)[0]
+            out.append(f"{pad}{header}:")
+            out.extend(body or [pad + "    pass"])
+        elif isinstance(item, Raw):
+            out.extend(pad + line if line else line for line in item.lines)
+        else:
+            for line in resolve(item):
+                out.append(pad + line)
+    return out

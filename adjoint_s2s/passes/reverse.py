@@ -1,0 +1,1555 @@
+"""The reverse pass: a normalised function becomes a primal-plus-pullback pair.
+
+Before (normalised, x and y floats)::
+
+    def f(x, y):
+        sin_x = math.sin(x)
+        z = sin_x * y
+        return z
+
+After::
+
+    def f_pair(x, y):
+        # z = math.sin(x) * y
+        sin_x = math.sin(x)
+        z = sin_x * y
+        def f_pullback(b_z):
+            b_z = _rt.real(b_z)
+            # z = math.sin(x) * y
+            b_sin_x = b_z * y
+            b_y = b_z * sin_x
+            b_x = b_sin_x * math.cos(x)
+            return (None, b_x, b_y)
+        return z, f_pullback
+
+How it works:
+
+* Each primal statement yields forward code and a *recipe*; only the statement-list
+  walk reverses order. Recipes run in pullback order and track, per adjoint, whether it
+  is unset (a structural zero: no code at all), surely a number, or maybe ``None``; so
+  zeros are never materialised and scalar code needs no ``None`` checks.
+* Primitives on numbers and arrays are inlined from the templates of ``rules``; what
+  cannot be known statically (user functions, methods, operators on objects) goes through
+  ``_rt`` dispatch, which returns a pullback to call.
+* Values the backward pass reads are kept alive by the closure. A value that a later
+  assignment overwrites (a reassigned name, anything assigned in a loop) is *saved*
+  before the overwrite (a fresh name, or a tape push inside loops) and *restored* in the
+  pullback after the adjoint of that assignment, so every template sees the value it had.
+  Which names need this is decided after the pullback is generated, from the names it
+  reads.
+* Loops record their trip count; the pullback runs the reversed body that many times.
+"""
+import ast
+import builtins
+import types
+
+import gast
+
+from .. import rules as R
+from ..errors import UnsupportedSyntaxError
+from ..naming import Namer
+from . import codegen as C
+from .activity import (
+    ARRAY,
+    COMPLEX,
+    CONST,
+    NUMERIC,
+    OTHER,
+    REAL,
+    SCALAR,
+    free_names_of_function,
+    join,
+    reads,
+    stmt_targets,
+    walk_block,
+)
+from .codegen import Block, If, Loop, Raw, Restore, Save, src
+
+NUM, MAYBE = "num", "maybe"
+
+_BINOP_NAMES = {
+    gast.Add: "Add",
+    gast.Sub: "Sub",
+    gast.Mult: "Mult",
+    gast.Div: "Div",
+    gast.FloorDiv: "FloorDiv",
+    gast.Mod: "Mod",
+    gast.Pow: "Pow",
+    gast.MatMult: "MatMult",
+}
+_INACTIVE_ATTRS = {"shape", "ndim", "size", "dtype", "__class__", "__name__", "itemsize"}
+_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "update", "setdefault",
+                     "add", "discard", "clear", "sort", "reverse", "fill", "__setitem__"}
+
+
+def const_kind(v):
+    if isinstance(v, bool) or v is None or isinstance(v, (str, bytes)) or v is Ellipsis:
+        return CONST
+    if isinstance(v, (int, float)):
+        return REAL
+    if isinstance(v, complex):
+        return COMPLEX
+    return OTHER
+
+
+class FunctionInfo:
+    """What the reverse pass needs to know about the function it transforms."""
+
+    def __init__(self, name, node, filename, globals_, freevars, cellvars, line_offset=0):
+        self.name = name
+        self.node = node
+        self.filename = filename
+        self.globals = globals_
+        self.freevars = tuple(freevars)
+        self.cellvars = set(cellvars)
+        self.line_offset = line_offset
+        a = node.args
+        self.posonly = [p.id for p in a.posonlyargs]
+        self.positional = [p.id for p in a.posonlyargs + a.args]
+        self.vararg = a.vararg.id if a.vararg else None
+        self.kwonly = [p.id for p in a.kwonlyargs]
+        self.kwarg = a.kwarg.id if a.kwarg else None
+
+    @property
+    def params(self):
+        out = list(self.positional)
+        if self.vararg:
+            out.append(self.vararg)
+        out += self.kwonly
+        if self.kwarg:
+            out.append(self.kwarg)
+        return out
+
+
+class Status:
+    """Adjoint bookkeeping while recipes write the pullback, in pullback order."""
+
+    def __init__(self, gen):
+        self.gen = gen
+        self.status = {}
+        self.out = Block()
+
+    def snapshot(self):
+        return dict(self.status)
+
+    def get(self, name):
+        return self.status.get(name)
+
+    def adj(self, name):
+        return self.gen.adj_name(name)
+
+    def line(self, text):
+        self.out.append(text)
+
+    def acc(self, name, expr, num):
+        """Add expr to the adjoint of name (num: expr is surely a number/array)."""
+        gen = self.gen
+        if name not in gen.active:
+            return
+        kind = gen.kinds.get(name, OTHER)
+        b = self.adj(name)
+        s = self.status.get(name)
+        scalar = kind in SCALAR
+        fix = "_rt.real" if kind == REAL else "_rt.scalar"
+        if s is None:
+            if num or not scalar:
+                self.line(f"{b} = {expr}")
+                self.status[name] = NUM if (num and kind in NUMERIC) else MAYBE
+            else:
+                self.line(f"{b} = {fix}({expr})")
+                self.status[name] = NUM
+        elif s == NUM and kind in NUMERIC:
+            if num and expr.startswith("-") and not expr.startswith("-("):
+                self.line(f"{b} = {b} - {expr[1:]}")
+                return
+            self.line(f"{b} = {b} + {expr}" if num else (
+                f"{b} = {b} + {fix}({expr})" if scalar else f"{b} = _rt.acc({b}, {expr})"))
+            if not num and not scalar:
+                self.status[name] = MAYBE
+        else:
+            self.line(f"{b} = _rt.acc({b}, {expr})")
+            self.status[name] = MAYBE
+
+    def consume(self, name):
+        """The adjoint of name has been passed on: older versions start from zero."""
+        self.status.pop(name, None)
+
+    def zero_line(self, name):
+        kind = self.gen.kinds.get(name, OTHER)
+        b = self.adj(name)
+        if kind == REAL:
+            return f"{b} = 0.0", NUM
+        if kind == COMPLEX:
+            return f"{b} = 0j", NUM
+        return f"{b} = None", MAYBE
+
+    def merge(self, a, b, out_a, out_b):
+        """Join two status maps; write the zeros each side needs into out_a/out_b."""
+        result = {}
+        for name in set(a) | set(b):
+            sa, sb = a.get(name), b.get(name)
+            if sa == sb:
+                result[name] = sa
+                continue
+            if sa is None or sb is None:
+                line, st = self.zero_line(name)
+                (out_a if sa is None else out_b).append(line)
+                other = sb if sa is None else sa
+                result[name] = NUM if (st == NUM and other == NUM) else MAYBE
+            else:
+                result[name] = MAYBE
+        return result
+
+
+class Generator:
+    def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines):
+        self.fn = fn_node
+        self.info = info
+        self.source_lines = source_lines
+        self.deps = {}  # objects resolved statically -> their rule version
+        self.helpers = set()  # helper modules the generated code uses (_rt, math, ...)
+        taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
+        taken |= set(info.freevars) | set(info.params) | {info.name}
+        self.namer = Namer(taken)
+        self._adj = {}
+        self.has_tape = False
+        self.saves = []
+        self.loop_inits = []
+        self.locals = set(info.params)
+        for s in walk_block(fn_node.body):
+            self.locals.update(stmt_targets(s))
+        self.kinds = {}
+        for p, k in zip(info.positional, arg_kinds):
+            self.kinds[p] = k
+        if info.vararg:
+            self.kinds[info.vararg] = OTHER
+        for p in info.kwonly:
+            self.kinds.setdefault(p, OTHER)
+        if info.kwarg:
+            self.kinds[info.kwarg] = OTHER
+        for p in info.positional:
+            self.kinds.setdefault(p, OTHER)
+        for v, k in zip(info.freevars, free_kinds):
+            self.kinds[v] = k
+        self.infer_kinds()
+        self.active = {p for p in info.params if self.kinds.get(p) != CONST}
+        self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
+        self.infer_activity()
+
+    # ----- names ---------------------------------------------------------------------
+    def adj_name(self, name):
+        b = self._adj.get(name)
+        if b is None:
+            b = self.namer.fresh("b_" + name)
+            self._adj[name] = b
+        return b
+
+    def kind_of(self, node):
+        if isinstance(node, gast.Name):
+            return self.kinds.get(node.id, OTHER if node.id in self.locals else self.global_kind(node.id))
+        if isinstance(node, gast.Constant):
+            return const_kind(node.value)
+        return OTHER
+
+    def global_kind(self, name):
+        return OTHER
+
+    def is_active(self, node):
+        return isinstance(node, gast.Name) and node.id in self.active
+
+    # ----- static resolution -----------------------------------------------------------
+    def resolve(self, node):
+        """The object a callee expression names, if it can be known now; else None."""
+        if isinstance(node, gast.Name):
+            if node.id in self.locals or node.id in self.info.freevars:
+                return None
+            g = self.info.globals
+            if node.id in g:
+                return g[node.id]
+            bi = g.get("__builtins__", builtins)
+            bi = bi if isinstance(bi, dict) else vars(bi)
+            return bi.get(node.id)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            if isinstance(base, (types.ModuleType, type)):
+                return getattr(base, node.attr, None)
+        return None
+
+    def note_dep(self, obj):
+        try:
+            self.deps[obj] = R.version(obj)
+        except TypeError:
+            pass
+
+    # ----- kinds -------------------------------------------------------------------------
+    def infer_kinds(self):
+        for _ in range(6):
+            before = dict(self.kinds)
+            for s in walk_block(self.fn.body):
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                    k = self.expr_kind(s.value)
+                    t = s.targets[0].id
+                    self.kinds[t] = join(self.kinds.get(t), k) if t in before or t in self.kinds else k
+                elif isinstance(s, gast.For):
+                    k = self.iter_item_kind(s.iter)
+                    t = s.target.id
+                    self.kinds[t] = join(self.kinds.get(t), k)
+                elif isinstance(s, gast.FunctionDef):
+                    self.kinds[s.name] = OTHER
+                elif isinstance(s, (gast.Import, gast.ImportFrom)):
+                    for n in stmt_targets(s):
+                        self.kinds[n] = CONST
+            if self.kinds == before:
+                break
+
+    def iter_item_kind(self, it):
+        k = self.kind_of(it)
+        if k == ARRAY:
+            return ARRAY
+        if isinstance(it, gast.Name) and it.id in self.range_names:
+            return REAL
+        return OTHER
+
+    @property
+    def range_names(self):
+        names = getattr(self, "_range_names", None)
+        if names is None:
+            names = set()
+            for s in walk_block(self.fn.body):
+                if (
+                    isinstance(s, gast.Assign)
+                    and isinstance(s.targets[0], gast.Name)
+                    and isinstance(s.value, gast.Call)
+                    and self.resolve(s.value.func) is range
+                ):
+                    names.add(s.targets[0].id)
+            self._range_names = names
+        return names
+
+    def expr_kind(self, e):
+        if isinstance(e, (gast.Name, gast.Constant)):
+            return self.kind_of(e)
+        if isinstance(e, gast.BinOp):
+            ka, kb = self.kind_of(e.left), self.kind_of(e.right)
+            op = type(e.op)
+            if op not in _BINOP_NAMES:
+                return CONST if (ka, kb) in ((REAL, REAL), (CONST, CONST), (REAL, CONST), (CONST, REAL)) else OTHER
+            if ka == CONST and kb == CONST:
+                return CONST
+            if CONST in (ka, kb) or OTHER in (ka, kb):
+                return OTHER
+            if op is gast.MatMult:
+                return ARRAY
+            if op is gast.Pow and ka == REAL and kb == REAL:
+                if isinstance(e.right, gast.Constant) and float(e.right.value).is_integer():
+                    return REAL
+                return OTHER
+            return join(ka, kb)
+        if isinstance(e, gast.UnaryOp):
+            if isinstance(e.op, (gast.USub, gast.UAdd)):
+                return self.kind_of(e.operand)
+            return CONST
+        if isinstance(e, gast.Compare):
+            return CONST
+        if isinstance(e, gast.JoinedStr):
+            return CONST
+        if isinstance(e, gast.Call):
+            return self.call_kind(e)
+        if isinstance(e, gast.Attribute):
+            k = self.kind_of(e.value)
+            if e.attr in _INACTIVE_ATTRS:
+                return CONST
+            if k in SCALAR and e.attr in ("real", "imag"):
+                return REAL
+            if k == ARRAY and e.attr in ("real", "imag", "T", "mT"):
+                return ARRAY
+            obj = self.resolve(e)
+            if obj is not None and not callable(obj):
+                return const_kind(obj) if const_kind(obj) != OTHER else OTHER
+            return OTHER
+        if isinstance(e, gast.Subscript):
+            return ARRAY if self.kind_of(e.value) == ARRAY else OTHER
+        return OTHER
+
+    def call_kind(self, e):
+        func = e.func
+        if isinstance(func, gast.Attribute) and self.resolve(func) is None:
+            k = self.kind_of(func.value) if isinstance(func.value, (gast.Name, gast.Constant)) else OTHER
+            if k in SCALAR and func.attr == "conjugate":
+                return k
+            if k == ARRAY:
+                return ARRAY
+            return OTHER
+        obj = self.resolve(func)
+        if obj is None:
+            return OTHER
+        if R.lookup_user(obj) is not None:
+            return OTHER
+        if obj in R.NONDIFF if _hashable(obj) else False:
+            return CONST
+        prim = R.lookup_primitive(obj, len(e.args)) if not e.keywords else None
+        if prim is None:
+            return OTHER
+        kinds = [self.kind_of(a) for a in e.args]
+        if any(k == OTHER for k in kinds):
+            return OTHER
+        if prim.kind == "real":
+            return REAL if all(k in (REAL, CONST) for k in kinds) else OTHER
+        if prim.kind == "complex":
+            return COMPLEX if all(k in SCALAR + (CONST,) for k in kinds) else OTHER
+        if prim.kind == "abs":
+            return REAL if kinds[0] in SCALAR else (ARRAY if kinds[0] == ARRAY else OTHER)
+        if prim.kind == "array":
+            return ARRAY
+        out = None
+        for k in kinds:
+            if k != CONST:
+                out = join(out, k)
+        if prim.fn is pow and out == REAL:
+            b = e.args[1] if len(e.args) > 1 else None
+            if not (isinstance(b, gast.Constant) and float(b.value).is_integer()):
+                return OTHER
+        return out or REAL
+
+    # ----- activity ------------------------------------------------------------------------
+    def infer_activity(self):
+        for _ in range(20):
+            before = len(self.active)
+            for s in walk_block(self.fn.body):
+                self.stmt_activity(s)
+            if len(self.active) == before:
+                break
+
+    def stmt_activity(self, s):
+        act = self.active
+        if isinstance(s, gast.Assign):
+            tgt = s.targets[0]
+            value_active = self.value_active(s.value)
+            if isinstance(tgt, gast.Name):
+                if value_active and self.kinds.get(tgt.id) != CONST:
+                    act.add(tgt.id)
+            elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
+                if value_active and isinstance(tgt.value, gast.Name):
+                    act.add(tgt.value.id)
+        elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            call = s.value
+            f = call.func
+            if (
+                isinstance(f, gast.Attribute)
+                and isinstance(f.value, gast.Name)
+                and f.value.id in self.locals | set(self.info.params)
+                and any(self.value_active(a) for a in call.args)
+            ):
+                act.add(f.value.id)
+        elif isinstance(s, gast.For):
+            if self.is_active(s.iter) and self.kinds.get(s.target.id) != CONST:
+                act.add(s.target.id)
+        elif isinstance(s, gast.FunctionDef):
+            if free_names_of_function(s) & act:
+                act.add(s.name)
+
+    def value_active(self, e):
+        if isinstance(e, gast.Name):
+            return e.id in self.active
+        if isinstance(e, gast.Constant):
+            return False
+        if isinstance(e, (gast.Compare, gast.JoinedStr)):
+            return False
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.Not, gast.Invert)):
+            return False
+        if isinstance(e, gast.Lambda):
+            return bool(free_names_of_function(e) & self.active)
+        if isinstance(e, gast.Attribute) and e.attr in _INACTIVE_ATTRS:
+            return False
+        if isinstance(e, gast.Call):
+            obj = self.resolve(e.func)
+            if obj is not None and _hashable(obj) and obj in R.NONDIFF:
+                return False
+            if obj is not None and R.lookup_user(obj) is not None and R.lookup_user(obj).style == "nondiff":
+                return False
+        return bool(reads(e) & self.active)
+
+    # =====================================================================================
+    # pass A: forward code and recipes
+    # =====================================================================================
+    def block(self, stmts, loop_depth):
+        fwd, recipes = Block(), []
+        for s in stmts:
+            origin = getattr(s, "origin", None)
+            if isinstance(s, gast.Return):
+                origin = s.origin_end = None  # the return itself needs no code
+            if origin:
+                fwd.append(f"# {origin}")
+            r = self.stmt(s, fwd, loop_depth)
+            end = getattr(s, "origin_end", None)
+            if end or r is not None:
+                recipes.append((r, end))
+        return fwd, recipes
+
+    def fresh_local(self, hint, fwd, depth):
+        """A new primal name, saved like a user name if a loop overwrites it."""
+        name = self.namer.fresh(hint)
+        self.locals.add(name)
+        self.save(name, fwd, depth)
+        return name
+
+    def save(self, name, fwd, loop_depth):
+        sv = Save(name, loop_depth > 0)
+        if loop_depth > 0:
+            self.has_tape = True
+        self.saves.append(sv)
+        fwd.append(sv)
+        return sv
+
+    def stmt(self, s, fwd, depth):
+        self.depth = depth
+        self.fwd = fwd
+        if isinstance(s, gast.Assign):
+            tgt = s.targets[0]
+            if isinstance(tgt, gast.Name):
+                return self.assign(tgt.id, s.value, fwd, depth)
+            if isinstance(tgt, gast.Subscript):
+                return self.setitem(tgt, s.value, fwd, depth)
+            if isinstance(tgt, gast.Attribute):
+                return self.setattr_(tgt, s.value, fwd, depth)
+        if isinstance(s, gast.Expr):
+            return self.expr_stmt(s.value, fwd, depth)
+        if isinstance(s, gast.If):
+            return self.if_(s, fwd, depth)
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, fwd, depth)
+        if isinstance(s, gast.Return):
+            self.result = s.value
+            return None
+        if isinstance(s, gast.FunctionDef):
+            return self.funcdef(s, fwd, depth)
+        if isinstance(s, (gast.Break, gast.Continue)):
+            fwd.append(C.stmt_src(s))
+            return None
+        # assert, import, raise: forward only
+        fwd.append(C.stmt_src(s))
+        return None
+
+    # ----- assignments -------------------------------------------------------------------
+    def assign(self, x, e, fwd, depth):
+        active = x in self.active
+        mark = len(self.saves)
+        self.save(x, fwd, depth)
+        rev = None
+        if not active:
+            if isinstance(e, gast.Call) and not self.value_active(e):
+                fwd.append(f"{x} = {self.inactive_call(e)}")
+            else:
+                fwd.append(f"{x} = {src(e)}")
+            rev = None
+        elif isinstance(e, gast.Name):
+            fwd.append(f"{x} = {e.id}")
+            rev = self.rev_copy(x, e.id)
+        elif isinstance(e, gast.BinOp):
+            rev = self.binop(x, e, fwd)
+        elif isinstance(e, gast.UnaryOp):
+            rev = self.unaryop(x, e, fwd)
+        elif isinstance(e, gast.Call):
+            rev = self.call(x, e, fwd)
+        elif isinstance(e, gast.Attribute):
+            rev = self.attribute(x, e, fwd)
+        elif isinstance(e, gast.Subscript):
+            rev = self.subscript(x, e, fwd)
+        elif isinstance(e, (gast.Tuple, gast.List)):
+            rev = self.display(x, e, fwd)
+        elif isinstance(e, gast.Dict):
+            rev = self.dict_display(x, e, fwd)
+        elif isinstance(e, gast.Lambda):
+            fwd.append(f"{x} = {ast.unparse(gast.gast_to_ast(e))}")
+            rev = self.rev_closure(x, free_names_of_function(e))
+        else:
+            fwd.append(f"{x} = {src(e)}")
+            rev = None
+        return self.with_restore(rev, x, self.saves[mark:])
+
+    def with_restore(self, rev, x, saves):
+        def recipe(st):
+            if rev is not None:
+                rev(st)
+            st.consume(x)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    def rev_copy(self, x, a):
+        def rev(st):
+            if st.get(x) is None or a not in self.active:
+                return
+            st.acc(a, st.adj(x), st.get(x) == NUM)
+
+        return rev
+
+    def read_g(self, st, x, body):
+        """Run body(g, num) where g is the adjoint of x; guard it if it may be None."""
+        s = st.get(x)
+        if s is None:
+            return
+        b = st.adj(x)
+        if s == NUM:
+            body(b, True)
+            return
+        kind = self.kinds.get(x, OTHER)
+        if kind not in NUMERIC:
+            body(b, False)  # the helpers that receive it handle None
+            return
+        before = st.snapshot()
+        guard = If(f"{b} is not None")
+        saved_out = st.out
+        st.out = guard.body
+        body(b, True)
+        st.out = saved_out
+        after = st.snapshot()
+        st.status = st.merge(after, before, guard.body, guard.orelse)
+        saved_out.append(guard)
+
+    # ----- operators ------------------------------------------------------------------------
+    def binop(self, x, e, fwd):
+        a, b = e.left, e.right
+        ka, kb = self.kind_of(a), self.kind_of(b)
+        opname = _BINOP_NAMES.get(type(e.op))
+        numeric = ka in NUMERIC + (CONST,) and kb in NUMERIC + (CONST,) and CONST not in (ka, kb)
+        if opname is None:
+            fwd.append(f"{x} = {src(e)}")
+            return None
+        if opname == "MatMult" and numeric:
+            fwd.append(f"{x} = {src(e)}")
+            self.helpers.add("_rt")
+
+            def rev(st):
+                def body(g, num):
+                    if self.is_active(a):
+                        st.acc(a.id, f"_rt.matmul_adjoint_a({g}, {src(a)}, {src(b)})", True)
+                    if self.is_active(b):
+                        st.acc(b.id, f"_rt.matmul_adjoint_b({g}, {src(a)}, {src(b)})", True)
+
+                self.read_g(st, x, body)
+
+            return rev
+        if numeric:
+            fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
+            fwd.append(f"{x} = {src(e)}")
+            partials = {"a": pa, "b": pb}
+            if opname == "Pow" and isinstance(b, gast.Constant):
+                partials["a"] = _pow_const_partial(b.value)
+            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, ka if ka == kb else join(ka, kb))
+        # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
+        self.helpers.add("_rt")
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        fwd.append(f"{x}, {pbn} = _rt.binop({opname!r}, {src(a)}, {src(b)})")
+        return self.rev_call_pullback(x, pbn, [a, b], with_df=False)
+
+    def unaryop(self, x, e, fwd):
+        a = e.operand
+        fwd.append(f"{x} = {src(e)}")
+        if isinstance(e.op, (gast.Not, gast.Invert)):
+            return None
+        k = self.kind_of(a)
+        partial = "-1" if isinstance(e.op, gast.USub) else "1"
+        if k in NUMERIC:
+            return self.elementwise(x, [("a", a)], {"a": partial}, {}, k)
+
+        def rev(st):
+            def body(g, num):
+                if self.is_active(a):
+                    expr = f"_rt.neg({g})" if partial == "-1" else g
+                    st.acc(a.id, expr, False)
+
+            self.read_g(st, x, body)
+
+        self.helpers.add("_rt")
+        return rev
+
+    def elementwise(self, x, args, partials, adjoints, _kind):
+        """Reverse of an elementwise primitive: b_arg += g * partial (conj, unbroadcast)."""
+        kinds = [self.kind_of(v) for _, v in args]
+        numeric_kinds = [k for k in kinds if k != CONST]
+        if all(k == REAL for k in numeric_kinds):
+            cls = "real"
+        elif all(k in SCALAR for k in numeric_kinds):
+            cls = "complex"
+        else:
+            cls = "array"
+        mapping = {p: src(v) for p, v in args}
+        mapping["ans"] = x
+        res_kind = self.kinds.get(x, OTHER)
+
+        def rev(st):
+            def body(g, num):
+                mapping["g"] = g
+                for (p, v), k in zip(args, kinds):
+                    if not self.is_active(v):
+                        continue
+                    adj = adjoints.get(p)
+                    if isinstance(adj, dict):
+                        adj = adj.get(cls, adj.get("any"))
+                    if adj is not None:
+                        expr = R.fill(adj, mapping)
+                        self.note_helpers(expr)
+                        if k == REAL and cls == "complex":
+                            expr = f"_rt.re({expr})"
+                        st.acc(v.id, expr, num and cls != "array" or num and k == ARRAY)
+                        continue
+                    partial = partials.get(p)
+                    if partial is None:
+                        continue
+                    d = R.fill(partial, mapping)
+                    self.note_helpers(d)
+                    expr = _contribution(g, d, cls, k, res_kind, src(v))
+                    if "_rt." in expr:
+                        self.helpers.add("_rt")
+                    st.acc(v.id, expr, num)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def note_helpers(self, text):
+        for mod in ("_rt", "math", "cmath", "np", "operator"):
+            if f"{mod}." in text:
+                self.helpers.add(mod)
+
+    # ----- calls ----------------------------------------------------------------------------
+    def inactive_call(self, e):
+        """A call none of whose arguments is active."""
+        obj = self.resolve(e.func)
+        if obj is not None:
+            self.note_dep(obj)
+            user = R.lookup_user(obj)
+            if user is None and (
+                (_hashable(obj) and (obj in R.NONDIFF or obj in R.PRIMITIVES))
+                or isinstance(obj, (types.BuiltinFunctionType, type))
+                and not _is_user_class(obj)
+            ):
+                return src(e)
+        if isinstance(e.func, gast.Attribute) and obj is None:
+            base = e.func.value
+            # a method of a local value: plain call unless the value is an object we differentiate
+            if self.kind_of(base) in (CONST, ARRAY, REAL, COMPLEX) or not isinstance(base, gast.Name):
+                return src(e)
+            self.helpers.add("_rt")
+            return f"_rt.call_method_primal({src(base)}, {e.func.attr!r}{_args_src(e, lead=True)})"
+        self.helpers.add("_rt")
+        return f"_rt.call_primal({src(e.func)}{_args_src(e, lead=True)})"
+
+    def call(self, x, e, fwd):
+        func = e.func
+        obj = self.resolve(func)
+        if obj is not None:
+            self.note_dep(obj)
+        user = R.lookup_user(obj) if obj is not None else None
+        if obj is not None and user is None and not e.keywords and not _has_starred(e):
+            prim = R.lookup_primitive(obj, len(e.args))
+            if prim is not None and all(self.kind_of(a) in NUMERIC + (CONST,) for a in e.args):
+                fwd.append(f"{x} = {src(e)}")
+                self.note_helpers(src(func))
+                return self.elementwise(
+                    x, list(zip(prim.params, e.args)), prim.partials, prim.adjoints, prim.kind
+                )
+        if isinstance(func, gast.Attribute) and obj is None:
+            base = func.value
+            k = self.kind_of(base)
+            if k in SCALAR and func.attr == "conjugate" and not e.args:
+                fwd.append(f"{x} = {src(e)}")
+                return self.conjugate(x, base)
+            self.helpers.add("_rt")
+            pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+            fwd.append(
+                f"{x}, {pbn} = _rt.call_method({src(base)}, {func.attr!r}{_args_src(e, lead=True)})"
+            )
+            return self.rev_call_pullback(x, pbn, [base] + list(e.args), with_df=False, call=e)
+        self.helpers.add("_rt")
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
+        return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+
+    def conjugate(self, x, base):
+        def rev(st):
+            def body(g, num):
+                if self.is_active(base):
+                    st.acc(base.id, f"{g}.conjugate()", num)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def rev_call_pullback(self, x, pbn, args, with_df, call=None):
+        """b_args from a run-time pullback: grads = x_pullback(b_x)."""
+        keywords = list(call.keywords) if call is not None else []
+        starred = call is not None and _has_starred(call)
+
+        def rev(st):
+            s = st.get(x)
+            if s is None:
+                return
+            g = st.adj(x)
+            any_active = any(self.is_active(a) for a in args) or any(
+                self.is_active(k.value) for k in keywords
+            ) or (starred and any(
+                isinstance(a, gast.Starred) and self.is_active(a.value) for a in call.args))
+            if not any_active:
+                return
+            if starred or any(k.arg is None for k in keywords):
+                grads = self.namer.fresh(f"{x}_grads")
+                st.line(f"{grads} = {pbn}({g})")
+                self.helpers.add("_rt")
+                flat = [a for a in args]
+                st.line(f"# gradients of the unpacked arguments")
+                for i, a in enumerate(flat):
+                    if isinstance(a, gast.Starred):
+                        if self.is_active(a.value):
+                            st.acc(a.value.id, f"_rt.starred_grad({grads}, {i}, {src(a.value)}, {_lens(call)})", False)
+                    elif self.is_active(a):
+                        st.acc(a.id, f"_rt.arg_grad({grads}, {i}, {_lens(call)})", False)
+                for k in keywords:
+                    if self.is_active(k.value):
+                        key = k.arg if k.arg else None
+                        expr = (f"_rt.kw_grad({grads}, {key!r})" if key else
+                                f"_rt.kwargs_grad({grads}, {src(k.value)})")
+                        st.acc(k.value.id, expr, False)
+                return
+            names = []
+            direct = set()
+            seen = set()
+            pending = []
+            for a in args:
+                if isinstance(a, gast.Name) and a.id in self.active:
+                    if st.get(a.id) is None and a.id not in seen and self.kinds.get(a.id) not in SCALAR:
+                        names.append(st.adj(a.id))
+                        direct.add(a.id)
+                    else:
+                        t = self.namer.fresh(f"b_{a.id}_part")
+                        names.append(t)
+                        pending.append((a.id, t))
+                    seen.add(a.id)
+                else:
+                    names.append("_")
+            if keywords:
+                kwn = self.namer.fresh(f"{x}_kwgrads")
+                names.append(kwn)
+            lhs = ", ".join(names) if len(names) > 1 else names[0] + ","
+            st.line(f"{lhs} = {pbn}({g})")
+            for n in direct:
+                st.status[n] = MAYBE
+            for n, t in pending:
+                st.acc(n, t, False)
+            for k in keywords:
+                if self.is_active(k.value):
+                    st.acc(k.value.id, f"{kwn}.get({k.arg!r})", False)
+
+        return rev
+
+    def expr_stmt(self, e, fwd, depth):
+        if not isinstance(e, gast.Call):
+            fwd.append(src(e))
+            return None
+        func = e.func
+        # mutation of a local list by a method: lst.append(v)
+        if (
+            isinstance(func, gast.Attribute)
+            and isinstance(func.value, gast.Name)
+            and func.value.id in self.active
+            and func.attr == "append"
+            and len(e.args) == 1
+        ):
+            return self.append(func.value.id, e.args[0], fwd, depth)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
+            func.value.id in self.active and func.attr in _MUTATING_METHODS
+        ):
+            raise UnsupportedSyntaxError(
+                f"mutating a differentiated value with .{func.attr}()",
+                self.info.filename,
+                getattr(e, "lineno", 0) + self.info.line_offset if hasattr(e, "lineno") else None,
+                hint="build a new value instead (for example lst = lst + [v])",
+            )
+        fwd.append(self.inactive_call(e) if not self.value_active(e) else self._effect_call(e))
+        return None
+
+    def _effect_call(self, e):
+        """A call made for its effect whose result is dropped: no gradient flows back."""
+        return self.inactive_call(e)
+
+    def append(self, lst, v, fwd, depth):
+        mark = len(self.saves)
+        n = self.fresh_local(f"{lst}_len", fwd, depth)
+        fwd.append(f"{n} = len({lst})")
+        saves = self.saves[mark:]
+        fwd.append(f"{lst}.append({src(v)})")
+        self.helpers.add("_rt")
+
+        def recipe(st):
+            if st.get(lst) is not None and self.is_active(v):
+                b = st.adj(lst)
+                t = self.namer.fresh(f"b_{v.id}_part")
+                st.line(f"{b}, {t} = _rt.unappend({b}, {n})")
+                st.status[lst] = MAYBE
+                st.acc(v.id, t, False)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    # ----- attributes, subscripts, displays ------------------------------------------------
+    def attribute(self, x, e, fwd):
+        base = e.value
+        k = self.kind_of(base)
+        if not self.is_active(base):
+            fwd.append(f"{x} = {src(e)}")
+            return None
+        self.helpers.add("_rt")
+        if k in SCALAR and e.attr in ("real", "imag"):
+            fwd.append(f"{x} = {src(e)}")
+            part = "_rt.re" if e.attr == "real" else "_rt.im_seed"
+
+            def rev(st):
+                def body(g, num):
+                    expr = f"{part}({g})" if e.attr == "imag" else f"{g}"
+                    if k == REAL and e.attr == "imag":
+                        return
+                    st.acc(base.id, expr, num)
+
+                self.read_g(st, x, body)
+
+            return rev
+        if k == ARRAY:
+            fwd.append(f"{x} = {src(e)}")
+
+            def rev(st):
+                def body(g, num):
+                    st.acc(base.id, f"_rt.attr_grad({src(base)}, {e.attr!r}, {g})", False)
+
+                self.read_g(st, x, body)
+
+            return rev
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        fwd.append(f"{x}, {pbn} = _rt.getattr_pair({src(base)}, {e.attr!r})")
+
+        def rev(st):
+            if st.get(x) is None:
+                return
+            st.acc(base.id, f"{pbn}({st.adj(x)})", False)
+
+        return rev
+
+    def subscript(self, x, e, fwd):
+        base = e.value
+        if not self.is_active(base):
+            fwd.append(f"{x} = {src(e)}")
+            return None
+        self.helpers.add("_rt")
+        idx = C.index_value_src(e.slice)
+        k = self.kind_of(base)
+        if k == ARRAY:
+            fwd.append(f"{x} = {src(e)}")
+
+            def rev(st):
+                def body(g, num):
+                    st.acc(base.id, f"_rt.getitem_grad({src(base)}, {idx}, {g})", False)
+
+                self.read_g(st, x, body)
+
+            return rev
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        fwd.append(f"{x}, {pbn} = _rt.getitem_pair({src(base)}, {idx})")
+
+        def rev(st):
+            if st.get(x) is None:
+                return
+            st.acc(base.id, f"{pbn}({st.adj(x)})", False)
+
+        return rev
+
+    def display(self, x, e, fwd):
+        elts = e.elts
+        starred = any(isinstance(v, gast.Starred) for v in elts)
+        self.helpers.add("_rt")
+        if starred:
+            lens = self.fresh_local(f"{x}_sizes", fwd, self.depth)
+            parts = ", ".join(
+                f"len({src(v.value)})" if isinstance(v, gast.Starred) else "None" for v in elts
+            )
+            fwd.append(f"{lens} = ({parts},)")
+        fwd.append(f"{x} = {src(e)}")
+
+        def rev(st):
+            def body(g, num):
+                for i, v in enumerate(elts):
+                    if isinstance(v, gast.Starred):
+                        if self.is_active(v.value):
+                            st.acc(v.value.id, f"_rt.star_part({g}, {lens}, {i}, {src(v.value)})", False)
+                    elif self.is_active(v):
+                        part = f"_rt.star_part({g}, {lens}, {i}, None)" if starred else f"_rt.part({g}, {i})"
+                        st.acc(v.id, part, False)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def dict_display(self, x, e, fwd):
+        fwd.append(f"{x} = {src(e)}")
+        self.helpers.add("_rt")
+
+        def rev(st):
+            def body(g, num):
+                for k, v in zip(e.keys, e.values):
+                    if k is None:
+                        if self.is_active(v):
+                            st.acc(v.id, f"_rt.subdict({g}, {src(v)})", False)
+                    elif self.is_active(v):
+                        st.acc(v.id, f"_rt.part({g}, {src(k)})", False)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def setitem(self, tgt, v, fwd, depth):
+        obj = tgt.value
+        idx = C.index_value_src(tgt.slice)
+        line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
+        if not isinstance(obj, gast.Name) or obj.id not in self.active:
+            fwd.append(line)
+            return None
+        # copy on write: the old container stays intact for the backward pass
+        self.helpers.add("_rt")
+        name = obj.id
+        mark = len(self.saves)
+        self.save(name, fwd, depth)
+        saves = self.saves[mark:]
+        fwd.append(f"{name} = _rt.setitem({name}, {idx}, {src(v)})")
+
+        def recipe(st):
+            if st.get(name) is not None:
+                b = st.adj(name)
+                t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
+                st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx})")
+                st.status[name] = MAYBE
+                if self.is_active(v):
+                    st.acc(v.id, t, False)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    def setattr_(self, tgt, v, fwd, depth):
+        obj = tgt.value
+        line = f"{src(obj)}.{tgt.attr} = {src(v)}"
+        fwd.append(line)
+        if isinstance(obj, gast.Name) and obj.id in self.active and self.is_active(v):
+            raise UnsupportedSyntaxError(
+                f"writing the attribute .{tgt.attr} of a differentiated object",
+                self.info.filename,
+                None,
+                hint="return a new object instead (dataclasses.replace), until attribute writes land",
+            )
+        return None
+
+    # ----- closures --------------------------------------------------------------------------
+    def funcdef(self, s, fwd, depth):
+        mark = len(self.saves)
+        self.save(s.name, fwd, depth)
+        text = ast.unparse(gast.gast_to_ast(s))
+        fwd.append(Raw(text.splitlines()))
+        rev = self.rev_closure(s.name, free_names_of_function(s)) if s.name in self.active else None
+        return self.with_restore(rev, s.name, self.saves[mark:])
+
+    def rev_closure(self, x, free):
+        captured = sorted(n for n in free if n in self.active)
+
+        def rev(st):
+            if st.get(x) is None or not captured:
+                return
+            g = st.adj(x)
+            self.helpers.add("_rt")
+            for n in captured:
+                st.acc(n, f"_rt.field({g}, {n!r})", False)
+
+        return rev
+
+    # ----- control flow -----------------------------------------------------------------------
+    def if_(self, s, fwd, depth):
+        test = src(s.test)
+        body, rb = self.block(s.body, depth)
+        orelse, ro = self.block(s.orelse, depth)
+        fwd.append(If(test, body, orelse))
+
+        def recipe(st):
+            before = st.snapshot()
+            out = st.out
+            b1 = Block()
+            st.out = b1
+            self.run(rb, st)
+            s1 = st.snapshot()
+            st.status = dict(before)
+            b2 = Block()
+            st.out = b2
+            self.run(ro, st)
+            s2 = st.snapshot()
+            st.status = st.merge(s1, s2, b1, b2)
+            st.out = out
+            out.append(If(test, b1, b2))
+
+        return recipe
+
+    def loop(self, s, fwd, depth):
+        hint = "n_iter" if isinstance(s, gast.While) else f"n_{_loop_hint(s)}"
+        mark = len(self.saves)
+        init = C.LoopInit([])
+        fwd.append(init)
+        self.loop_inits.append((init, s))
+        counter = self.fresh_local(hint, fwd, depth)
+        fwd.append(f"{counter} = 0")
+        target_rev = None
+        body_fwd = Block()
+        if isinstance(s, gast.For):
+            it = s.iter
+            target = s.target.id
+            seq = None
+            if self.is_active(it) and target in self.active:
+                self.helpers.add("_rt")
+                seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
+                fwd.append(f"{seq} = _rt.seq({src(it)})")
+            item = self.namer.fresh(f"{target}_")
+            tsave = self.save(target, body_fwd, depth + 1)
+            header = _ForHeader(target, item, seq or src(it), tsave)
+            body_fwd.append(_Copy(header))
+            target_rev = (target, seq, tsave)
+        else:
+            header = "while True"
+        outer_saves = self.saves[mark:]
+        body_fwd.append(f"{counter} += 1")
+        inner, rb = self.block(s.body, depth + 1)
+        body_fwd.extend(inner)
+        init.loop = Loop(header, body_fwd)
+        fwd.append(init.loop)
+
+        def recipe(st):
+            k = self.namer.fresh("k")
+            pre_status = st.snapshot()
+            entry = dict(pre_status)
+            out = st.out
+            for _ in range(4):
+                body = Block()
+                st.out = body
+                st.status = dict(entry)
+                self.run(rb, st)
+                if target_rev is not None:
+                    target, seq, tsave = target_rev
+                    if seq is not None and st.get(target) is not None:
+                        b = st.adj(seq)
+                        prev = b if st.get(seq) is not None else "None"
+                        st.line(f"{b} = _rt.item_grad({prev}, {seq}, {k}, {st.adj(target)})")
+                        st.status[seq] = MAYBE
+                    st.consume(target)
+                    body.append(Restore(tsave))
+                end = st.snapshot()
+                joined = _join_status(entry, end, self)
+                if joined == entry:
+                    break
+                entry = joined
+            for name in sorted(entry):
+                if end.get(name) is None:
+                    body.append(st.zero_line(name)[0])
+            for name in sorted(entry):
+                if pre_status.get(name) is None:
+                    out.append(st.zero_line(name)[0])
+            uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
+            rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
+            out.append(Loop(f"for {k if uses_k else '_'} in {rng}", body))
+            for sv in reversed(outer_saves):
+                out.append(Restore(sv))
+            st.out = out
+            st.status = dict(entry)
+
+        return recipe
+
+    def run(self, recipes, st):
+        for recipe, origin in reversed(recipes):
+            if origin:
+                st.line(f"# {origin}")
+            if recipe is not None:
+                recipe(st)
+
+    # =====================================================================================
+    # assembling the pair
+    # =====================================================================================
+    def generate(self):
+        info = self.info
+        self.result = None
+        fwd, recipes = self.block(self.fn.body, 0)
+        self._fwd_block_cache = fwd
+        result = self.result
+        pair_name = f"{_pyname(info.name)}_pair"
+        pb_name = f"{_pyname(info.name)}_pullback"
+        st = Status(self)
+        ret_active = isinstance(result, gast.Name) and result.id in self.active
+        seed = self.adj_name(result.id) if isinstance(result, gast.Name) else self.namer.fresh("b_result")
+        pre = Block()
+        if ret_active:
+            kind = self.kinds.get(result.id, OTHER)
+            self.helpers.add("_rt")
+            if kind == REAL:
+                pre.append(f"{seed} = _rt.real({seed})")
+                st.status[result.id] = NUM
+            elif kind == COMPLEX:
+                pre.append(f"{seed} = _rt.scalar({seed})")
+                st.status[result.id] = NUM
+            else:
+                pre.append(f"{seed} = _rt.seed({seed})")
+                st.status[result.id] = MAYBE
+            st.out = Block()
+            self.run(recipes, st)
+            body = st.out
+        else:
+            body = Block()
+        # gradients of the parameters, then the function tangent
+        ret = []
+        for p in info.positional:
+            ret.append(self.adj_name(p) if st.get(p) is not None else "None")
+        grads = list(ret)
+        extra = []
+        if info.vararg:
+            v = info.vararg
+            self.helpers.add("_rt")
+            extra.append(
+                f"*_rt.expand({self.adj_name(v)}, len({v}))" if st.get(v) is not None else f"*((None,) * len({v}))"
+            )
+        kw = [p for p in info.kwonly if st.get(p) is not None]
+        kwparts = [f"{p!r}: {self.adj_name(p)}" for p in kw]
+        if info.kwarg and st.get(info.kwarg) is not None:
+            kwparts.append(f"**_rt.dict_or_empty({self.adj_name(info.kwarg)})")
+        freevars = [v for v in info.freevars if st.get(v) is not None]
+        if freevars:
+            self.helpers.add("_rt")
+            df = "_rt.fn_tangent(" + ", ".join(f"{v}={self.adj_name(v)}" for v in freevars) + ")"
+        else:
+            df = "None"
+        tail = ", ".join([df] + grads + extra)
+        if info.kwonly or info.kwarg:
+            tail += ", {" + ", ".join(kwparts) + "}"
+        ret_line = f"return ({tail},)" if not grads and not extra and not (info.kwonly or info.kwarg) else f"return ({tail})"
+        # ----- which saved values does the pullback read? --------------------------------
+        probe = []
+        C.render(body, 0, lambda m: [], probe)
+        read = set()
+        try:
+            tree = ast.parse("\n".join(line.strip() and line for line in _dedent_for_parse(probe)))
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    read.add(n.id)
+        except SyntaxError:  # pragma: no cover - a bug in the generator
+            read = set(self.locals)
+        needed = read & (self.locals | set(info.params))
+        counts = {}
+        for sv in self.saves:
+            counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop else 1)
+        # a name needs restoring if it is overwritten: assigned twice, in a loop, or a param
+        restorable = {
+            n for n in needed if counts.get(n, 0) + (1 if n in info.params else 0) >= 2
+        }
+        tape_used = False
+        slots = {}
+        for sv in self.saves:
+            if sv.name in restorable:
+                if sv.in_loop:
+                    tape_used = True
+                else:
+                    slots[id(sv)] = self.namer.fresh(f"{sv.name}_saved")
+        defined_before = set(info.params)
+
+        def resolve_fwd(m):
+            if isinstance(m, _ForHeader):
+                name = m.alias if m.target in restorable else m.target
+                return [f"for {name} in {m.it}"]
+            if isinstance(m, _Copy):
+                h = m.header
+                return [f"{h.target} = {h.alias}"] if h.target in restorable else []
+            if isinstance(m, Save):
+                if m.name not in restorable:
+                    return []
+                if m.in_loop:
+                    return [f"_tape.append({m.name})"]
+                if m.name in m_defined(m):
+                    return [f"{slots[id(m)]} = {m.name}"]
+                return []
+            if isinstance(m, C.LoopInit):
+                inside = {sv.name for sv in _saves_in(m.loop.body)}
+                names = sorted((inside & restorable) - m_defined(m))
+                return [f"{n} = None" for n in names]
+            return []
+
+        assigned_first = self._first_assignments()
+
+        def m_defined(m):
+            return assigned_first.get(id(m), set())
+
+        def resolve_rev(m):
+            if isinstance(m, Restore):
+                sv = m.save
+                if sv.name not in restorable:
+                    return []
+                if sv.in_loop:
+                    return [f"{sv.name} = _stack.pop()"]
+                if id(sv) in slots and sv.name in m_defined(sv):
+                    return [f"{sv.name} = {slots[id(sv)]}"]
+            return []
+
+        self.restorable = restorable
+        lines = []
+        params = _params_src(self.fn.args)
+        lines.append(f"def {pair_name}({params}):")
+        fwd_lines = []
+        if tape_used:
+            fwd_lines.append("_tape = []")
+        C.render(fwd, 0, resolve_fwd, fwd_lines)
+        lines.extend("    " + line for line in fwd_lines)
+        pb_params = [seed] + [f"{n}={n}" for n in sorted(restorable)]
+        lines.append(f"    def {pb_name}({', '.join(pb_params)}):")
+        pb_lines = []
+        if tape_used:
+            pb_lines.append("_stack = list(_tape)")
+        C.render(pre, 0, resolve_rev, pb_lines)
+        C.render(body, 0, resolve_rev, pb_lines)
+        pb_lines.append(ret_line)
+        lines.extend("        " + line for line in pb_lines)
+        res = src(result) if result is not None else "None"
+        lines.append(f"    return {res}, {pb_name}")
+        return "\n".join(_fix_empty_blocks(lines)) + "\n"
+
+    # helpers for save/restore decisions -----------------------------------------------------
+    def _first_assignments(self):
+        """For each Save marker: the names that surely have a value at that point."""
+        out = {}
+        defined = set(self.info.params) | set(self.info.freevars)
+
+        def walk(block, defined):
+            for item in block:
+                if isinstance(item, C.LoopInit):
+                    out[id(item)] = set(defined)
+                elif isinstance(item, Save):
+                    out[id(item)] = set(defined)
+                    defined.add(item.name)
+                elif isinstance(item, If):
+                    d1, d2 = set(defined), set(defined)
+                    walk(item.body, d1)
+                    walk(item.orelse, d2)
+                    defined |= d1 & d2
+                elif isinstance(item, Loop):
+                    d = set(defined)
+                    walk(item.body, d)
+                elif isinstance(item, str) and " = " in item and not item.startswith("#"):
+                    for head in item.split(" = ")[0].split(","):
+                        if head.strip().isidentifier():
+                            defined.add(head.strip())
+
+        walk(self._fwd_block_cache, defined)
+        return out
+
+class _Copy:
+    """`target = target_` at the top of a loop body, when the loop target is restored."""
+
+    def __init__(self, header):
+        self.header = header
+
+
+class _ForHeader:
+    """`for target in it`, or `for target_ in it` + a saved copy when target is restored."""
+
+    def __init__(self, target, alias, it, save):
+        self.target = target
+        self.alias = alias
+        self.it = it
+        self.save = save
+
+
+def _saves_in(block):
+    for item in block:
+        if isinstance(item, Save):
+            yield item
+        elif isinstance(item, If):
+            yield from _saves_in(item.body)
+            yield from _saves_in(item.orelse)
+        elif isinstance(item, Loop):
+            yield from _saves_in(item.body)
+
+
+def _flatten(block):
+    for item in block:
+        if isinstance(item, (If,)):
+            yield from _flatten(item.body)
+            yield from _flatten(item.orelse)
+        elif isinstance(item, Loop):
+            yield item.header if isinstance(item.header, str) else ""
+            yield from _flatten(item.body)
+        else:
+            yield item
+
+
+def _join_status(a, b, gen):
+    out = {}
+    for name in set(a) | set(b):
+        sa, sb = a.get(name), b.get(name)
+        if sa == sb:
+            out[name] = sa
+        elif sa is None or sb is None:
+            kind = gen.kinds.get(name, OTHER)
+            other = sb if sa is None else sa
+            out[name] = NUM if (kind in SCALAR and other == NUM) else MAYBE
+        else:
+            out[name] = MAYBE
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _contribution(g, d, cls, k, res_kind, operand):
+    """The adjoint contribution g * partial for an operand of kind k."""
+    if cls == "real":
+        if d == "1":
+            return g
+        if d == "-1":
+            return f"-{g}"
+        return f"{g} * {_paren(d)}"
+    if cls == "complex":
+        if d in ("1", "-1"):
+            expr = g if d == "1" else f"-{g}"
+        else:
+            expr = f"{g} * {_paren(d)}.conjugate()"
+        if k == REAL:
+            expr = f"_rt.re({expr})"
+        return expr
+    if d == "1":
+        expr = g
+    elif d == "-1":
+        expr = f"-{g}"
+    else:
+        expr = f"{g} * _rt.conj({d})"
+    return f"_rt.unbroadcast({expr}, {operand})"
+
+
+def _paren(d):
+    simple = d.replace("_", "a").replace(".", "a")
+    if simple.isalnum():
+        return d
+    if d.endswith(")") and _balanced_call(d):
+        return d
+    return f"({d})"
+
+
+def _balanced_call(d):
+    depth = 0
+    for i, ch in enumerate(d):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(d) - 1:
+                return False
+        elif depth == 0 and ch in " +-*/%<>=":
+            return False
+    return True
+
+
+def _pow_const_partial(b):
+    if isinstance(b, bool) or not isinstance(b, (int, float)):
+        return "b * a ** (b - 1)"
+    if b == 0:
+        return None
+    if b == 1:
+        return "1"
+    if b == 2:
+        return "2 * a"
+    if float(b).is_integer():
+        n = int(b)
+        return f"{n} * a ** {n - 1}" if n - 1 >= 0 else f"{n} * a ** ({n - 1})"
+    return f"{b!r} * a ** {b - 1!r}" if b - 1 >= 0 else f"{b!r} * a ** ({b - 1!r})"
+
+
+def _args_src(e, lead=False):
+    parts = [src(a) for a in e.args]
+    parts += [f"{k.arg}={src(k.value)}" if k.arg else f"**{src(k.value)}" for k in e.keywords]
+    if not parts:
+        return ""
+    return (", " if lead else "") + ", ".join(parts)
+
+
+def _has_starred(e):
+    return any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords)
+
+
+def _lens(call):
+    parts = [f"len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
+    return "(" + ", ".join(parts) + ",)"
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _is_user_class(obj):
+    return isinstance(obj, type) and obj.__module__ not in ("builtins",)
+
+
+def _loop_hint(s):
+    if isinstance(s, gast.For):
+        return s.target.id
+    return "iter"
+
+
+def _pyname(name):
+    return "lambda" if name == "<lambda>" else name
+
+
+def _params_src(args):
+    """The parameter list without defaults (they are attached to the function object)."""
+    parts = []
+    posonly = [p.id for p in args.posonlyargs]
+    parts += posonly
+    if posonly:
+        parts.append("/")
+    parts += [p.id for p in args.args]
+    if args.vararg:
+        parts.append("*" + args.vararg.id)
+    elif args.kwonlyargs:
+        parts.append("*")
+    parts += [p.id for p in args.kwonlyargs]
+    if args.kwarg:
+        parts.append("**" + args.kwarg.id)
+    return ", ".join(parts)
+
+
+def _dedent_for_parse(lines):
+    return [line for line in lines]
+
+
+def _fix_empty_blocks(lines):
+    """Insert `pass` where a block header is followed by no code (only comments)."""
+    out = []
+    n = len(lines)
+    for i, line in enumerate(lines):
+        out.append(line)
+        if line.rstrip().endswith(":") and not line.lstrip().startswith("#"):
+            indent = len(line) - len(line.lstrip())
+            j = i + 1
+            has_code = False
+            while j < n:
+                nxt = lines[j]
+                ind = len(nxt) - len(nxt.lstrip())
+                if nxt.strip() == "":
+                    j += 1
+                    continue
+                if ind <= indent:
+                    break
+                if not nxt.lstrip().startswith("#"):
+                    has_code = True
+                    break
+                j += 1
+            if not has_code:
+                out.append(" " * (indent + 4) + "pass")
+    return out

@@ -1,0 +1,180 @@
+"""The adjoint table and the rule language.
+
+Two kinds of entries share one table, looked up by the function object:
+
+* **Primitives** (built in): a derivative written as a *template*, inlined into the
+  generated code. ``primitive(math.sin, "x", "math.cos(x)")`` says: for ``y = sin(x)``
+  the partial derivative is ``cos(x)``; the reverse pass writes ``b_x = b_y * math.cos(x)``
+  (with the conjugate and unbroadcast it needs for complex numbers and arrays).
+  In a template, the parameters stand for the arguments, ``ans`` for the result and
+  ``g`` for the incoming adjoint.
+* **User rules**: ``@adjoint(f)`` (Zygote style), ``@rrule(f)`` (ChainRules style) and
+  ``non_differentiable(f)``. They win over primitives and over differentiating ``f``.
+
+Every change to the table bumps ``EPOCH`` and the version of the function it is
+about; generated code remembers the versions of the functions it inlined or resolved,
+so a new rule invalidates exactly what depended on it.
+"""
+import re
+import weakref
+
+EPOCH = [0]
+
+_VERSIONS = {}  # id(fn) -> version, with a weak reference to keep ids honest
+
+
+class Primitive:
+    """A built-in rule with inline templates."""
+
+    __slots__ = ("fn", "path", "params", "partials", "adjoints", "kind", "linear", "doc")
+
+    def __init__(self, fn, path, params, partials=None, adjoints=None, kind="real", doc=""):
+        self.fn = fn
+        self.path = path
+        self.params = params
+        self.partials = partials or {}
+        self.adjoints = adjoints or {}
+        self.kind = kind
+        self.doc = doc
+
+    def __repr__(self):
+        return f"Primitive({self.path})"
+
+
+PRIMITIVES = {}  # fn object -> {number of arguments: Primitive}
+NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
+USER_RULES = {}  # fn object -> UserRule
+SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
+
+
+class UserRule:
+    __slots__ = ("fn", "rule", "style", "config", "__weakref__")
+
+    def __init__(self, fn, rule, style, config=False):
+        self.fn = fn
+        self.rule = rule
+        self.style = style  # "adjoint" | "rrule" | "nondiff"
+        self.config = config
+
+
+def _split(params):
+    return tuple(p.strip() for p in params.split(",") if p.strip())
+
+
+def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=""):
+    """Register an elementwise rule: one partial derivative per parameter.
+
+    A partial of ``None`` means the parameter gets no gradient (an integer, a flag).
+    """
+    names = _split(params)
+    if len(partials) not in (0, len(names)):
+        raise ValueError(f"{path or fn}: {len(names)} parameters but {len(partials)} partials")
+    prim = Primitive(
+        fn,
+        path or _default_path(fn),
+        names,
+        dict(zip(names, partials)),
+        adjoints or {},
+        kind,
+        doc,
+    )
+    PRIMITIVES.setdefault(fn, {})[len(names)] = prim
+    return prim
+
+
+def lookup_primitive(fn, nargs):
+    """The primitive rule for fn called with nargs positional arguments, or None."""
+    try:
+        variants = PRIMITIVES.get(fn)
+    except TypeError:
+        return None
+    return variants.get(nargs) if variants else None
+
+
+def nondifferentiable_builtin(*fns, reason="it returns no differentiable value"):
+    for fn in fns:
+        NONDIFF[fn] = reason
+
+
+def special(fn):
+    """Register a run-time rule that returns (y, pullback) with the function tangent first."""
+
+    def deco(pair):
+        SPECIAL[fn] = pair
+        return pair
+
+    return deco
+
+
+def _default_path(fn):
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", repr(fn))
+    if mod in ("builtins", ""):
+        return name
+    if mod == "numpy":
+        return f"np.{name}"
+    return f"{mod}.{name}"
+
+
+def version(fn):
+    return _VERSIONS.get(_key(fn), 0)
+
+
+def _key(fn):
+    try:
+        hash(fn)
+        return fn
+    except TypeError:
+        return id(fn)
+
+
+def bump(fn):
+    k = _key(fn)
+    _VERSIONS[k] = _VERSIONS.get(k, 0) + 1
+    EPOCH[0] += 1
+
+
+def set_user_rule(fn, rule):
+    USER_RULES[fn] = rule
+    bump(fn)
+
+
+def lookup_user(fn):
+    try:
+        return USER_RULES.get(fn)
+    except TypeError:
+        return None
+
+
+_IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+
+
+def fill(template, mapping):
+    """Substitute identifiers of a template (not attribute names) from mapping."""
+    return _IDENT.sub(lambda m: mapping.get(m.group(1), m.group(1)), template)
+
+
+def load_builtin_rules():
+    from . import builtins as _b  # noqa: F401
+    from . import math as _m  # noqa: F401
+    from . import numpy as _n  # noqa: F401
+    from . import operators as _o  # noqa: F401
+
+
+__all__ = [
+    "EPOCH",
+    "PRIMITIVES",
+    "NONDIFF",
+    "USER_RULES",
+    "SPECIAL",
+    "Primitive",
+    "UserRule",
+    "primitive",
+    "lookup_primitive",
+    "nondifferentiable_builtin",
+    "special",
+    "version",
+    "bump",
+    "fill",
+    "weakref",
+]

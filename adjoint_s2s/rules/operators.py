@@ -1,0 +1,31 @@
+"""Rules for Python's operators, by AST operator name.
+
+Each entry: the ``operator`` function, then the partial derivative with respect to each
+operand, in terms of ``a``, ``b`` and ``ans`` (the result). ``None``: no gradient.
+"""
+import operator
+
+from . import primitive
+
+# ----- binary operators ---------------------------------------------------------------
+BINARY = {
+    "Add": (operator.add, "1", "1"),
+    "Sub": (operator.sub, "1", "-1"),
+    "Mult": (operator.mul, "b", "a"),
+    "Div": (operator.truediv, "1 / b", "-ans / b"),
+    "FloorDiv": (operator.floordiv, None, None),
+    "Mod": (operator.mod, "1", "-(a // b)"),
+    "Pow": (operator.pow, "b * a ** (b - 1)", "_rt.pow_exponent_partial(a, ans)"),
+}
+MATMUL = operator.matmul
+
+# ----- unary operators ----------------------------------------------------------------
+UNARY = {
+    "USub": (operator.neg, "-1"),
+    "UAdd": (operator.pos, "1"),
+}
+
+for _name, (_fn, *_partials) in BINARY.items():
+    primitive(_fn, "a, b", *_partials, path=f"operator.{_fn.__name__}", kind="same")
+for _name, (_fn, _partial) in UNARY.items():
+    primitive(_fn, "a", _partial, path=f"operator.{_fn.__name__}", kind="same")

@@ -1,0 +1,1010 @@
+"""What generated code calls: accumulation, projection, unbroadcast, and dispatch.
+
+Generated code names this module ``_rt``. The helpers sit on hot paths: each starts
+with the fast case (a float, an array of the right shape) and falls back to the
+general one.
+
+Dispatch (``call``, ``call_method``, ``binop``, ...) resolves a callee once per
+(function, argument kinds) and caches the pair function on the function object:
+user rule → built-in rule → Python source (transformed) → bound method → class →
+``MissingAdjointError``.
+"""
+import cmath
+import math
+import operator
+import types
+
+import numpy as np
+
+from . import rules as R
+from .errors import MissingAdjointError, NotDifferentiableError, RuleError, describe
+from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
+from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
+
+acc = add
+
+# ----- zeros, seeds and projection ----------------------------------------------------------
+
+
+def real(x):
+    """An adjoint of a real scalar: a float, with zeros as 0.0."""
+    t = type(x)
+    if t is float:
+        return x
+    if x is None or isinstance(x, AbstractZero):
+        return 0.0
+    if isinstance(x, Thunk):
+        x = x.unthunk()
+    if t is complex or isinstance(x, complex):
+        return x.real
+    if isinstance(x, np.ndarray):
+        if x.ndim == 0:
+            return float(x.real)
+        return x.real
+    if isinstance(x, (int, np.integer, np.floating)):
+        return float(x)
+    if isinstance(x, np.complexfloating):
+        return float(x.real)
+    return x
+
+
+def scalar(x):
+    """An adjoint of a complex scalar: a number, with zeros as 0.0."""
+    if type(x) is complex or type(x) is float:
+        return x
+    if x is None or isinstance(x, AbstractZero):
+        return 0.0
+    if isinstance(x, Thunk):
+        return x.unthunk()
+    return x
+
+
+def seed(x):
+    """An adjoint of any other value: zeros become None, thunks are forced."""
+    if x is None or isinstance(x, AbstractZero):
+        return None
+    if isinstance(x, Thunk):
+        return x.unthunk()
+    return x
+
+
+def re(x):
+    if x is None or isinstance(x, AbstractZero):
+        return None
+    return x.real
+
+
+def im(x):
+    if x is None or isinstance(x, AbstractZero):
+        return None
+    return x.imag
+
+
+def im_seed(g):
+    """Adjoint of y = z.imag (Zygote: z̄ = i·real(ȳ))."""
+    if g is None:
+        return None
+    return 1j * real(g)
+
+
+def re_or_self(g, x):
+    if isinstance(x, (complex, np.complexfloating)):
+        return g
+    return re(g)
+
+
+def conj(x):
+    if type(x) is float:
+        return x
+    if isinstance(x, np.ndarray):
+        return x.conj() if np.iscomplexobj(x) else x
+    if isinstance(x, complex):
+        return x.conjugate()
+    return x
+
+
+def neg(g):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, tuple):
+        return tuple(neg(e) for e in g)
+    return -g
+
+
+def unbroadcast(g, like):
+    """Sum g down to the shape of like (broadcasting undone); project onto like's space."""
+    if g is None:
+        return None
+    if isinstance(like, np.ndarray):
+        if not isinstance(g, np.ndarray):
+            g = np.asarray(g)
+        if g.shape != like.shape:
+            extra = g.ndim - like.ndim
+            if extra > 0:
+                g = g.sum(axis=tuple(range(extra)))
+            axes = tuple(i for i, n in enumerate(like.shape) if n == 1 and g.shape[i] != 1)
+            if axes:
+                g = g.sum(axis=axes, keepdims=True)
+            if g.shape != like.shape:
+                g = np.broadcast_to(g, like.shape).copy()
+        if not np.iscomplexobj(like) and np.iscomplexobj(g):
+            g = g.real
+        if g.dtype != like.dtype and np.issubdtype(like.dtype, np.inexact):
+            g = g.astype(like.dtype)
+        return g
+    if isinstance(g, np.ndarray):
+        g = g.sum()
+    if isinstance(like, (float, int)) and not isinstance(like, bool):
+        if isinstance(g, (complex, np.complexfloating)):
+            g = g.real
+        return float(g) if isinstance(g, np.generic) else g
+    return g
+
+
+# ----- special functions ------------------------------------------------------------------
+
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def digamma(x):
+    """ψ(x), accurate to about 1e-12 for real x (not a pole)."""
+    x = float(x)
+    if x <= 0 and x == math.floor(x):
+        return math.nan
+    if x < 0.5:  # reflection: ψ(1-x) - ψ(x) = π cot(πx)
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    acc_ = 0.0
+    while x < 10.0:
+        acc_ -= 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    series = 0.0
+    p = inv2
+    for k, b in enumerate(_B2K, start=1):
+        series += b / (2 * k) * p
+        p *= inv2
+    return acc_ + math.log(x) - 0.5 / x - series
+
+
+def pow_exponent_partial(a, ans):
+    """∂(a**b)/∂b = a**b · log(a), with 0 where a == 0."""
+    if isinstance(a, np.ndarray) or isinstance(ans, np.ndarray):
+        a = np.asarray(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if np.iscomplexobj(a) or np.iscomplexobj(ans):
+                out = ans * np.log(a.astype(complex))
+            else:
+                out = ans * np.log(np.abs(a))
+        return np.where(a == 0, 0, out)
+    if a == 0:
+        return 0.0
+    if isinstance(a, complex) or isinstance(ans, complex):
+        return ans * cmath.log(a)
+    return ans * math.log(abs(a))
+
+
+def trunc_div(x, y):
+    return float(math.trunc(x / y))
+
+
+def abs_adjoint(g, x, ans):
+    """|z| for complex z (Zygote: z̄ = real(ȳ)·z/|z|) and for arrays."""
+    if isinstance(x, np.ndarray):
+        if np.iscomplexobj(x):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(ans == 0, 0, np.real(g) * x / ans)
+        return g * np.sign(x)
+    if ans == 0:
+        return 0j if isinstance(x, complex) else 0.0
+    if isinstance(x, complex):
+        return real(g) * x / ans
+    return g * (1.0 if x > 0 else -1.0)
+
+
+def phase_adjoint(g, z):
+    r2 = abs(z) ** 2
+    if r2 == 0:
+        return 0j
+    return real(g) * 1j * z / r2
+
+
+def matmul_adjoint_a(g, a, b):
+    a_, b_ = np.asarray(a), np.asarray(b)
+    g = np.asarray(g)
+    bc = b_.conj() if np.iscomplexobj(b_) else b_
+    if a_.ndim == 1 and b_.ndim == 1:
+        out = g * bc
+    elif b_.ndim == 1:
+        out = np.multiply.outer(g, bc) if a_.ndim == 2 else g[..., None] * bc
+    elif a_.ndim == 1:
+        out = bc @ g if g.ndim == 1 else (g @ np.swapaxes(bc, -1, -2))
+    else:
+        out = g @ np.swapaxes(bc, -1, -2)
+    return unbroadcast(out, a_) if isinstance(a, np.ndarray) else unbroadcast(out, a)
+
+
+def matmul_adjoint_b(g, a, b):
+    a_, b_ = np.asarray(a), np.asarray(b)
+    g = np.asarray(g)
+    ac = a_.conj() if np.iscomplexobj(a_) else a_
+    if a_.ndim == 1 and b_.ndim == 1:
+        out = g * ac
+    elif a_.ndim == 1:
+        out = np.multiply.outer(ac, g) if b_.ndim == 2 else ac[..., :, None] * g[..., None, :]
+    elif b_.ndim == 1:
+        out = np.swapaxes(ac, -1, -2) @ g
+    else:
+        out = np.swapaxes(ac, -1, -2) @ g
+    return unbroadcast(out, b_) if isinstance(b, np.ndarray) else unbroadcast(out, b)
+
+
+# ----- structure: tuples, lists, dicts, objects, closures ------------------------------------
+
+
+class GradList(list):
+    """A list tangent owned by generated code (it may be updated in place)."""
+
+
+def part(g, i):
+    """Component i of a tuple/list/dict/Tangent tangent; None for zeros."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, Thunk):
+        g = g.unthunk()
+    if isinstance(g, dict):
+        return g.get(i)
+    if isinstance(g, Tangent):
+        return g[i]
+    try:
+        return g[i] if -len(g) <= i < len(g) else None
+    except TypeError:
+        raise RuleError(
+            f"expected a tuple or list gradient, got {type(g).__name__} ({g!r}); "
+            "a rule or pullback returned the wrong structure"
+        ) from None
+
+
+def star_part(g, sizes, i, like):
+    """The gradient of element (or starred group) i of a display with *items."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    pos = sum(1 if s is None else s for s in sizes[:i])
+    n = sizes[i]
+    if n is None:
+        return part(g, pos)
+    chunk = [part(g, pos + j) for j in range(n)]
+    return tuple(chunk) if isinstance(like, tuple) else chunk
+
+
+def subdict(g, d):
+    if g is None:
+        return None
+    return {k: g.get(k) for k in d}
+
+
+def field(g, name):
+    """The gradient of a captured variable from a closure's tangent."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, Tangent):
+        v = g._fields.get(name)
+        return v
+    if isinstance(g, dict):
+        return g.get(name)
+    return getattr(g, name, None)
+
+
+def fn_tangent(**fields):
+    """The tangent of a closure: one field per captured variable with a gradient."""
+    if all(v is None or isinstance(v, AbstractZero) for v in fields.values()):
+        return None
+    return Tangent(types.FunctionType, **fields)
+
+
+def expand(g, n):
+    if g is None or isinstance(g, AbstractZero):
+        return (None,) * n
+    g = tuple(g)
+    return g + (None,) * (n - len(g))
+
+
+def dict_or_empty(d):
+    return {} if d is None else d
+
+
+def seq(it):
+    """A sequence to iterate over that can also be indexed by the backward pass."""
+    if type(it) in (list, tuple, range) or isinstance(it, np.ndarray):
+        return it
+    if isinstance(it, dict):
+        return list(it)
+    return list(it)
+
+
+def item_grad(acc_, sequence, k, g):
+    """Add g at position k of the gradient of a sequence iterated over."""
+    if g is None or isinstance(g, AbstractZero):
+        return acc_
+    if isinstance(sequence, np.ndarray):
+        if acc_ is None:
+            acc_ = np.zeros(sequence.shape, dtype=np.result_type(sequence.dtype, float))
+            _own(acc_)
+        elif not _owned(acc_):
+            acc_ = np.array(acc_, dtype=np.result_type(acc_.dtype, sequence.dtype, float))
+            _own(acc_)
+        acc_[k] += g
+        return acc_
+    n = len(sequence)
+    if acc_ is None:
+        acc_ = GradList([None] * n)
+    elif type(acc_) is not GradList:
+        acc_ = GradList(list(acc_) + [None] * (n - len(acc_)))
+    acc_[k] = add(acc_[k], g)
+    return acc_
+
+
+_OWNED = {}
+
+
+def _own(a):
+    import weakref
+
+    _OWNED[id(a)] = weakref.ref(a, lambda _r, i=id(a): _OWNED.pop(i, None))
+
+
+def _owned(a):
+    r = _OWNED.get(id(a))
+    return r is not None and r() is a
+
+
+def getitem_grad(obj, idx, g):
+    """The gradient of obj from the gradient g of obj[idx] (getindex's adjoint: setindex)."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, Thunk):
+        g = g.unthunk()
+    if isinstance(obj, np.ndarray):
+        dtype = np.result_type(obj.dtype, np.asarray(g).dtype, float)
+        out = np.zeros(obj.shape, dtype=dtype)
+        if _is_basic_index(idx):
+            out[idx] += g
+        else:
+            np.add.at(out, idx, g)
+        if not np.iscomplexobj(obj) and np.iscomplexobj(out):
+            out = out.real
+        return out
+    if isinstance(obj, dict):
+        return {idx: g}
+    if isinstance(obj, (list, tuple)):
+        n = len(obj)
+        out = [None] * n
+        if isinstance(idx, slice):
+            for j, i in enumerate(range(*idx.indices(n))):
+                out[i] = part(g, j)
+        else:
+            out[idx] = g
+        return tuple(out) if isinstance(obj, tuple) else GradList(out)
+    if isinstance(obj, str):
+        return None
+    raise NotDifferentiableError(f"no gradient for indexing a {type(obj).__name__}")
+
+
+def _is_basic_index(idx):
+    if isinstance(idx, (int, slice, type(None), type(Ellipsis))):
+        return True
+    if isinstance(idx, tuple):
+        return all(isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in idx)
+    return False
+
+
+def attr_grad(obj, name, g):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(obj, np.ndarray):
+        if name in ("T",):
+            return np.transpose(g)
+        if name == "mT":
+            return np.swapaxes(g, -1, -2)
+        if name == "real":
+            return np.real(g) if np.iscomplexobj(obj) else g
+        if name == "imag":
+            return 1j * np.real(g)
+    raise NotDifferentiableError(f"no gradient for the attribute .{name} of {type(obj).__name__}")
+
+
+def unappend(b_lst, n):
+    """Undo lst.append(v) on the gradient: (gradient of the shorter list, gradient of v)."""
+    if b_lst is None or isinstance(b_lst, AbstractZero):
+        return None, None
+    g = b_lst[n] if n < len(b_lst) else None
+    if type(b_lst) is GradList:
+        del b_lst[n:]
+        return b_lst, g
+    return GradList(list(b_lst)[:n]), g
+
+
+def setitem(obj, idx, v):
+    """obj[idx] = v, copy on write: the old container stays intact for the backward pass."""
+    if isinstance(obj, np.ndarray):
+        out = obj.copy() if not np.iscomplexobj(v) or np.iscomplexobj(obj) else obj.astype(complex)
+        out[idx] = v
+        return out
+    if isinstance(obj, list):
+        out = list(obj)
+        out[idx] = v
+        return out
+    if isinstance(obj, dict):
+        out = dict(obj)
+        out[idx] = v
+        return out
+    obj[idx] = v
+    return obj
+
+
+def setitem_grad(b_new, old, idx):
+    """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v)."""
+    if b_new is None or isinstance(b_new, AbstractZero):
+        return None, None
+    if isinstance(b_new, Thunk):
+        b_new = b_new.unthunk()
+    if isinstance(b_new, np.ndarray):
+        g_v = b_new[idx].copy() if isinstance(b_new[idx], np.ndarray) else b_new[idx]
+        b_old = b_new.copy()
+        b_old[idx] = 0
+        return b_old, g_v
+    if isinstance(b_new, dict):
+        b_old = dict(b_new)
+        g_v = b_old.pop(idx, None)
+        return b_old, g_v
+    b_old = list(b_new) + [None] * (len(old) - len(b_new)) if isinstance(old, list) else list(b_new)
+    if isinstance(idx, slice):
+        rng = range(*idx.indices(len(b_old)))
+        g_v = [b_old[i] for i in rng]
+        for i in rng:
+            b_old[i] = None
+    else:
+        g_v = b_old[idx] if idx < len(b_old) else None
+        if idx < len(b_old):
+            b_old[idx] = None
+    return GradList(b_old), g_v
+
+
+# ----- kinds of run-time values ---------------------------------------------------------------
+
+KIND = {
+    float: REAL,
+    int: REAL,
+    complex: COMPLEX,
+    np.ndarray: ARRAY,
+    bool: CONST,
+    str: CONST,
+    type(None): CONST,
+    np.float64: REAL,
+    bytes: CONST,
+}
+
+
+def kinds_of(args):
+    return tuple([KIND.get(type(a), OTHER) for a in args])
+
+
+def _cell_kind(cell):
+    try:
+        return KIND.get(type(cell.cell_contents), OTHER)
+    except ValueError:
+        return OTHER
+
+
+# ----- dispatch ---------------------------------------------------------------------------
+
+
+def call(f, *args, **kwargs):
+    """(y, pullback) of f(*args, **kwargs); the pullback returns (df, *dargs[, dkwargs])."""
+    if kwargs:
+        return _call_kw(f, args, kwargs)
+    if type(f) is types.FunctionType:
+        key = kinds_of(args)
+        if f.__closure__ is not None:
+            key += tuple([_cell_kind(c) for c in f.__closure__])
+        cache = f.__dict__.get("__adjoint_pairs__")
+        if cache is not None:
+            hit = cache.get(key)
+            if hit is not None and hit[0] == R.EPOCH[0]:
+                return hit[1](*args)
+        return _function_pair(f, key, len(args))(*args)
+    return resolve(f, len(args))(*args)
+
+
+def call_primal(f, *args, **kwargs):
+    """f(*args, **kwargs) as differentiated code sees it: rules run, no pullback is kept."""
+    if type(f) is types.FunctionType:
+        if not kwargs:
+            rule = R.lookup_user(f)
+            if rule is None and f.__dict__.get("__adjoint_plain__") == R.EPOCH[0]:
+                return f(*args)
+        return call(f, *args, **kwargs)[0]
+    if isinstance(f, (types.BuiltinFunctionType, type)) and R.lookup_user(f) is None:
+        return f(*args, **kwargs)
+    return call(f, *args, **kwargs)[0]
+
+
+def call_method(obj, name, *args, **kwargs):
+    """(y, pullback) of obj.name(*args); the pullback returns (dobj, *dargs)."""
+    meth = getattr(type(obj), name, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call(meth, obj, *args, **kwargs)
+        return y, _drop_first(pb)
+    if isinstance(meth, (staticmethod,)):
+        y, pb = call(meth.__func__, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    bound = getattr(obj, name)
+    if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
+        # a classmethod or an instance attribute holding a method
+        y, pb = call(bound, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if meth is not None:
+        rule = _method_rule(type(obj), name, meth)
+        if rule is not None:
+            return rule(obj, *args, **kwargs)
+    if isinstance(obj, types.ModuleType) or isinstance(obj, type):
+        fn = getattr(obj, name)
+        y, pb = call(fn, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if callable(bound) and not isinstance(bound, types.BuiltinMethodType):
+        y, pb = call(bound, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    raise MissingAdjointError(
+        bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
+    )
+
+
+def call_method_primal(obj, name, *args, **kwargs):
+    meth = getattr(type(obj), name, None)
+    if isinstance(meth, types.FunctionType):
+        return call(meth, obj, *args, **kwargs)[0]
+    return getattr(obj, name)(*args, **kwargs)
+
+
+def _drop_first(pb):
+    def method_pullback(g):
+        grads = pb(g)
+        return tuple(grads[1:])
+
+    return method_pullback
+
+
+_METHOD_RULES = {}
+
+
+def _method_rule(cls, name, meth):
+    rule = _METHOD_RULES.get((cls, name))
+    if rule is not None:
+        return rule
+    fn = getattr(np, name, None) if cls is np.ndarray else None
+    if fn is not None:
+        def ndarray_method(obj, *args, **kwargs):
+            y, pb = call(fn, obj, *args, **kwargs)
+            return y, lambda g: tuple(pb(g)[1:])
+
+        return ndarray_method
+    return None
+
+
+_BINOPS = {
+    "Add": (operator.add, "__add__", "__radd__"),
+    "Sub": (operator.sub, "__sub__", "__rsub__"),
+    "Mult": (operator.mul, "__mul__", "__rmul__"),
+    "Div": (operator.truediv, "__truediv__", "__rtruediv__"),
+    "FloorDiv": (operator.floordiv, "__floordiv__", "__rfloordiv__"),
+    "Mod": (operator.mod, "__mod__", "__rmod__"),
+    "Pow": (operator.pow, "__pow__", "__rpow__"),
+    "MatMult": (operator.matmul, "__matmul__", "__rmatmul__"),
+}
+_NUMBERS = (int, float, complex, np.ndarray, np.number)
+
+
+def binop(opname, a, b):
+    """(y, pullback) of a OP b for values not known statically; pullback -> (da, db)."""
+    fn, dunder, rdunder = _BINOPS[opname]
+    if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
+        y, pb = resolve(fn, 2)(a, b)
+        return y, _drop_first(pb)
+    if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
+        na = len(a)
+        return a + b, lambda g: _split_concat(g, na)
+    if isinstance(a, (list, tuple)) and opname == "Mult" and isinstance(b, int):
+        return a * b, lambda g: (_fold_repeat(g, len(a), b, type(a)), None)
+    if isinstance(b, (list, tuple)) and opname == "Mult" and isinstance(a, int):
+        return a * b, lambda g: (None, _fold_repeat(g, len(b), a, type(b)))
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)) or a is None or b is None:
+        return fn(a, b), lambda g: (None, None)
+    meth = getattr(type(a), dunder, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call(meth, a, b)
+        if y is not NotImplemented:
+            return y, _drop_first(pb)
+    rmeth = getattr(type(b), rdunder, None)
+    if isinstance(rmeth, types.FunctionType):
+        y, pb = call(rmeth, b, a)
+        if y is not NotImplemented:
+            return y, lambda g: tuple(reversed(pb(g)[1:]))
+    if isinstance(a, (Tangent, AbstractZero)) or isinstance(b, (Tangent, AbstractZero)):
+        y, pb = resolve(fn, 2)(a, b)
+        return y, _drop_first(pb)
+    y = fn(a, b)
+    raise MissingAdjointError(
+        fn, f"{type(a).__name__} {opname} {type(b).__name__} is not written in Python"
+    )
+
+
+def _split_concat(g, na):
+    if g is None or isinstance(g, AbstractZero):
+        return (None, None)
+    g = list(g)
+    return g[:na], g[na:]
+
+
+def _fold_repeat(g, n, times, typ):
+    if g is None:
+        return None
+    out = [None] * n
+    for i, v in enumerate(g):
+        out[i % n] = add(out[i % n], v)
+    return typ(out)
+
+
+def getattr_pair(obj, name):
+    """(y, pullback) of obj.name; properties written in Python are differentiated."""
+    prop = getattr(type(obj), name, None)
+    if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+        y, pb = call(prop.fget, obj)
+        return y, lambda g: pb(g)[1]
+    y = getattr(obj, name)
+    if isinstance(obj, (complex, np.ndarray)) and name in ("real", "imag", "T", "mT"):
+        if isinstance(obj, complex):
+            return y, lambda g: (None if g is None else (real(g) if name == "real" else im_seed(g)))
+        return y, lambda g: attr_grad(obj, name, g)
+    if isinstance(obj, (types.ModuleType, type)) or callable(y) and isinstance(y, types.MethodType):
+        return y, lambda g: None
+    typ = type(obj)
+
+    def getfield_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return None
+        return Tangent(typ, **{name: g})
+
+    return y, getfield_pullback
+
+
+def getitem_pair(obj, idx):
+    """(y, pullback) of obj[idx]; __getitem__ written in Python is differentiated."""
+    if isinstance(obj, (list, tuple, dict, np.ndarray, str)):
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+            typ = type(obj)
+            y = obj[idx]
+
+            def namedtuple_pullback(g):
+                if g is None:
+                    return None
+                return Tangent(typ, **{typ._fields[idx]: g}) if isinstance(idx, int) else (
+                    Tangent(typ, **dict(zip(typ._fields[idx], g))))
+
+            return y, namedtuple_pullback
+        return obj[idx], lambda g: getitem_grad(obj, idx, g)
+    if isinstance(obj, Tangent):
+        return obj[idx], lambda g: None
+    y, pb = call_method(obj, "__getitem__", idx)
+    return y, lambda g: pb(g)[0]
+
+
+# ----- resolution --------------------------------------------------------------------------
+
+
+def _function_pair(f, key, nargs):
+    """Resolve a plain Python function (user rule first) and cache it on f."""
+    rule = R.lookup_user(f)
+    if rule is not None:
+        pair = _user_rule_pair(rule)
+    elif f in R.SPECIAL if _hashable(f) else False:
+        pair = R.SPECIAL[f]
+    else:
+        from . import emit
+
+        pair = emit.pair_for(f, key, nargs)
+    f.__dict__.setdefault("__adjoint_pairs__", {})[key] = (R.EPOCH[0], pair)
+    return pair
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def resolve(f, nargs):
+    """The pair function for any callable f called with nargs positional arguments."""
+    if type(f) is types.FunctionType:
+        return lambda *a: call(f, *a)
+    rule = R.lookup_user(f)
+    if rule is not None:
+        return _user_rule_pair(rule)
+    if _hashable(f):
+        sp = R.SPECIAL.get(f)
+        if sp is not None:
+            return sp
+        prim = R.lookup_primitive(f, nargs)
+        if prim is not None:
+            return _primitive_pair(prim)
+        if f in R.NONDIFF:
+            return _const_pair(f)
+    if isinstance(f, types.MethodType):
+        fn, obj = f.__func__, f.__self__
+
+        def bound_method_pair(*args, **kwargs):
+            y, pb = call(fn, obj, *args, **kwargs)
+            return y, pb  # d(self) is the tangent of the bound method
+
+        return bound_method_pair
+    if isinstance(f, type):
+        return _constructor_pair(f)
+    if isinstance(f, (types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc)):
+        raise MissingAdjointError(f)
+    call_ = getattr(type(f), "__call__", None)
+    if isinstance(call_, types.FunctionType):
+        def callable_object_pair(*args, **kwargs):
+            return call(call_, f, *args, **kwargs)
+
+        return callable_object_pair
+    raise MissingAdjointError(f)
+
+
+def _const_pair(f):
+    def nondifferentiable_pair(*args, **kwargs):
+        y = f(*args, **kwargs)
+        n = len(args)
+        if kwargs:
+            return y, lambda g: (None,) * (n + 1) + ({},)
+        return y, lambda g: (None,) * (n + 1)
+
+    return nondifferentiable_pair
+
+
+_PRIM_PAIRS = {}
+
+
+def _primitive_pair(prim):
+    """A run-time pair for a primitive (for calls the generator could not inline)."""
+    pair = _PRIM_PAIRS.get(id(prim))
+    if pair is not None:
+        return pair
+    params = list(prim.params)
+    lines = [f"def pair({', '.join(params)}):", f"    ans = fn({', '.join(params)})", "    def back(g):"]
+    lines.append("        g = seed(g)")
+    lines.append(f"        if g is None: return (None,) * {len(params) + 1}")
+    outs = []
+    mapping = {p: p for p in params}
+    mapping.update(ans="ans", g="g")
+    for p in params:
+        adj = prim.adjoints.get(p)
+        if isinstance(adj, dict):
+            adj = adj.get("array", adj.get("any"))
+        if adj is not None:
+            outs.append(f"unbroadcast({R.fill(adj, mapping)}, {p})")
+        elif prim.partials.get(p) is not None:
+            d = R.fill(prim.partials[p], mapping)
+            outs.append(f"unbroadcast(g * conj({d}), {p})")
+        else:
+            outs.append("None")
+    lines.append(f"        return (None, {', '.join(outs)})")
+    lines.append("    return ans, back")
+    import sys
+
+    ns = {
+        "fn": prim.fn,
+        "seed": seed,
+        "unbroadcast": unbroadcast,
+        "conj": conj,
+        "math": math,
+        "cmath": cmath,
+        "np": np,
+        "_rt": sys.modules[__name__],
+        "operator": operator,
+    }
+    exec(compile("\n".join(lines), f"<adjoint_s2s rule for {prim.path}>", "exec"), ns)
+    pair = ns["pair"]
+    _PRIM_PAIRS[id(prim)] = pair
+    return pair
+
+
+def _user_rule_pair(rule):
+    """Adapt an @adjoint / @rrule / non_differentiable entry to the pair convention."""
+    fn = rule.fn
+    if rule.style == "nondiff":
+        return _const_pair(fn)
+    if rule.style == "adjoint":
+        impl = rule.rule
+
+        def adjoint_rule_pair(*args, **kwargs):
+            out = impl(*args, **kwargs)
+            y, back = _check_rule_output(out, rule)
+            n = len(args)
+
+            def adjoint_rule_pullback(g):
+                grads = back(g)
+                grads = _check_grads(grads, n, rule, with_df=False)
+                res = (None,) + grads
+                return res + ({},) if kwargs else res
+
+            return y, adjoint_rule_pullback
+
+        return adjoint_rule_pair
+    impl = rule.rule
+
+    def rrule_pair(*args, **kwargs):
+        if rule.config:
+            from .api import RuleConfig
+
+            out = impl(RuleConfig(), *args, **kwargs)
+        else:
+            out = impl(*args, **kwargs)
+        y, back = _check_rule_output(out, rule)
+        n = len(args)
+
+        def rrule_pullback(g):
+            grads = _check_grads(back(g), n, rule, with_df=True)
+            return grads + ({},) if kwargs else grads
+
+        return y, rrule_pullback
+
+    return rrule_pair
+
+
+def _rule_name(rule):
+    return f"the {'@adjoint' if rule.style == 'adjoint' else '@rrule'} rule for {describe(rule.fn)}"
+
+
+def _check_rule_output(out, rule):
+    if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
+        raise RuleError(
+            f"{_rule_name(rule)} must return (value, pullback), got {type(out).__name__}"
+        )
+    return out
+
+
+def _check_grads(grads, n, rule, with_df):
+    expected = n + 1 if with_df else n
+    if grads is None:
+        return (None,) * expected
+    if not isinstance(grads, tuple):
+        if isinstance(grads, list) and rule.style == "adjoint":
+            grads = tuple(grads)
+        elif expected == 1:
+            grads = (grads,)
+        else:
+            raise RuleError(
+                f"{_rule_name(rule)}: its pullback must return a tuple of {expected} "
+                f"gradients, got {type(grads).__name__}"
+            )
+    if len(grads) != expected:
+        what = "the function's own tangent first, then one per argument" if with_df else "one per argument"
+        raise RuleError(
+            f"{_rule_name(rule)}: its pullback returned {len(grads)} gradients, expected "
+            f"{expected} ({what})"
+        )
+    return tuple(None if isinstance(g, AbstractZero) else g for g in grads)
+
+
+def _constructor_pair(cls):
+    """Dataclasses and namedtuples: the gradient of the arguments from the object's tangent."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(cls):
+        names = [f.name for f in dataclasses.fields(cls) if f.init]
+
+        def dataclass_pair(*args, **kwargs):
+            obj = cls(*args, **kwargs)
+            n = len(args)
+
+            def constructor_pullback(g):
+                vals = _fields_of(g, names)
+                pos = tuple(vals[:n])
+                if kwargs:
+                    return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
+                return (None,) + pos
+
+            return obj, constructor_pullback
+
+        return dataclass_pair
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        names = list(cls._fields)
+
+        def namedtuple_pair(*args, **kwargs):
+            obj = cls(*args, **kwargs)
+            n = len(args)
+
+            def constructor_pullback(g):
+                vals = _fields_of(g, names)
+                res = (None,) + tuple(vals[:n])
+                if kwargs:
+                    return res + ({k: vals[names.index(k)] for k in kwargs},)
+                return res
+
+            return obj, constructor_pullback
+
+        return namedtuple_pair
+    if cls in (list, tuple):
+        def sequence_pair(*args):
+            obj = cls(*args)
+            src_ = args[0] if args else ()
+
+            def sequence_pullback(g):
+                if g is None:
+                    return (None, None)
+                if isinstance(src_, (list, tuple)):
+                    return (None, type(src_)(unthunk(g)))
+                return (None, list(g))
+
+            return obj, sequence_pullback
+
+        return sequence_pair
+    if cls in (float, int, bool, str):
+        return _const_pair(cls)
+    raise MissingAdjointError(
+        cls,
+        "constructors of classes other than dataclasses and namedtuples need a rule for now",
+    )
+
+
+def _fields_of(g, names):
+    if g is None or isinstance(g, AbstractZero):
+        return [None] * len(names)
+    if isinstance(g, Thunk):
+        g = g.unthunk()
+    if isinstance(g, Tangent):
+        return [g._fields.get(n) for n in names]
+    if isinstance(g, dict):
+        return [g.get(n) for n in names]
+    if isinstance(g, tuple) and not hasattr(g, "_fields"):
+        return list(g) + [None] * (len(names) - len(g))
+    return [getattr(g, n, None) for n in names]
+
+
+def _call_kw(f, args, kwargs):
+    """Calls with keywords: map gradients back to how each argument was passed."""
+    if type(f) is types.FunctionType and R.lookup_user(f) is None and not (
+        _hashable(f) and f in R.SPECIAL
+    ):
+        from . import emit
+
+        code = f.__code__
+        npos = code.co_argcount
+        pos_names = code.co_varnames[:npos]
+        key = kinds_of(args) + (OTHER,) * max(0, npos - len(args))
+        key += tuple(_cell_kind(c) for c in f.__closure__ or ())
+        pair = emit.raw_pair_for(f, key)
+        y, pb = pair(*args, **kwargs)
+
+        def keyword_call_pullback(g):
+            grads = pb(g)
+            has_kw = bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
+            kwdict = grads[-1] if has_kw else {}
+            flat = grads[:-1] if has_kw else grads
+            n_extra = max(0, len(args) - npos)
+            pos = tuple(flat[1 : 1 + min(len(args), npos)]) + tuple(flat[1 + npos : 1 + npos + n_extra])
+            kw = {}
+            for k in kwargs:
+                if k in pos_names:
+                    kw[k] = flat[1 + pos_names.index(k)]
+                else:
+                    kw[k] = (kwdict or {}).get(k)
+            return (flat[0],) + pos + (kw,)
+
+        return y, keyword_call_pullback
+    pair = resolve(f, len(args))
+    y, pb = pair(*args, **kwargs)
+    return y, pb
+
+
+__all__ = ["call", "call_primal", "call_method", "binop", "ZeroTangent", "NoTangent"]

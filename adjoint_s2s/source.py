@@ -1,0 +1,85 @@
+"""Find and parse the source of a function: named functions, nested functions, lambdas.
+
+The whole file is parsed once (with gast) and the node is found by line, name and
+argument names; several lambdas on one line are told apart by the columns the code
+object's instructions point at. Functions made by exec, or typed into an interactive
+session, have no file to read: that is a clear ``NoSourceError``.
+"""
+import linecache
+
+import gast
+
+from .errors import NoSourceError
+
+_TREES = {}
+
+
+def _file_tree(filename, module_globals):
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        return None, None
+    text = "".join(lines)
+    key = (filename, hash(text))
+    tree = _TREES.get(key)
+    if tree is None:
+        try:
+            tree = gast.parse(text)
+        except SyntaxError:
+            return None, lines
+        _TREES[key] = tree
+    return tree, lines
+
+
+def function_node(fn):
+    """(node, filename, lines): the FunctionDef or Lambda that defines fn."""
+    code = fn.__code__
+    filename = code.co_filename
+    tree, lines = _file_tree(filename, getattr(fn, "__globals__", None))
+    if tree is None:
+        raise NoSourceError(
+            f"cannot find the source of {getattr(fn, '__qualname__', fn)} (defined in "
+            f"{filename}): functions made by exec or typed into an interactive session have "
+            f"no source file to transform. Define it in a module, or give it a rule with "
+            f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
+        )
+    name = code.co_name
+    first = code.co_firstlineno
+    candidates = []
+    for node in gast.walk(tree):
+        if name == "<lambda>" and isinstance(node, gast.Lambda):
+            if node.lineno == first:
+                candidates.append(node)
+        elif isinstance(node, gast.FunctionDef) and node.name == name:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if first in (start, node.lineno):
+                candidates.append(node)
+    if len(candidates) > 1:
+        argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+        candidates = [c for c in candidates if _argnames(c)[: len(argnames)] == argnames] or candidates
+    if len(candidates) > 1:
+        cols = {
+            (p[0], p[2])
+            for p in code.co_positions()
+            if p[0] is not None and p[2] is not None
+        }
+        best = [c for c in candidates if _covers(c, cols)]
+        candidates = best or candidates
+    if not candidates:
+        raise NoSourceError(
+            f"cannot find the definition of {getattr(fn, '__qualname__', name)} at "
+            f"{filename}, line {first}: the file changed since it was imported? "
+            f"Re-import it, or give the function a rule with @adjoint_s2s.adjoint"
+        )
+    return candidates[0], filename, lines
+
+
+def _argnames(node):
+    a = node.args
+    return [p.id for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+
+def _covers(node, positions):
+    body = node.body
+    lo = (body.lineno, body.col_offset)
+    hi = (body.end_lineno, body.end_col_offset)
+    return any(lo <= pos <= hi for pos in positions)

@@ -1,0 +1,431 @@
+"""Tangent types, after ChainRules: zeros, structural tangents and thunks.
+
+Zero is structural: ``None`` (Zygote's ``nothing``), ``ZeroTangent()`` and ``NoTangent()``
+all mean "no gradient here" and cost nothing to carry. Tuples get tuples, lists get
+lists, dicts get dicts, objects get ``Tangent(T, field=...)``. A closure's tangent is a
+``Tangent`` of its function with one field per captured variable.
+"""
+
+
+class AbstractZero:
+    """A zero that is never materialised: adding it is the identity."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return other
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return -other
+
+    def __rsub__(self, other):
+        return other
+
+    def __mul__(self, other):
+        return self
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self
+
+    def __neg__(self):
+        return self
+
+    def __bool__(self):
+        return False
+
+    def __eq__(self, other):
+        return iszero(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __iter__(self):
+        return iter(())
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
+
+
+class ZeroTangent(AbstractZero):
+    """The tangent is zero: the output does not depend on this input."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ZeroTangent()"
+
+
+class NoTangent(AbstractZero):
+    """There is no tangent space (strings, integers used as indices, functions)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NoTangent()"
+
+
+def _type_name(t):
+    return getattr(t, "__qualname__", None) or getattr(t, "__name__", None) or repr(t)
+
+
+class Tangent:
+    """The structural tangent of an object of type ``primal_type``.
+
+    ``Tangent(Point, x=1.0)`` is the tangent of a ``Point`` whose ``x`` moved; fields not
+    listed are zero. Positional fields describe a tuple-like primal.
+    """
+
+    __slots__ = ("primal_type", "_fields", "_elements")
+
+    def __init__(self, primal_type, *elements, **fields):
+        object.__setattr__(self, "primal_type", primal_type)
+        object.__setattr__(self, "_elements", tuple(elements))
+        object.__setattr__(
+            self, "_fields", {k: v for k, v in fields.items() if not _is_zero_value(v)}
+        )
+
+    # -- field access --------------------------------------------------------------
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._fields.get(name, ZeroTangent())
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Tangent is immutable; build a new one with Tangent(T, ...)")
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self._fields.get(key, ZeroTangent())
+        if self._elements:
+            return self._elements[key]
+        return ZeroTangent()
+
+    def __len__(self):
+        return len(self._elements) if self._elements else len(self._fields)
+
+    def __iter__(self):
+        return iter(self._elements)
+
+    def fields(self):
+        """The nonzero fields, as a dict."""
+        return dict(self._fields)
+
+    def items(self):
+        return self._fields.items()
+
+    # -- vector space ---------------------------------------------------------------
+    def __add__(self, other):
+        if other is None or isinstance(other, AbstractZero):
+            return self
+        if isinstance(other, Thunk):
+            other = other.unthunk()
+        if isinstance(other, Tangent):
+            fields = dict(self._fields)
+            for k, v in other._fields.items():
+                fields[k] = add(fields.get(k), v)
+            n = max(len(self._elements), len(other._elements))
+            els = tuple(
+                add(_at(self._elements, i), _at(other._elements, i)) for i in range(n)
+            )
+            return Tangent(self.primal_type, *els, **fields)
+        # a "natural" tangent (e.g. a Point from a custom adjoint) meets a structural one
+        radd = getattr(other, "__radd__", None)
+        if radd is not None and not isinstance(other, (int, float, complex)):
+            res = _add_natural(other, self)
+            if res is not NotImplemented:
+                return res
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __mul__(self, c):
+        if isinstance(c, (int, float, complex)):
+            return Tangent(
+                self.primal_type,
+                *(scale(e, c) for e in self._elements),
+                **{k: scale(v, c) for k, v in self._fields.items()},
+            )
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-1) * other
+
+    def __eq__(self, other):
+        if isinstance(other, AbstractZero) or other is None:
+            return iszero(self)
+        if not isinstance(other, Tangent):
+            return NotImplemented
+        keys = set(self._fields) | set(other._fields)
+        return all(_eq(getattr(self, k), getattr(other, k)) for k in keys) and all(
+            _eq(_at(self._elements, i), _at(other._elements, i))
+            for i in range(max(len(self._elements), len(other._elements)))
+        )
+
+    def __hash__(self):
+        return id(self)
+
+    def isapprox(self, other, rtol=1e-9, atol=1e-12):
+        """Equality with tolerance, field by field."""
+        from .testing import isapprox
+
+        return isapprox(self, other, rtol=rtol, atol=atol)
+
+    def __repr__(self):
+        parts = [_fmt(e) for e in self._elements]
+        parts += [f"{k}={_fmt(v)}" for k, v in self._fields.items()]
+        return f"Tangent({_type_name(self.primal_type)}{', ' if parts else ''}{', '.join(parts)})"
+
+
+def _add_natural(natural, structural):
+    """Add a structural Tangent to a natural tangent of the same type, field by field."""
+    fields = getattr(natural, "__dataclass_fields__", None)
+    names = list(fields) if fields else list(getattr(natural, "__dict__", {}))
+    if not names:
+        return NotImplemented
+    try:
+        vals = {n: add(getattr(natural, n), structural._fields.get(n)) for n in names}
+        return type(natural)(**vals)
+    except Exception:
+        return NotImplemented
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.6g}" if abs(v) < 1e6 else repr(v)
+    return repr(v)
+
+
+def _at(seq, i):
+    return seq[i] if i < len(seq) else None
+
+
+def _eq(a, b):
+    if iszero(a) and iszero(b):
+        return True
+    try:
+        r = a == b
+        return bool(r) if not hasattr(r, "all") else bool(r.all())
+    except Exception:
+        return False
+
+
+class Thunk:
+    """A delayed gradient: ``Thunk(fn)`` runs ``fn()`` only when the value is needed."""
+
+    __slots__ = ("fn", "_value", "_done")
+
+    def __init__(self, fn):
+        self.fn = fn
+        self._done = False
+        self._value = None
+
+    def unthunk(self):
+        if not self._done:
+            self._value = unthunk(self.fn())
+            self._done = True
+        return self._value
+
+    def __add__(self, other):
+        return add(self.unthunk(), other)
+
+    def __radd__(self, other):
+        return add(other, self.unthunk())
+
+    def __mul__(self, other):
+        return self.unthunk() * other
+
+    def __rmul__(self, other):
+        return other * self.unthunk()
+
+    def __truediv__(self, other):
+        return self.unthunk() / other
+
+    def __neg__(self):
+        return -self.unthunk()
+
+    def __sub__(self, other):
+        return self.unthunk() - other
+
+    def __rsub__(self, other):
+        return other - self.unthunk()
+
+    def __matmul__(self, other):
+        return self.unthunk() @ other
+
+    def __rmatmul__(self, other):
+        return other @ self.unthunk()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.unthunk(), name)
+
+    def __getitem__(self, key):
+        return self.unthunk()[key]
+
+    def __float__(self):
+        return float(self.unthunk())
+
+    def __complex__(self):
+        return complex(self.unthunk())
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        return np.asarray(self.unthunk(), dtype=dtype)
+
+    def __repr__(self):
+        return "Thunk(...)" if not self._done else f"Thunk({self._value!r})"
+
+
+class InplaceableThunk(Thunk):
+    """A thunk that can also add itself into an existing gradient: ``add_fn(acc)``."""
+
+    __slots__ = ("add_fn",)
+
+    def __init__(self, add_fn, fn):
+        super().__init__(fn)
+        self.add_fn = add_fn
+
+
+def unthunk(x):
+    """Force a thunk (recursively through tuples, lists and dicts); other values pass."""
+    if isinstance(x, Thunk):
+        return x.unthunk()
+    if type(x) is tuple:
+        return tuple(unthunk(e) for e in x)
+    if type(x) is list:
+        return [unthunk(e) for e in x]
+    if type(x) is dict:
+        return {k: unthunk(v) for k, v in x.items()}
+    if isinstance(x, Tangent):
+        if any(isinstance(v, Thunk) for v in x._fields.values()) or any(
+            isinstance(v, Thunk) for v in x._elements
+        ):
+            return Tangent(
+                x.primal_type,
+                *(unthunk(e) for e in x._elements),
+                **{k: unthunk(v) for k, v in x._fields.items()},
+            )
+    return x
+
+
+def _is_zero_value(v):
+    return v is None or isinstance(v, AbstractZero)
+
+
+def iszero(x):
+    """True for the structural zeros and for containers/tangents made only of zeros."""
+    if x is None or isinstance(x, AbstractZero):
+        return True
+    if isinstance(x, (int, float, complex)):
+        return x == 0
+    if isinstance(x, Thunk):
+        return iszero(x.unthunk())
+    if isinstance(x, Tangent):
+        return all(iszero(v) for v in x._fields.values()) and all(
+            iszero(e) for e in x._elements
+        )
+    if isinstance(x, (tuple, list)):
+        return all(iszero(e) for e in x)
+    if isinstance(x, dict):
+        return all(iszero(v) for v in x.values())
+    if hasattr(x, "shape") and hasattr(x, "any"):
+        return not x.any()
+    return False
+
+
+# ----- accumulation -------------------------------------------------------------------
+
+
+def add(a, b):
+    """Add two tangents; None and the AbstractZeros are the identity.
+
+    Fast paths for numbers and arrays come first: this is called on hot paths.
+    """
+    if a is None or isinstance(a, AbstractZero):
+        return None if isinstance(b, AbstractZero) else b
+    if b is None or isinstance(b, AbstractZero):
+        return a
+    ta = type(a)
+    if ta is float or ta is complex or ta is int:
+        if isinstance(b, Thunk):
+            b = b.unthunk()
+        return a + b
+    if ta is tuple:
+        if isinstance(b, Tangent):
+            b = tuple(b._elements)
+        if isinstance(b, Thunk):
+            b = b.unthunk()
+        n = max(len(a), len(b))
+        return tuple(add(_at(a, i), _at(b, i)) for i in range(n))
+    if ta is list:
+        if isinstance(b, Thunk):
+            b = b.unthunk()
+        n = max(len(a), len(b))
+        return [add(_at(a, i), _at(b, i)) for i in range(n)]
+    if ta is dict:
+        if isinstance(b, Thunk):
+            b = b.unthunk()
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = add(out.get(k), v)
+        return out
+    if isinstance(a, InplaceableThunk) and not isinstance(b, Thunk):
+        return a.add_fn(b)
+    if isinstance(b, InplaceableThunk) and not isinstance(a, Thunk):
+        return b.add_fn(a)
+    if isinstance(a, Thunk):
+        a = a.unthunk()
+    if isinstance(b, Thunk):
+        b = b.unthunk()
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def scale(v, c):
+    if v is None or isinstance(v, AbstractZero):
+        return v
+    if isinstance(v, tuple):
+        return tuple(scale(e, c) for e in v)
+    if isinstance(v, list):
+        return [scale(e, c) for e in v]
+    if isinstance(v, dict):
+        return {k: scale(e, c) for k, e in v.items()}
+    return v * c
+
+
+def tangent_close(a, b, rtol=1e-9, atol=1e-12):
+    """Numerical closeness of two tangents (used by the testing helpers)."""
+    if iszero(a) and iszero(b):
+        return True
+    if isinstance(a, (int, float, complex)) and isinstance(b, (int, float, complex)):
+        return abs(a - b) <= atol + rtol * abs(b)
+    return False
+
+
+__all__ = [
+    "AbstractZero",
+    "ZeroTangent",
+    "NoTangent",
+    "Tangent",
+    "Thunk",
+    "InplaceableThunk",
+    "unthunk",
+    "iszero",
+    "add",
+]
