@@ -780,9 +780,10 @@ def _primitive_pair(prim):
     if pair is not None:
         return pair
     params = list(prim.params)
-    lines = [f"def pair({', '.join(params)}):", f"    ans = fn({', '.join(params)})", "    def back(g):"]
+    sig = ", ".join(f"{p}={prim.defaults[p]}" if p in prim.defaults else p for p in params)
+    lines = [f"def core({sig}):", f"    ans = fn({', '.join(params)})", "    def back(g):"]
     lines.append("        g = seed(g)")
-    lines.append(f"        if g is None: return (None,) * {len(params) + 1}")
+    lines.append(f"        if g is None: return ({'None, ' * len(params)})")
     outs = []
     mapping = {p: p for p in params}
     mapping.update(ans="ans", g="g")
@@ -797,7 +798,7 @@ def _primitive_pair(prim):
             outs.append(f"unbroadcast(g * conj({d}), {p})")
         else:
             outs.append("None")
-    lines.append(f"        return (None, {', '.join(outs)})")
+    lines.append(f"        return ({', '.join(outs)},)")
     lines.append("    return ans, back")
     import sys
 
@@ -813,9 +814,22 @@ def _primitive_pair(prim):
         "operator": operator,
     }
     exec(compile("\n".join(lines), f"<adjoint_s2s rule for {prim.path}>", "exec"), ns)
-    pair = ns["pair"]
-    _PRIM_PAIRS[id(prim)] = pair
-    return pair
+    core = ns["core"]
+
+    def primitive_pair(*args, **kwargs):
+        ans, back = core(*args, **kwargs)
+        if not kwargs:
+            return ans, lambda g: (None,) + back(g)[: len(args)]
+
+        def keyword_pullback(g):
+            grads = back(g)
+            kw = {k: grads[params.index(k)] for k in kwargs}
+            return (None,) + grads[: len(args)] + (kw,)
+
+        return ans, keyword_pullback
+
+    _PRIM_PAIRS[id(prim)] = primitive_pair
+    return primitive_pair
 
 
 def _user_rule_pair(rule):
@@ -1008,3 +1022,8 @@ def _call_kw(f, args, kwargs):
 
 
 __all__ = ["call", "call_primal", "call_method", "binop", "ZeroTangent", "NoTangent"]
+
+
+# template helpers written next to their rules are reached as _rt.<name> too
+from .rules.helpers_numpy import *  # noqa: E402,F401,F403
+from .rules.helpers_scalar import *  # noqa: E402,F401,F403

@@ -378,7 +378,7 @@ class Generator:
             if k in SCALAR and func.attr == "conjugate":
                 return k
             if k == ARRAY:
-                return ARRAY
+                return CONST if func.attr in R.ARRAY_CONST_METHODS else ARRAY
             return OTHER
         obj = self.resolve(func)
         if obj is None:
@@ -387,10 +387,11 @@ class Generator:
             return OTHER
         if obj in R.NONDIFF if _hashable(obj) else False:
             return CONST
-        prim = R.lookup_primitive(obj, len(e.args)) if not e.keywords else None
+        kwnames = tuple(k.arg for k in e.keywords)
+        prim = R.lookup_primitive(obj, len(e.args), kwnames) if None not in kwnames else None
         if prim is None:
             return OTHER
-        kinds = [self.kind_of(a) for a in e.args]
+        kinds = [self.kind_of(a) for a in e.args] + [self.kind_of(k.value) for k in e.keywords]
         if any(k == OTHER for k in kinds):
             return OTHER
         if prim.kind == "real":
@@ -401,6 +402,8 @@ class Generator:
             return REAL if kinds[0] in SCALAR else (ARRAY if kinds[0] == ARRAY else OTHER)
         if prim.kind == "array":
             return ARRAY
+        if prim.kind == "other":
+            return OTHER
         out = None
         for k in kinds:
             if k != CONST:
@@ -637,7 +640,7 @@ class Generator:
             partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
                 partials["a"] = _pow_const_partial(b.value)
-            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, ka if ka == kb else join(ka, kb))
+            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same")
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
@@ -652,7 +655,7 @@ class Generator:
         k = self.kind_of(a)
         partial = "-1" if isinstance(e.op, gast.USub) else "1"
         if k in NUMERIC:
-            return self.elementwise(x, [("a", a)], {"a": partial}, {}, k)
+            return self.elementwise(x, [("a", a)], {"a": partial}, {}, "same")
 
         def rev(st):
             def body(g, num):
@@ -665,17 +668,24 @@ class Generator:
         self.helpers.add("_rt")
         return rev
 
-    def elementwise(self, x, args, partials, adjoints, _kind):
-        """Reverse of an elementwise primitive: b_arg += g * partial (conj, unbroadcast)."""
+    def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None):
+        """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template."""
         kinds = [self.kind_of(v) for _, v in args]
-        numeric_kinds = [k for k in kinds if k != CONST]
-        if all(k == REAL for k in numeric_kinds):
+        numeric_kinds = [
+            k
+            for (p, _), k in zip(args, kinds)
+            if k != CONST and (partials.get(p) is not None or p in adjoints)
+        ]
+        if prim_kind in ("array", "other"):
+            cls = "array"
+        elif all(k == REAL for k in numeric_kinds):
             cls = "real"
         elif all(k in SCALAR for k in numeric_kinds):
             cls = "complex"
         else:
             cls = "array"
         mapping = {p: src(v) for p, v in args}
+        mapping.update(extra or {})
         mapping["ans"] = x
         res_kind = self.kinds.get(x, OTHER)
 
@@ -743,20 +753,22 @@ class Generator:
         if obj is not None:
             self.note_dep(obj)
         user = R.lookup_user(obj) if obj is not None else None
-        if obj is not None and user is None and not e.keywords and not _has_starred(e):
-            prim = R.lookup_primitive(obj, len(e.args))
-            if prim is not None and all(self.kind_of(a) in NUMERIC + (CONST,) for a in e.args):
-                fwd.append(f"{x} = {src(e)}")
-                self.note_helpers(src(func))
-                return self.elementwise(
-                    x, list(zip(prim.params, e.args)), prim.partials, prim.adjoints, prim.kind
-                )
+        if obj is not None and user is None and not _has_starred(e):
+            rev = self.inline_primitive(x, e, obj, list(e.args), fwd)
+            if rev is not None:
+                return rev
         if isinstance(func, gast.Attribute) and obj is None:
             base = func.value
             k = self.kind_of(base)
             if k in SCALAR and func.attr == "conjugate" and not e.args:
                 fwd.append(f"{x} = {src(e)}")
                 return self.conjugate(x, base)
+            if k == ARRAY and not _has_starred(e):
+                method = R.ARRAY_METHODS.get(func.attr)
+                if method is not None:
+                    rev = self.inline_primitive(x, e, method, [base] + list(e.args), fwd)
+                    if rev is not None:
+                        return rev
             self.helpers.add("_rt")
             pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
             fwd.append(
@@ -767,6 +779,25 @@ class Generator:
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+
+    def inline_primitive(self, x, e, obj, args, fwd):
+        """Inline the templates of a primitive rule, or None if the call does not fit one."""
+        kwnames = [k.arg for k in e.keywords]
+        if any(k is None for k in kwnames):
+            return None
+        prim = R.lookup_primitive(obj, len(args), tuple(kwnames))
+        if prim is None:
+            return None
+        values = args + [k.value for k in e.keywords]
+        if not all(self.kind_of(a) in NUMERIC + (CONST,) for a in values):
+            return None
+        bound = prim.bind(len(args), kwnames)
+        pairs = list(zip(bound, values))
+        defaults = [(p, gast.Constant(value=None, kind=None)) for p in prim.params if p not in bound]
+        fwd.append(f"{x} = {src(e)}")
+        self.note_helpers(prim.path)
+        extra = {p: prim.defaults[p] for p, _ in defaults}
+        return self.elementwise(x, pairs, prim.partials, prim.adjoints, prim.kind, extra)
 
     def conjugate(self, x, base):
         def rev(st):

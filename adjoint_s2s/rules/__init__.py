@@ -26,16 +26,30 @@ _VERSIONS = {}  # id(fn) -> version, with a weak reference to keep ids honest
 class Primitive:
     """A built-in rule with inline templates."""
 
-    __slots__ = ("fn", "path", "params", "partials", "adjoints", "kind", "linear", "doc")
+    __slots__ = ("fn", "path", "params", "defaults", "partials", "adjoints", "kind", "doc")
 
-    def __init__(self, fn, path, params, partials=None, adjoints=None, kind="real", doc=""):
+    def __init__(self, fn, path, params, partials=None, adjoints=None, kind="real", doc="",
+                 defaults=None):
         self.fn = fn
         self.path = path
         self.params = params
+        self.defaults = defaults or {}  # param -> source text of its default
         self.partials = partials or {}
         self.adjoints = adjoints or {}
         self.kind = kind
         self.doc = doc
+
+    def bind(self, nargs, kwnames):
+        """Map a call (nargs positional, keyword names) to parameters, or None if it cannot."""
+        if nargs > len(self.params):
+            return None
+        bound = list(self.params[:nargs])
+        for k in kwnames:
+            if k not in self.params or k in bound:
+                return None
+            bound.append(k)
+        missing = [p for p in self.params if p not in bound and p not in self.defaults]
+        return None if missing else bound
 
     def __repr__(self):
         return f"Primitive({self.path})"
@@ -45,6 +59,13 @@ PRIMITIVES = {}  # fn object -> {number of arguments: Primitive}
 NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
 USER_RULES = {}  # fn object -> UserRule
 SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
+ARRAY_METHODS = {}  # ndarray method name -> the function whose rule it uses (x.sum -> np.sum)
+ARRAY_CONST_METHODS = {"argmax", "argmin", "argsort", "nonzero", "tolist", "item", "any", "all"}
+
+
+def array_method(name, fn):
+    """Differentiate ``x.name(...)`` on arrays with the rule of ``fn(x, ...)``."""
+    ARRAY_METHODS[name] = fn
 
 
 class UserRule:
@@ -58,15 +79,32 @@ class UserRule:
 
 
 def _split(params):
-    return tuple(p.strip() for p in params.split(",") if p.strip())
+    """'x, axis=None, keepdims=False' -> (names, {name: default source})."""
+    names, defaults = [], {}
+    for part in params.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" in part:
+            name, default = part.split("=", 1)
+            defaults[name.strip()] = default.strip()
+            part = name.strip()
+        names.append(part)
+    return tuple(names), defaults
 
 
 def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=""):
-    """Register an elementwise rule: one partial derivative per parameter.
+    """Register a rule with inline templates.
 
-    A partial of ``None`` means the parameter gets no gradient (an integer, a flag).
+    ``params`` names the parameters, with defaults (``"x, axis=None"``). Then either one
+    *partial derivative* per parameter (elementwise functions: the reverse pass writes
+    ``b_x = g * partial``, conjugating and unbroadcasting as the operands need), or
+    ``adjoints={"x": "template"}``: the whole contribution to ``b_x``, in terms of the
+    parameters, ``ans`` (the result) and ``g`` (the incoming adjoint). ``None`` (or a
+    parameter left out) means no gradient. ``kind`` says what the result is: "real",
+    "complex", "same" (as the operands), "array" (NumPy: array templates always).
     """
-    names = _split(params)
+    names, defaults = _split(params)
     if len(partials) not in (0, len(names)):
         raise ValueError(f"{path or fn}: {len(names)} parameters but {len(partials)} partials")
     prim = Primitive(
@@ -77,18 +115,27 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
         adjoints or {},
         kind,
         doc,
+        defaults,
     )
     PRIMITIVES.setdefault(fn, {})[len(names)] = prim
     return prim
 
 
-def lookup_primitive(fn, nargs):
-    """The primitive rule for fn called with nargs positional arguments, or None."""
+def lookup_primitive(fn, nargs, kwnames=()):
+    """The primitive rule for a call of fn, or None (a variant whose parameters bind)."""
     try:
         variants = PRIMITIVES.get(fn)
     except TypeError:
         return None
-    return variants.get(nargs) if variants else None
+    if not variants:
+        return None
+    exact = variants.get(nargs)
+    if exact is not None and not kwnames:
+        return exact
+    for prim in sorted(variants.values(), key=lambda p: len(p.params)):
+        if prim.bind(nargs, kwnames) is not None:
+            return prim
+    return None
 
 
 def nondifferentiable_builtin(*fns, reason="it returns no differentiable value"):
@@ -173,6 +220,7 @@ __all__ = [
     "lookup_primitive",
     "nondifferentiable_builtin",
     "special",
+    "array_method",
     "version",
     "bump",
     "fill",

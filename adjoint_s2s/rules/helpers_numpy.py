@@ -1,0 +1,1 @@
+"""Functions that NumPy rule templates call (reached as ``_rt.<name>`` in templates)."""
