@@ -33,6 +33,7 @@ from .errors import (  # noqa: E402
     RuleError,
     UnsupportedSyntaxError,
 )
+from .testing import check_grads, numerical_gradient, test_rrule  # noqa: E402
 from .tangents import (  # noqa: E402
     InplaceableThunk,
     NoTangent,
@@ -61,6 +62,9 @@ __all__ = [
     "dropgrad",
     "ignore_derivatives",
     "project",
+    "test_rrule",
+    "check_grads",
+    "numerical_gradient",
     "iszero",
     "NoTangent",
     "ZeroTangent",

@@ -207,3 +207,11 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6):
             + "\n".join(bad)
         )
     return got
+
+
+def test_rrule(f, *args, output_tangent=None, rtol=1e-9, atol=1e-9):
+    """Check the rule of f (or its generated pullback) against finite differences."""
+    raise NotImplementedError("test_rrule lands with the custom-types issue")
+
+
+test_rrule.__test__ = False  # not a pytest test itself

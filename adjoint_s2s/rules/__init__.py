@@ -206,6 +206,13 @@ def load_builtin_rules():
     from . import math as _m  # noqa: F401
     from . import numpy as _n  # noqa: F401
     from . import operators as _o  # noqa: F401
+    from . import special as _s  # noqa: F401
+
+    try:
+        import scipy.special  # noqa: F401
+    except ImportError:  # scipy is optional
+        return
+    from . import scipy as _sp  # noqa: F401
 
 
 __all__ = [

@@ -1,0 +1,1 @@
+"""Rules for scipy.special (loaded only when scipy is installed)."""
