@@ -24,21 +24,20 @@ _DERIVING = [0]
 def _pullback(f, *args, **kwargs):
     """(y, back) with back(dy) -> (df, *dargs): Zygote's ``_pullback``."""
     y, pb = _rt.call(f, *args, **kwargs)
-    nargs = len(args)
 
     def back(dy):
         grads = pb(dy)
-        return _project_all(grads, args, nargs)
+        return (unthunk(grads[0]),) + _project_args(grads, args)
 
     return y, back
 
 
 def pullback(f, *args, **kwargs):
     """(y, back) with back(dy) -> one gradient per positional argument."""
-    y, back = _pullback(f, *args, **kwargs)
+    y, pb = _rt.call(f, *args, **kwargs)
 
     def pullback_back(dy):
-        return back(dy)[1:]
+        return _project_args(pb(dy), args)  # the function's own tangent is never forced
 
     return y, pullback_back
 
@@ -80,11 +79,12 @@ def _check_scalar(y, f):
         )
 
 
-def _project_all(grads, args, nargs):
-    out = [unthunk(grads[0]) if grads else None]
-    for i in range(nargs):
+def _project_args(grads, args):
+    """Unthunk and project the argument gradients of a pullback's (df, *dargs)."""
+    out = []
+    for i, x in enumerate(args):
         g = grads[1 + i] if 1 + i < len(grads) else None
-        out.append(project(g, args[i]))
+        out.append(project(g, x))
     return tuple(out)
 
 

@@ -96,6 +96,13 @@ def generate(fn, key):
         info = FunctionInfo(
             code.co_name, node, filename, fn.__globals__, code.co_freevars, code.co_cellvars
         )
+        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, types.ModuleType):
+                info.static_free[name] = value
         free_kinds = key[len(key) - len(code.co_freevars):] if code.co_freevars else ()
         arg_kinds = key[: len(key) - len(code.co_freevars)] if code.co_freevars else key
         gen = Generator(node, info, arg_kinds, free_kinds, lines)
@@ -199,23 +206,9 @@ def pair_for(fn, key, nargs):
     has_kw = bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
     if nargs == npos and not has_var and not has_kw:
         return pair
+    from .adapters import trimmed
 
-    def trimmed_pair(*args):
-        return _trim(pair(*args), nargs, npos, has_kw)
-
-    return trimmed_pair
-
-
-def _trim(out, nargs, npos, has_kw):
-    y, pb = out
-
-    def pullback(g):
-        grads = pb(g)
-        if has_kw:
-            grads = grads[:-1]
-        return grads[: 1 + nargs]
-
-    return y, pullback
+    return trimmed(pair, nargs, has_kw)
 
 
 def source_of(fn, key=None):

@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from . import rules as R
-from .errors import MissingAdjointError, NotDifferentiableError, RuleError, describe
+from .errors import MissingAdjointError, NotDifferentiableError
 from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
 
@@ -33,8 +33,8 @@ def real(x):
         return x
     if x is None or isinstance(x, AbstractZero):
         return 0.0
-    if isinstance(x, Thunk):
-        x = x.unthunk()
+    if isinstance(x, Thunk):  # stay lazy: the thunk runs only if its value is used
+        return Thunk(lambda: real(x.unthunk()))
     if t is complex or isinstance(x, complex):
         return x.real
     if isinstance(x, np.ndarray):
@@ -54,8 +54,6 @@ def scalar(x):
         return x
     if x is None or isinstance(x, AbstractZero):
         return 0.0
-    if isinstance(x, Thunk):
-        return x.unthunk()
     return x
 
 
@@ -299,6 +297,42 @@ def fn_tangent(**fields):
     if all(v is None or isinstance(v, AbstractZero) for v in fields.values()):
         return None
     return Tangent(types.FunctionType, **fields)
+
+
+def _arg_offset(i, lens):
+    """Where argument i (0 is the callee) starts in a flat gradient tuple."""
+    return 1 + sum(1 if n is None else n for n in lens[: i - 1])
+
+
+def arg_grad(grads, i, lens):
+    """The gradient of plain argument i of a call with *starred arguments."""
+    if i == 0:
+        return grads[0]
+    j = _arg_offset(i, lens)
+    return grads[j] if j < len(grads) else None
+
+
+def starred_grad(grads, i, value, lens):
+    """The gradients of the items of a *starred argument, shaped like the value."""
+    j = _arg_offset(i, lens)
+    n = lens[i - 1]
+    chunk = [grads[k] if k < len(grads) and not isinstance(grads[k], dict) else None for k in range(j, j + n)]
+    if all(c is None for c in chunk):
+        return None
+    return tuple(chunk) if isinstance(value, tuple) else chunk
+
+
+def kw_grad(grads, key):
+    last = grads[-1] if grads else None
+    return last.get(key) if isinstance(last, dict) else None
+
+
+def kwargs_grad(grads, d):
+    last = grads[-1] if grads else None
+    if not isinstance(last, dict):
+        return None
+    out = {k: last.get(k) for k in d if last.get(k) is not None}
+    return out or None
 
 
 def expand(g, n):
@@ -576,10 +610,77 @@ def _drop_first(pb):
 _METHOD_RULES = {}
 
 
+def method_rule(cls, name):
+    """Register the pair of ``obj.name(...)`` for objects of a builtin type cls."""
+
+    def deco(pair):
+        _METHOD_RULES[(cls, name)] = pair
+        return pair
+
+    return deco
+
+
+@method_rule(dict, "items")
+def _dict_items(d):
+    keys = list(d)
+
+    def items_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None,)
+        return ({k: part(kv, 1) for k, kv in zip(keys, g) if part(kv, 1) is not None},)
+
+    return list(d.items()), items_pullback
+
+
+@method_rule(dict, "values")
+def _dict_values(d):
+    keys = list(d)
+
+    def values_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None,)
+        return ({k: v for k, v in zip(keys, g) if v is not None},)
+
+    return list(d.values()), values_pullback
+
+
+@method_rule(dict, "get")
+def _dict_get(d, key, default=None):
+    present = key in d
+
+    def get_pullback(g):
+        if present:
+            return ({key: g}, None, None)
+        return (None, None, g)
+
+    return d.get(key, default), get_pullback
+
+
+@method_rule(list, "copy")
+def _list_copy(lst):
+    return list(lst), lambda g: (None if g is None else list(g),)
+
+
+@method_rule(dict, "copy")
+def _dict_copy(d):
+    return dict(d), lambda g: (None if g is None else dict(g),)
+
+
+_NO_GRAD_TYPES = (str, bytes, bool, type(None), range)
+_NO_GRAD_METHODS = {"index", "count", "keys", "__len__", "__contains__"}
+
+
 def _method_rule(cls, name, meth):
     rule = _METHOD_RULES.get((cls, name))
     if rule is not None:
         return rule
+    if issubclass(cls, _NO_GRAD_TYPES) or name in _NO_GRAD_METHODS:
+        def no_gradient_method(obj, *args, **kwargs):
+            y = getattr(obj, name)(*args, **kwargs)
+            n = len(args)
+            return y, lambda g: (None,) * (n + 1) + (({},) if kwargs else ())
+
+        return no_gradient_method
     fn = getattr(np, name, None) if cls is np.ndarray else None
     if fn is not None:
         def ndarray_method(obj, *args, **kwargs):
@@ -834,80 +935,17 @@ def _primitive_pair(prim):
 
 def _user_rule_pair(rule):
     """Adapt an @adjoint / @rrule / non_differentiable entry to the pair convention."""
-    fn = rule.fn
+    from . import adapters
+
     if rule.style == "nondiff":
-        return _const_pair(fn)
+        return _const_pair(rule.fn)
     if rule.style == "adjoint":
-        impl = rule.rule
+        return adapters.adjoint_pair(rule.rule, rule.fn)
+    if rule.config:
+        from .api import RuleConfig
 
-        def adjoint_rule_pair(*args, **kwargs):
-            out = impl(*args, **kwargs)
-            y, back = _check_rule_output(out, rule)
-            n = len(args)
-
-            def adjoint_rule_pullback(g):
-                grads = back(g)
-                grads = _check_grads(grads, n, rule, with_df=False)
-                res = (None,) + grads
-                return res + ({},) if kwargs else res
-
-            return y, adjoint_rule_pullback
-
-        return adjoint_rule_pair
-    impl = rule.rule
-
-    def rrule_pair(*args, **kwargs):
-        if rule.config:
-            from .api import RuleConfig
-
-            out = impl(RuleConfig(), *args, **kwargs)
-        else:
-            out = impl(*args, **kwargs)
-        y, back = _check_rule_output(out, rule)
-        n = len(args)
-
-        def rrule_pullback(g):
-            grads = _check_grads(back(g), n, rule, with_df=True)
-            return grads + ({},) if kwargs else grads
-
-        return y, rrule_pullback
-
-    return rrule_pair
-
-
-def _rule_name(rule):
-    return f"the {'@adjoint' if rule.style == 'adjoint' else '@rrule'} rule for {describe(rule.fn)}"
-
-
-def _check_rule_output(out, rule):
-    if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
-        raise RuleError(
-            f"{_rule_name(rule)} must return (value, pullback), got {type(out).__name__}"
-        )
-    return out
-
-
-def _check_grads(grads, n, rule, with_df):
-    expected = n + 1 if with_df else n
-    if grads is None:
-        return (None,) * expected
-    if not isinstance(grads, tuple):
-        if isinstance(grads, list) and rule.style == "adjoint":
-            grads = tuple(grads)
-        elif expected == 1:
-            grads = (grads,)
-        else:
-            raise RuleError(
-                f"{_rule_name(rule)}: its pullback must return a tuple of {expected} "
-                f"gradients, got {type(grads).__name__}"
-            )
-    if len(grads) != expected:
-        what = "the function's own tangent first, then one per argument" if with_df else "one per argument"
-        raise RuleError(
-            f"{_rule_name(rule)}: its pullback returned {len(grads)} gradients, expected "
-            f"{expected} ({what})"
-        )
-    return tuple(None if isinstance(g, AbstractZero) else g for g in grads)
+        return adapters.rrule_pair(rule.rule, rule.fn, RuleConfig())
+    return adapters.rrule_pair(rule.rule, rule.fn, None)
 
 
 def _constructor_pair(cls):

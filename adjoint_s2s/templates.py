@@ -100,4 +100,4 @@ def names_in(node):
 def to_source(node):
     import ast
 
-    return ast.unparse(gast.gast_to_ast(node))
+    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))

@@ -575,6 +575,8 @@ class ControlFlow:
         self.returned = None
 
     def function(self, body):
+        if not _ends(body):
+            body = body + [gast.Return(value=T.const(None))]
         if _contains_return_in_loop(body):
             self.retval = self.namer.fresh("result")
             self.returned = self.namer.fresh("returned")
@@ -586,8 +588,6 @@ class ControlFlow:
             body = [T.assign(self.returned, T.const(False))] + self.flag_exits(
                 body, (gast.Return,), self.returned, None
             )
-        if not _ends(body):
-            body.append(gast.Return(value=T.const(None)))
         return self.single_return(body)
 
     def loops_return(self, block):

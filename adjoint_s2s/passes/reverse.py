@@ -103,6 +103,7 @@ class FunctionInfo:
         self.freevars = tuple(freevars)
         self.cellvars = set(cellvars)
         self.line_offset = line_offset
+        self.static_free = {}  # captured variables holding modules: resolved like globals
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]
@@ -261,6 +262,8 @@ class Generator:
     def resolve(self, node):
         """The object a callee expression names, if it can be known now; else None."""
         if isinstance(node, gast.Name):
+            if node.id in self.info.static_free and node.id not in self.locals:
+                return self.info.static_free[node.id]
             if node.id in self.locals or node.id in self.info.freevars:
                 return None
             g = self.info.globals
@@ -1104,6 +1107,14 @@ class Generator:
     # ----- control flow -----------------------------------------------------------------------
     def if_(self, s, fwd, depth):
         test = src(s.test)
+        cond_saves = []
+        if isinstance(s.test, gast.Name):
+            inside = {n for b in (s.body, s.orelse) for st in walk_block(b) for n in stmt_targets(st)}
+            if s.test.id in inside:  # the branch rewrites its own test: keep the decision
+                cond = self.fresh_local("cond", fwd, depth)
+                cond_saves.append(self.saves[-1])
+                fwd.append(f"{cond} = {test}")
+                test = cond
         body, rb = self.block(s.body, depth)
         orelse, ro = self.block(s.orelse, depth)
         fwd.append(If(test, body, orelse))
@@ -1123,6 +1134,8 @@ class Generator:
             st.status = st.merge(s1, s2, b1, b2)
             st.out = out
             out.append(If(test, b1, b2))
+            for sv in cond_saves:
+                out.append(Restore(sv))
 
         return recipe
 
@@ -1130,7 +1143,8 @@ class Generator:
         hint = "n_iter" if isinstance(s, gast.While) else f"n_{_loop_hint(s)}"
         mark = len(self.saves)
         init = C.LoopInit([])
-        fwd.append(init)
+        if depth == 0:  # the outermost loop initialises the names of the whole nest
+            fwd.append(init)
         self.loop_inits.append((init, s))
         counter = self.fresh_local(hint, fwd, depth)
         fwd.append(f"{counter} = 0")
@@ -1145,13 +1159,14 @@ class Generator:
                 seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
                 fwd.append(f"{seq} = _rt.seq({src(it)})")
             item = self.namer.fresh(f"{target}_")
+            outer_saves = self.saves[mark:]
             tsave = self.save(target, body_fwd, depth + 1)
             header = _ForHeader(target, item, seq or src(it), tsave)
             body_fwd.append(_Copy(header))
             target_rev = (target, seq, tsave)
         else:
             header = "while True"
-        outer_saves = self.saves[mark:]
+            outer_saves = self.saves[mark:]
         body_fwd.append(f"{counter} += 1")
         inner, rb = self.block(s.body, depth + 1)
         body_fwd.extend(inner)
@@ -1191,10 +1206,15 @@ class Generator:
             uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
             rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
             out.append(Loop(f"for {k if uses_k else '_'} in {rng}", body))
-            for sv in reversed(outer_saves):
-                out.append(Restore(sv))
             st.out = out
             st.status = dict(entry)
+            if target_rev is not None and target_rev[1] is not None and st.get(target_rev[1]) is not None:
+                # seq = _rt.seq(it): the gradient of the sequence is the iterable's
+                seq = target_rev[1]
+                st.acc(s.iter.id, st.adj(seq), False)
+                st.consume(seq)
+            for sv in reversed(outer_saves):
+                out.append(Restore(sv))
 
         return recipe
 
@@ -1324,7 +1344,7 @@ class Generator:
                 if sv.name not in restorable:
                     return []
                 if sv.in_loop:
-                    return [f"{sv.name} = _stack.pop()"]
+                    return ["_pos -= 1", f"{sv.name} = _tape[_pos]"]
                 if id(sv) in slots and sv.name in m_defined(sv):
                     return [f"{sv.name} = {slots[id(sv)]}"]
             return []
@@ -1337,12 +1357,16 @@ class Generator:
         if tape_used:
             fwd_lines.append("_tape = []")
         C.render(fwd, 0, resolve_fwd, fwd_lines)
+        # captured variables are cells: snapshot the ones the pullback reads, so a later
+        # rebinding in the enclosing function (a loop variable) cannot change the gradient
+        snap = sorted(restorable | (read & set(info.freevars) - set(info.static_free) - self.helpers))
+        finals = {n: self.namer.fresh(f"{n}_final") for n in snap}
+        fwd_lines.extend(f"{v} = {n}" for n, v in finals.items())
         lines.extend("    " + line for line in fwd_lines)
-        pb_params = [seed] + [f"{n}={n}" for n in sorted(restorable)]
-        lines.append(f"    def {pb_name}({', '.join(pb_params)}):")
-        pb_lines = []
+        lines.append(f"    def {pb_name}({seed}):")
+        pb_lines = [f"{n} = {v}" for n, v in finals.items()]
         if tape_used:
-            pb_lines.append("_stack = list(_tape)")
+            pb_lines.append("_pos = len(_tape)")
         C.render(pre, 0, resolve_rev, pb_lines)
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)

@@ -1,0 +1,85 @@
+"""Pair functions around user rules, written in the subset adjoint_s2s differentiates.
+
+A user rule (``@adjoint`` / ``@rrule``) is adapted to the pair convention here rather
+than in ``runtime.py`` because code that runs inside a gradient is itself
+differentiated when gradients are nested: these adapters, the user's rule and the
+pullback it returns are all transformed by the outer level (Zygote does the same by
+differentiating its own ``_pullback``). So: no try/except, no generators, no writes
+to attributes.
+"""
+from . import checks
+
+
+def adjoint_pair(rule, fn):
+    """The pair of a Zygote-style rule: its pullback gets the function tangent prepended."""
+
+    def adjoint_rule_pair(*args, **kwargs):
+        out = rule(*args, **kwargs)
+        checks.rule_output(out, rule, fn, "adjoint")
+        y = out[0]
+        back = out[1]
+        n = len(args)
+        has_kw = len(kwargs) > 0
+
+        def adjoint_rule_pullback(g):
+            grads = checks.rule_grads(back(g), n, rule, fn, "adjoint")
+            if has_kw:
+                return (None,) + grads + ({},)
+            return (None,) + grads
+
+        return y, adjoint_rule_pullback
+
+    return adjoint_rule_pair
+
+
+def rrule_pair(rule, fn, config):
+    """The pair of a ChainRules-style rule (its pullback returns the function tangent)."""
+
+    def rrule_rule_pair(*args, **kwargs):
+        if config is not None:
+            out = rule(config, *args, **kwargs)
+        else:
+            out = rule(*args, **kwargs)
+        checks.rule_output(out, rule, fn, "rrule")
+        y = out[0]
+        back = out[1]
+        n = len(args)
+        has_kw = len(kwargs) > 0
+
+        def rrule_pullback(g):
+            grads = checks.rule_grads(back(g), n + 1, rule, fn, "rrule")
+            if has_kw:
+                return grads + ({},)
+            return grads
+
+        return y, rrule_pullback
+
+    return rrule_rule_pair
+
+
+def trimmed(pair, nargs, has_kw):
+    """A pair whose pullback returns gradients for the nargs arguments actually passed."""
+
+    def trimmed_pair(*args):
+        out = pair(*args)
+        y = out[0]
+        pb = out[1]
+
+        def trimmed_pullback(g):
+            grads = pb(g)
+            if has_kw:
+                grads = grads[:-1]
+            return grads[: 1 + nargs]
+
+        return y, trimmed_pullback
+
+    return trimmed_pair
+
+
+def first(pair):
+    """The primal of a pair call (for calls whose pullback is not needed)."""
+
+    def primal_only(*args, **kwargs):
+        return pair(*args, **kwargs)[0]
+
+    return primal_only

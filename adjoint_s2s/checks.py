@@ -1,0 +1,43 @@
+"""Checks on what user rules return: clear errors naming the rule, the argument, expected
+vs got. Registered as non-differentiable passthroughs: they validate and hand back."""
+from .errors import RuleError, describe
+from .tangents import AbstractZero
+
+
+def _rule_name(fn, style):
+    return f"the {'@adjoint' if style == 'adjoint' else '@rrule'} rule for {describe(fn)}"
+
+
+def rule_output(out, rule, fn, style):
+    if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
+        raise RuleError(
+            f"{_rule_name(fn, style)} must return (value, pullback), got "
+            f"{type(out).__name__}{'' if not isinstance(out, tuple) else ' of length %d' % len(out)}"
+        )
+
+
+def rule_grads(grads, expected, rule, fn, style):
+    """Normalise a rule's pullback output to a tuple of expected gradients."""
+    if grads is None:
+        return (None,) * expected
+    if not isinstance(grads, tuple):
+        if isinstance(grads, list) and style == "adjoint":
+            grads = tuple(grads)
+        elif expected == 1:
+            grads = (grads,)
+        else:
+            raise RuleError(
+                f"{_rule_name(fn, style)}: its pullback must return a tuple of {expected} "
+                f"gradients, got {type(grads).__name__}"
+            )
+    if len(grads) != expected:
+        what = (
+            "the function's own tangent first, then one per argument"
+            if style == "rrule"
+            else "one per argument"
+        )
+        raise RuleError(
+            f"{_rule_name(fn, style)}: its pullback returned {len(grads)} gradients, expected "
+            f"{expected} ({what})"
+        )
+    return tuple(None if isinstance(g, AbstractZero) else g for g in grads)
