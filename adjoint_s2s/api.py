@@ -212,6 +212,18 @@ def _register_api_rules():
     def dropgrad_pair(x):
         return x, lambda g: (None, None)
 
+    @R.special(_project_args)
+    def project_args_pair(grads, args):
+        # projection onto the arguments' spaces is linear: its adjoint passes through
+        def project_args_pullback(g):
+            if g is None:
+                return (None, None, None)
+            return (None, (None,) + tuple(g), None)
+
+        return _project_args(grads, args), project_args_pullback
+
+    R.nondifferentiable_builtin(_check_scalar, _is_scalar, reason="it only checks")
+
 
 _register_api_rules()
 functools  # noqa: B018 - kept for decorators in later modules

@@ -253,13 +253,87 @@ def part(g, i):
         return g.get(i)
     if isinstance(g, Tangent):
         return g[i]
-    try:
+    if isinstance(g, (tuple, list)):
+        if isinstance(i, slice):
+            return g[i]
         return g[i] if -len(g) <= i < len(g) else None
-    except TypeError:
-        raise RuleError(
-            f"expected a tuple or list gradient, got {type(g).__name__} ({g!r}); "
-            "a rule or pullback returned the wrong structure"
-        ) from None
+    if isinstance(g, np.ndarray):
+        return g[i]
+    raise NotDifferentiableError(
+        f"expected a tuple or list gradient, got {type(g).__name__} ({g!r}); "
+        "a rule or pullback returned the wrong structure"
+    )
+
+
+def part_adjoint(v, i, g):
+    """The adjoint of part(v, i): g placed at i in a tangent shaped like v."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(v, dict):
+        return {i: g}
+    if isinstance(v, Tangent):
+        if isinstance(i, str):
+            return Tangent(v.primal_type, **{i: g})
+        els = [None] * len(v._elements)
+        els[i] = g
+        return Tangent(v.primal_type, *els)
+    if isinstance(v, np.ndarray):
+        return getitem_grad(v, i, g)
+    out = [None] * len(v)
+    out[i] = g
+    return tuple(out) if isinstance(v, tuple) else out
+
+
+def field_adjoint(name, g):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    return Tangent(types.FunctionType, **{name: g})
+
+
+def broadcast_like(g, v):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(v, np.ndarray) and np.shape(g) != v.shape:
+        return np.broadcast_to(g, v.shape).copy()
+    return g
+
+
+def seq_adjoint(v, g):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(v, tuple):
+        return tuple(g)
+    if isinstance(v, np.ndarray):
+        return np.asarray(g)
+    return list(g)
+
+
+def trigamma(x):
+    """ψ'(x) for real x (not a pole), accurate to about 1e-12."""
+    x = float(x)
+    if x <= 0 and x == math.floor(x):
+        return math.nan
+    if x < 0.5:  # reflection: ψ'(1-x) + ψ'(x) = π² / sin²(πx)
+        return -trigamma(1.0 - x) + (math.pi / math.sin(math.pi * x)) ** 2
+    acc_ = 0.0
+    while x < 10.0:
+        acc_ += 1.0 / (x * x)
+        x += 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    # ψ'(x) ~ 1/x + 1/(2x²) + Σ B_2k / x^(2k+1)
+    series = inv + 0.5 * inv2
+    p = inv * inv2
+    for b in _B2K:
+        series += b * p
+        p *= inv2
+    return acc_ + series
+
+
+def polygamma2(x):
+    """ψ''(x), by a central difference of trigamma (used only for third derivatives)."""
+    h = 1e-5 * max(1.0, abs(float(x)))
+    return (trigamma(x + h) - trigamma(x - h)) / (2 * h)
 
 
 def star_part(g, sizes, i, like):
@@ -804,10 +878,13 @@ def getitem_pair(obj, idx):
 def _function_pair(f, key, nargs):
     """Resolve a plain Python function (user rule first) and cache it on f."""
     rule = R.lookup_user(f)
+    prim = R.lookup_primitive(f, nargs) if rule is None else None
     if rule is not None:
         pair = _user_rule_pair(rule)
-    elif f in R.SPECIAL if _hashable(f) else False:
+    elif f in R.SPECIAL:
         pair = R.SPECIAL[f]
+    elif prim is not None:
+        pair = _primitive_pair(prim)
     else:
         from . import emit
 
@@ -827,7 +904,7 @@ def _hashable(obj):
 def resolve(f, nargs):
     """The pair function for any callable f called with nargs positional arguments."""
     if type(f) is types.FunctionType:
-        return lambda *a: call(f, *a)
+        return lambda *a, **k: call(f, *a, **k)
     rule = R.lookup_user(f)
     if rule is not None:
         return _user_rule_pair(rule)
@@ -914,7 +991,12 @@ def _primitive_pair(prim):
         "_rt": sys.modules[__name__],
         "operator": operator,
     }
-    exec(compile("\n".join(lines), f"<adjoint_s2s rule for {prim.path}>", "exec"), ns)
+    text = "\n".join(lines) + "\n"
+    filename = f"<adjoint_s2s rule for {prim.path}/{len(params)}>"
+    import linecache
+
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), ns)
     core = ns["core"]
 
     def primitive_pair(*args, **kwargs):
@@ -1054,9 +1136,12 @@ def _call_kw(f, args, kwargs):
             return (flat[0],) + pos + (kw,)
 
         return y, keyword_call_pullback
-    pair = resolve(f, len(args))
-    y, pb = pair(*args, **kwargs)
-    return y, pb
+    if type(f) is types.FunctionType:
+        rule = R.lookup_user(f)
+        pair = _user_rule_pair(rule) if rule is not None else R.SPECIAL[f]
+    else:
+        pair = resolve(f, len(args))
+    return pair(*args, **kwargs)
 
 
 __all__ = ["call", "call_primal", "call_method", "binop", "ZeroTangent", "NoTangent"]

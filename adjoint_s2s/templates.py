@@ -10,9 +10,16 @@ import functools
 import gast
 
 
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse(src, mode):
     tree = gast.parse(src)
+    for node in gast.walk(tree):  # template lines are not user lines
+        for attr in _LOCATION:
+            if hasattr(node, attr):
+                delattr(node, attr)
     if mode == "expr":
         return tree.body[0].value
     return tree.body

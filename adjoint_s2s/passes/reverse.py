@@ -1362,6 +1362,10 @@ class Generator:
         snap = sorted(restorable | (read & set(info.freevars) - set(info.static_free) - self.helpers))
         finals = {n: self.namer.fresh(f"{n}_final") for n in snap}
         fwd_lines.extend(f"{v} = {n}" for n, v in finals.items())
+        # names bound on some paths only still need a value to snapshot
+        unbound = sorted(n for n in finals if n not in self._defined_at_end and n not in info.freevars)
+        if unbound:
+            fwd_lines[:0] = [f"{n} = None" for n in unbound]
         lines.extend("    " + line for line in fwd_lines)
         lines.append(f"    def {pb_name}({seed}):")
         pb_lines = [f"{n} = {v}" for n, v in finals.items()]
@@ -1402,6 +1406,7 @@ class Generator:
                             defined.add(head.strip())
 
         walk(self._fwd_block_cache, defined)
+        self._defined_at_end = defined
         return out
 
 class _Copy:

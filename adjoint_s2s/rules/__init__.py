@@ -206,6 +206,7 @@ def load_builtin_rules():
     from . import math as _m  # noqa: F401
     from . import numpy as _n  # noqa: F401
     from . import operators as _o  # noqa: F401
+    from . import runtime_rules as _rr  # noqa: F401
     from . import special as _s  # noqa: F401
 
     try:

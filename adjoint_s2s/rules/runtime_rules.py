@@ -1,0 +1,119 @@
+"""Rules for adjoint_s2s's own run-time helpers: what makes nested gradients work.
+
+Generated pullbacks are ordinary Python; differentiating a function that calls
+``gradient`` differentiates them again (reverse over reverse, as Zygote does). They call
+``_rt`` helpers: the dispatch entry points get a rule that differentiates the first-order
+pair itself; the small helpers get templates like any primitive.
+"""
+import types
+
+from .. import emit
+from .. import runtime as rt
+from ..tangents import AbstractZero, Tangent, unthunk
+from . import lookup_user, nondifferentiable_builtin, primitive, special, SPECIAL
+
+_R = dict(kind="same")
+
+
+# ----- dispatch: differentiate the pair function that a call would run ---------------------
+
+
+def first_order_pair(f, args, has_kwargs):
+    """The Python function that ``rt.call(f, ...)`` runs (something with source)."""
+    nargs = len(args)
+    if has_kwargs:
+        return lambda *args, **kwargs: rt._call_kw(f, args, kwargs)
+    if type(f) is types.FunctionType:
+        rule = lookup_user(f)
+        if rule is not None:
+            return rt._user_rule_pair(rule)
+        if f in SPECIAL:
+            return SPECIAL[f]
+        key = rt.kinds_of(args) + tuple(rt._cell_kind(c) for c in f.__closure__ or ())
+        return emit.pair_for(f, key, nargs)
+    return rt.resolve(f, nargs)
+
+
+def _tangent_of_callee(d_inner, f):
+    """Map the tangent of the pair function back to a tangent of f (its captured cells)."""
+    if d_inner is None or isinstance(d_inner, AbstractZero):
+        return None
+    if not isinstance(d_inner, Tangent):
+        return None
+    inner_pair = d_inner._fields.get("pair")
+    if isinstance(inner_pair, Tangent):  # a trimmed pair: look inside
+        d_inner = inner_pair
+    free = getattr(getattr(f, "__code__", None), "co_freevars", ())
+    fields = {k: v for k, v in d_inner._fields.items() if k in free}
+    return rt.fn_tangent(**fields) if fields else None
+
+
+@special(rt.call)
+def call_pair(f, *args, **kwargs):
+    inner = first_order_pair(f, args, bool(kwargs))
+    res, outer_pb = rt.call(inner, *args, **kwargs)
+
+    def call_pullback(g):
+        grads = outer_pb(g)
+        return (None, _tangent_of_callee(grads[0], f)) + tuple(grads[1:])
+
+    return res, call_pullback
+
+
+@special(rt.call_primal)
+def call_primal_pair(f, *args, **kwargs):
+    res, pb = call_pair(f, *args, **kwargs)
+
+    def call_primal_pullback(g):
+        return pb((g, None))
+
+    return res[0], call_primal_pullback
+
+
+# ----- small helpers: templates ------------------------------------------------------------
+primitive(rt.real, "v", "1", **_R)
+primitive(rt.scalar, "v", "1", **_R)
+primitive(rt.seed, "v", adjoints={"v": "g"}, kind="other")
+primitive(rt.re, "v", adjoints={"v": "_rt.real(g)"}, kind="real")
+primitive(rt.im, "v", adjoints={"v": "_rt.im_seed(g)"}, kind="real")
+primitive(rt.im_seed, "v", adjoints={"v": "_rt.im(g)"}, kind="complex")
+primitive(rt.conj, "v", adjoints={"v": "_rt.conj(g)"}, **_R)
+primitive(rt.neg, "v", adjoints={"v": "_rt.neg(g)"}, kind="other")
+primitive(rt.acc, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")
+primitive(rt.unbroadcast, "v, like", adjoints={"v": "_rt.broadcast_like(g, v)"}, kind="other")
+primitive(rt.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="other")
+primitive(rt.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
+primitive(rt.getitem_grad, "obj, idx, v", adjoints={"v": "_rt.part(g, idx)"}, kind="other")
+primitive(
+    rt.item_grad,
+    "acc, seq, k, v",
+    adjoints={"acc": "g", "v": "_rt.part(g, k)"},
+    kind="other",
+)
+primitive(rt.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="other")
+primitive(rt.digamma, "x", "_rt.trigamma(x)")
+primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
+primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
+
+
+@special(rt.fn_tangent)
+def fn_tangent_pair(**fields):
+    def fn_tangent_pullback(g):
+        return (None, {k: rt.field(g, k) for k in fields})
+
+    return rt.fn_tangent(**fields), fn_tangent_pullback
+
+
+nondifferentiable_builtin(
+    rt.resolve,
+    rt._hashable,
+    rt.kinds_of,
+    rt._cell_kind,
+    rt._method_rule,
+    rt.trunc_div,
+    emit.pair_for,
+    emit.raw_pair_for,
+    emit.entry_for,
+    first_order_pair,
+    reason="it selects code, it does not compute with differentiable values",
+)
