@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SPEC := ../shared/spec
 # spec files join the run once they pass in full
-SPEC_FILES := $(SPEC)/test_core.py
+SPEC_FILES := $(SPEC)/test_core.py $(SPEC)/test_numpy.py $(SPEC)/test_types_and_rules.py $(SPEC)/test_advanced.py
 
 .PHONY: demo test bench stress clean
 

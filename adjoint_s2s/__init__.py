@@ -26,6 +26,7 @@ from .api import (  # noqa: E402
     rrule_via_ad,
     withgradient,
 )
+from .advanced import checkpoint, hessian, hook, hvp, jacobian, showgrad  # noqa: E402
 from .errors import (  # noqa: E402
     AdjointError,
     MissingAdjointError,
@@ -62,6 +63,12 @@ __all__ = [
     "dropgrad",
     "ignore_derivatives",
     "project",
+    "hook",
+    "showgrad",
+    "checkpoint",
+    "jacobian",
+    "hessian",
+    "hvp",
     "test_rrule",
     "check_grads",
     "numerical_gradient",

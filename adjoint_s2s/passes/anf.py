@@ -218,7 +218,14 @@ class Normalizer:
             else:
                 args.append(self.atom(x, out))
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value, out)) for k in node.keywords]
-        return gast.Call(func=func, args=args, keywords=kws)
+        call = gast.Call(func=func, args=args, keywords=kws)
+        fname = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+        if fname == "showgrad" and len(node.args) == 1 and not node.keywords:
+            # showgrad prints the expression it watches, and where
+            where = f"{self.filename.rsplit('/', 1)[-1]}:{getattr(node, 'lineno', 0) + self.line_offset}"
+            label = (T.to_source(node.args[0]), where)
+            call.keywords.append(gast.keyword(arg="label", value=T.const(label)))
+        return call
 
     def compare(self, node, out):
         if len(node.ops) == 1:
