@@ -80,10 +80,13 @@ def _check_scalar(y, f):
 
 
 def _project_args(grads, args):
-    """Unthunk and project the argument gradients of a pullback's (df, *dargs)."""
+    """Unthunk and project the argument gradients of a pullback's (df, *dargs); objects
+    get the gradients of their fields that were read (and not overwritten) added."""
     out = []
     for i, x in enumerate(args):
         g = grads[1 + i] if 1 + i < len(grads) else None
+        if _rt.is_mutable_object(x):
+            g = _rt.with_fields(g, x)
         out.append(project(g, x))
     return tuple(out)
 

@@ -520,8 +520,21 @@ def attr_grad(obj, name, g):
     raise NotDifferentiableError(f"no gradient for the attribute .{name} of {type(obj).__name__}")
 
 
+def append(lst, v):
+    """lst.append(v) in differentiated code: the index v went to (lists), or the pullback
+    of a Python append method (other objects)."""
+    if type(lst) is list or type(lst) is GradList:
+        n = len(lst)
+        lst.append(v)
+        return n
+    return call_method(lst, "append", v)[1]
+
+
 def unappend(b_lst, n):
     """Undo lst.append(v) on the gradient: (gradient of the shorter list, gradient of v)."""
+    if callable(n):  # an object's own append method: run its pullback
+        grads = n(None)
+        return grads[0], grads[1]
     if b_lst is None or isinstance(b_lst, AbstractZero):
         return None, None
     g = b_lst[n] if n < len(b_lst) else None
@@ -812,6 +825,24 @@ def binop(opname, a, b):
     )
 
 
+_UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__")}
+
+
+def unop(opname, a):
+    """(y, pullback) of OP a for values not known statically; pullback -> (da,)."""
+    fn, dunder = _UNOPS[opname]
+    if isinstance(a, _NUMBERS):
+        y, pb = resolve(fn, 1)(a)
+        return y, _drop_first(pb)
+    meth = getattr(type(a), dunder, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call(meth, a)
+        return y, _drop_first(pb)
+    if isinstance(a, (tuple, list, Tangent, AbstractZero)) or a is None:
+        return fn(a), lambda g: (neg(g) if opname == "USub" else g,)
+    raise MissingAdjointError(fn, f"{opname} on {type(a).__name__} is not written in Python")
+
+
 def _split_concat(g, na):
     if g is None or isinstance(g, AbstractZero):
         return (None, None)
@@ -828,6 +859,67 @@ def _fold_repeat(g, n, times, typ):
     return typ(out)
 
 
+# ----- mutable objects: field gradients by identity (Zygote's IdDict for setfield!) -----------
+#
+# Reading a field of a mutable object adds the field's gradient to a store keyed by the
+# object's identity; writing the field takes the gradient back out (it belongs to the
+# value written). Constructors and the API boundary merge the store into the object's
+# structural tangent. Aliases (self inside a method, the caller's name outside) share one
+# entry, which is what makes mutation through methods correct.
+
+_FIELDS = {}  # id(obj) -> [obj, {field: gradient}]
+
+
+def is_mutable_object(obj):
+    d = getattr(obj, "__dict__", None)
+    if not isinstance(d, dict) or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+        return False
+    params = getattr(type(obj), "__dataclass_params__", None)
+    return not (params is not None and params.frozen)
+
+
+def add_field_grad(obj, name, g):
+    if g is None or isinstance(g, AbstractZero):
+        return
+    entry = _FIELDS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        entry = _FIELDS[id(obj)] = [obj, {}]
+    entry[1][name] = add(entry[1].get(name), g)
+
+
+def take_field_grad(obj, name):
+    """The gradient of obj.name at this point of the backward pass, removed from the store."""
+    entry = _FIELDS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        return None
+    return entry[1].pop(name, None)
+
+
+def take_fields(obj):
+    """Every field gradient of obj, removed from the store (as a dict, or None)."""
+    entry = _FIELDS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        return None
+    del _FIELDS[id(obj)]
+    return entry[1] or None
+
+
+def with_fields(g, obj):
+    """The structural tangent g of obj, plus obj's field gradients from the store."""
+    fields = take_fields(obj)
+    if not fields:
+        return g
+    t = Tangent(type(obj), **fields)
+    if g is None or isinstance(g, AbstractZero):
+        return t
+    return add(g, t)
+
+
+def setattr_grad(obj, name):
+    """Adjoint of `obj.name = v`: the gradient of v (taken from the store)."""
+    return take_field_grad(obj, name)
+
+
 def getattr_pair(obj, name):
     """(y, pullback) of obj.name; properties written in Python are differentiated."""
     prop = getattr(type(obj), name, None)
@@ -842,6 +934,12 @@ def getattr_pair(obj, name):
     if isinstance(obj, (types.ModuleType, type)) or callable(y) and isinstance(y, types.MethodType):
         return y, lambda g: None
     typ = type(obj)
+    if is_mutable_object(obj):
+        def mutable_getfield_pullback(g):
+            add_field_grad(obj, name, g)
+            return None
+
+        return y, mutable_getfield_pullback
 
     def getfield_pullback(g):
         if g is None or isinstance(g, AbstractZero):
@@ -922,7 +1020,12 @@ def resolve(f, nargs):
 
         def bound_method_pair(*args, **kwargs):
             y, pb = call(fn, obj, *args, **kwargs)
-            return y, pb  # d(self) is the tangent of the bound method
+
+            def bound_method_pullback(g):
+                grads = pb(g)
+                return tuple(grads[1:])  # d(self) is the tangent of the bound method
+
+            return y, bound_method_pullback
 
         return bound_method_pair
     if isinstance(f, type):
@@ -932,7 +1035,12 @@ def resolve(f, nargs):
     call_ = getattr(type(f), "__call__", None)
     if isinstance(call_, types.FunctionType):
         def callable_object_pair(*args, **kwargs):
-            return call(call_, f, *args, **kwargs)
+            y, pb = call(call_, f, *args, **kwargs)
+
+            def callable_object_pullback(g):
+                return tuple(pb(g)[1:])  # the object's tangent is the function tangent
+
+            return y, callable_object_pullback
 
         return callable_object_pair
     raise MissingAdjointError(f)
@@ -1034,7 +1142,7 @@ def _constructor_pair(cls):
     """Dataclasses and namedtuples: the gradient of the arguments from the object's tangent."""
     import dataclasses
 
-    if dataclasses.is_dataclass(cls):
+    if dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__"):
         names = [f.name for f in dataclasses.fields(cls) if f.init]
 
         def dataclass_pair(*args, **kwargs):
@@ -1042,7 +1150,7 @@ def _constructor_pair(cls):
             n = len(args)
 
             def constructor_pullback(g):
-                vals = _fields_of(g, names)
+                vals = _fields_of(with_fields(g, obj), names)
                 pos = tuple(vals[:n])
                 if kwargs:
                     return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
@@ -1085,10 +1193,85 @@ def _constructor_pair(cls):
         return sequence_pair
     if cls in (float, int, bool, str):
         return _const_pair(cls)
+    if dataclasses.is_dataclass(cls):
+        return _dataclass_post_init_pair(cls)
+    init = getattr(cls, "__init__", None)
+    if isinstance(init, types.FunctionType) and cls.__new__ is object.__new__:
+        return _init_constructor_pair(cls, init)
     raise MissingAdjointError(
-        cls,
-        "constructors of classes other than dataclasses and namedtuples need a rule for now",
+        cls, "its constructor is not written in Python (give the class a rule with @adjoint)"
     )
+
+
+def _init_constructor_pair(cls, init):
+    """A class whose __init__ is Python: differentiate __init__ (its attribute writes)."""
+
+    def init_constructor_pair(*args, **kwargs):
+        obj = cls.__new__(cls)
+        _none, init_pb = call(init, obj, *args, **kwargs)
+
+        def init_constructor_pullback(g):
+            _seed_fields(obj, g)
+            grads = init_pb(None)
+            rest = with_fields(grads[1], obj)  # what __init__ read of itself: nothing to pass on
+            del rest
+            return (None,) + tuple(grads[2:])
+
+        return obj, init_constructor_pullback
+
+    return init_constructor_pair
+
+
+def _dataclass_post_init_pair(cls):
+    """A dataclass with __post_init__: fields are set plainly, __post_init__ through AD."""
+    import dataclasses
+
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    post = cls.__post_init__
+
+    def post_init_constructor_pair(*args, **kwargs):
+        obj = cls.__new__(cls)
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        for f in dataclasses.fields(cls):
+            if f.init:
+                if f.name in bound:
+                    value = bound[f.name]
+                elif f.default is not dataclasses.MISSING:
+                    value = f.default
+                else:
+                    value = f.default_factory()
+                object.__setattr__(obj, f.name, value)
+        _none, post_pb = call(post, obj)
+        n = len(args)
+
+        def post_init_constructor_pullback(g):
+            _seed_fields(obj, g)
+            post_pb(None)
+            fields = take_fields(obj) or {}
+            pos = tuple(fields.get(name) for name in names[:n])
+            if kwargs:
+                return (None,) + pos + ({k: fields.get(k) for k in kwargs},)
+            return (None,) + pos
+
+        return obj, post_init_constructor_pullback
+
+    return post_init_constructor_pair
+
+
+def _seed_fields(obj, g):
+    """Put the structural tangent g of obj into the field store, field by field."""
+    g = unthunk(g)
+    if g is None or isinstance(g, AbstractZero):
+        return
+    if isinstance(g, Tangent):
+        items = g._fields.items()
+    elif isinstance(g, dict):
+        items = g.items()
+    else:
+        items = ((k, getattr(g, k, None)) for k in vars(obj))
+    for k, v in items:
+        add_field_grad(obj, k, v)
 
 
 def _fields_of(g, names):

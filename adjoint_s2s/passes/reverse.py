@@ -212,6 +212,7 @@ class Generator:
         taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
         taken |= set(info.freevars) | set(info.params) | {info.name}
         self.namer = Namer(taken)
+        self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
         self._adj = {}
         self.has_tape = False
         self.saves = []
@@ -660,16 +661,12 @@ class Generator:
         if k in NUMERIC:
             return self.elementwise(x, [("a", a)], {"a": partial}, {}, "same")
 
-        def rev(st):
-            def body(g, num):
-                if self.is_active(a):
-                    expr = f"_rt.neg({g})" if partial == "-1" else g
-                    st.acc(a.id, expr, False)
-
-            self.read_g(st, x, body)
-
         self.helpers.add("_rt")
-        return rev
+        fwd.pop()
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        opname = "USub" if partial == "-1" else "UAdd"
+        fwd.append(f"{x}, {pbn} = _rt.unop({opname!r}, {src(a)})")
+        return self.rev_call_pullback(x, pbn, [a], with_df=False)
 
     def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None):
         """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template."""
@@ -819,9 +816,10 @@ class Generator:
 
         def rev(st):
             s = st.get(x)
-            if s is None:
+            if s is None and self.kinds.get(x, OTHER) in NUMERIC + (CONST,):
                 return
-            g = st.adj(x)
+            # an object's fields may have gradients in the field store: run the pullback
+            g = st.adj(x) if s is not None else "None"
             any_active = any(self.is_active(a) for a in args) or any(
                 self.is_active(k.value) for k in keywords
             ) or (starred and any(
@@ -883,45 +881,53 @@ class Generator:
             fwd.append(src(e))
             return None
         func = e.func
-        # mutation of a local list by a method: lst.append(v)
         if (
             isinstance(func, gast.Attribute)
             and isinstance(func.value, gast.Name)
             and func.value.id in self.active
             and func.attr == "append"
             and len(e.args) == 1
+            and not e.keywords
         ):
             return self.append(func.value.id, e.args[0], fwd, depth)
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
-            func.value.id in self.active and func.attr in _MUTATING_METHODS
+        if not self.value_active(e) and not (
+            isinstance(func, gast.Attribute) and self.is_active(func.value)
         ):
-            raise UnsupportedSyntaxError(
-                f"mutating a differentiated value with .{func.attr}()",
-                self.info.filename,
-                getattr(e, "lineno", 0) + self.info.line_offset if hasattr(e, "lineno") else None,
-                hint="build a new value instead (for example lst = lst + [v])",
-            )
-        fwd.append(self.inactive_call(e) if not self.value_active(e) else self._effect_call(e))
-        return None
+            fwd.append(self.inactive_call(e))
+            return None
+        # a call made for its effect (a method that mutates self, a helper that fills a
+        # list): its result is dropped, its pullback runs with a zero seed
+        mark = len(self.saves)
+        x = self.namer.fresh("effect")
+        self.locals.add(x)
+        rev = self.call(x, e, fwd)
+        saves = self.saves[mark:]
 
-    def _effect_call(self, e):
-        """A call made for its effect whose result is dropped: no gradient flows back."""
-        return self.inactive_call(e)
+        def recipe(st):
+            st.status[x] = MAYBE
+            st.line(f"{st.adj(x)} = None")
+            rev(st)
+            st.consume(x)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
 
     def append(self, lst, v, fwd, depth):
+        """lst.append(v): in place for lists (the gradient of v is the tangent's last item)."""
         mark = len(self.saves)
         n = self.fresh_local(f"{lst}_len", fwd, depth)
-        fwd.append(f"{n} = len({lst})")
+        fwd.append(f"{n} = _rt.append({lst}, {src(v)})")
         saves = self.saves[mark:]
-        fwd.append(f"{lst}.append({src(v)})")
         self.helpers.add("_rt")
 
         def recipe(st):
-            if st.get(lst) is not None and self.is_active(v):
-                b = st.adj(lst)
-                t = self.namer.fresh(f"b_{v.id}_part")
-                st.line(f"{b}, {t} = _rt.unappend({b}, {n})")
-                st.status[lst] = MAYBE
+            b = st.adj(lst)
+            t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
+            prev = b if st.get(lst) is not None else "None"
+            st.line(f"{b}, {t} = _rt.unappend({prev}, {n})")
+            st.status[lst] = MAYBE
+            if self.is_active(v):
                 st.acc(v.id, t, False)
             for sv in reversed(saves):
                 st.out.append(Restore(sv))
@@ -1070,17 +1076,20 @@ class Generator:
         return recipe
 
     def setattr_(self, tgt, v, fwd, depth):
+        """obj.attr = v mutates obj; v's gradient is what later reads of the field left."""
         obj = tgt.value
-        line = f"{src(obj)}.{tgt.attr} = {src(v)}"
-        fwd.append(line)
-        if isinstance(obj, gast.Name) and obj.id in self.active and self.is_active(v):
-            raise UnsupportedSyntaxError(
-                f"writing the attribute .{tgt.attr} of a differentiated object",
-                self.info.filename,
-                None,
-                hint="return a new object instead (dataclasses.replace), until attribute writes land",
-            )
-        return None
+        fwd.append(f"{src(obj)}.{tgt.attr} = {src(v)}")
+        if not (isinstance(obj, gast.Name) and obj.id in self.active):
+            return None
+        self.helpers.add("_rt")
+
+        def recipe(st):
+            if self.is_active(v):
+                st.acc(v.id, f"_rt.setattr_grad({obj.id}, {tgt.attr!r})", False)
+            else:
+                st.line(f"_rt.setattr_grad({obj.id}, {tgt.attr!r})")
+
+        return recipe
 
     # ----- closures --------------------------------------------------------------------------
     def funcdef(self, s, fwd, depth):
@@ -1252,11 +1261,10 @@ class Generator:
             else:
                 pre.append(f"{seed} = _rt.seed({seed})")
                 st.status[result.id] = MAYBE
-            st.out = Block()
-            self.run(recipes, st)
-            body = st.out
-        else:
-            body = Block()
+        # even with an inactive result, effects (attribute writes) have adjoints
+        st.out = Block()
+        self.run(recipes, st)
+        body = st.out
         # gradients of the parameters, then the function tangent
         ret = []
         for p in info.positional:
