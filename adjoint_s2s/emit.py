@@ -31,6 +31,7 @@ from .passes.activity import OTHER
 from .passes.reverse import FunctionInfo, Generator
 
 _CACHE = weakref.WeakKeyDictionary()  # code object -> {key: Entry}
+ORIGINS = {}  # generated filename -> {generated line: (user file, user line)}
 _COUNTER = itertools.count()
 
 
@@ -141,6 +142,7 @@ def generate(fn, key):
             "a rule with @adjoint_s2s.adjoint",
         ) from exc
     linecache.cache[gname] = (len(text), None, text.splitlines(True), gname)
+    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
     ns = {"__builtins__": builtins}
     exec(module_code, ns)
     factory = ns[f"make_{pair_name}"]
@@ -152,6 +154,23 @@ def generate(fn, key):
     entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
     entry.callees = [d for d in gen.deps if isinstance(d, types.FunctionType)]
     return entry
+
+
+def _origins(text, raw_items, user_file):
+    """Where each nested def/lambda of the generated module came from in the user's file."""
+    lines = text.splitlines()
+    out = {}
+    pos = 0
+    for raw in raw_items:
+        if raw.origin is None or not raw.lines:
+            continue
+        first = raw.lines[0].strip()
+        for i in range(pos, len(lines)):
+            if lines[i].strip() == first:
+                out[i + 1] = (user_file, raw.origin)
+                pos = i + 1
+                break
+    return out
 
 
 def _source_node(fn):

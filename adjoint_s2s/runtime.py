@@ -1023,7 +1023,8 @@ def resolve(f, nargs):
 
             def bound_method_pullback(g):
                 grads = pb(g)
-                return tuple(grads[1:])  # d(self) is the tangent of the bound method
+                d_self = with_fields(grads[1], obj) if is_mutable_object(obj) else grads[1]
+                return (d_self,) + tuple(grads[2:])  # d(self) is the bound method's tangent
 
             return y, bound_method_pullback
 
@@ -1038,7 +1039,9 @@ def resolve(f, nargs):
             y, pb = call(call_, f, *args, **kwargs)
 
             def callable_object_pullback(g):
-                return tuple(pb(g)[1:])  # the object's tangent is the function tangent
+                grads = pb(g)
+                d_self = with_fields(grads[1], f) if is_mutable_object(f) else grads[1]
+                return (d_self,) + tuple(grads[2:])  # the object's tangent is the function's
 
             return y, callable_object_pullback
 

@@ -34,6 +34,12 @@ def function_node(fn):
     """(node, filename, lines): the FunctionDef or Lambda that defines fn."""
     code = fn.__code__
     filename = code.co_filename
+    first = code.co_firstlineno
+    from .emit import ORIGINS
+
+    mapped = ORIGINS.get(filename, {}).get(first)
+    if mapped is not None:  # defined inside differentiated code: read the user's source
+        filename, first = mapped
     tree, lines = _file_tree(filename, getattr(fn, "__globals__", None))
     if tree is None:
         raise NoSourceError(
@@ -43,20 +49,19 @@ def function_node(fn):
             f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
         )
     name = code.co_name
-    first = code.co_firstlineno
     candidates = []
     for node in gast.walk(tree):
         if name == "<lambda>" and isinstance(node, gast.Lambda):
             if node.lineno == first:
                 candidates.append(node)
-        elif isinstance(node, gast.FunctionDef) and node.name == name:
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == name:
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
             if first in (start, node.lineno):
                 candidates.append(node)
     if len(candidates) > 1:
         argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
         candidates = [c for c in candidates if _argnames(c)[: len(argnames)] == argnames] or candidates
-    if len(candidates) > 1:
+    if len(candidates) > 1 and mapped is None:
         cols = {
             (p[0], p[2])
             for p in code.co_positions()

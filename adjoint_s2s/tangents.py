@@ -4,7 +4,14 @@ Zero is structural: ``None`` (Zygote's ``nothing``), ``ZeroTangent()`` and ``NoT
 all mean "no gradient here" and cost nothing to carry. Tuples get tuples, lists get
 lists, dicts get dicts, objects get ``Tangent(T, field=...)``. A closure's tangent is a
 ``Tangent`` of its function with one field per captured variable.
+
+Thunks delay work: ``Thunk(fn)`` runs ``fn`` only when its value is needed (arithmetic,
+``unthunk``, ``iszero``, comparison); adding one to a zero, storing it in a ``Tangent``
+or printing it leaves it unforced.
 """
+import numbers
+
+import numpy as np
 
 
 class AbstractZero:
@@ -71,7 +78,11 @@ class NoTangent(AbstractZero):
 
 
 def _type_name(t):
-    return getattr(t, "__qualname__", None) or getattr(t, "__name__", None) or repr(t)
+    """Point, Outer.Inner: the qualified name without the ``<locals>`` noise."""
+    qual = getattr(t, "__qualname__", None)
+    if isinstance(qual, str) and "<locals>" not in qual:
+        return qual
+    return getattr(t, "__name__", None) or repr(t)
 
 
 class Tangent:
@@ -104,13 +115,22 @@ class Tangent:
             return self._fields.get(key, ZeroTangent())
         if self._elements:
             return self._elements[key]
+        names = _positional_names(self.primal_type)
+        if names is not None and isinstance(key, int):
+            # the tangent of a namedtuple is indexed like the namedtuple
+            return self._fields.get(names[key], ZeroTangent())
         return ZeroTangent()
 
     def __len__(self):
         return len(self._elements) if self._elements else len(self._fields)
 
     def __iter__(self):
-        return iter(self._elements)
+        if self._elements:
+            return iter(self._elements)
+        names = _positional_names(self.primal_type)
+        if names is not None:
+            return iter([self._fields.get(n, ZeroTangent()) for n in names])
+        return iter(())
 
     def fields(self):
         """The nonzero fields, as a dict."""
@@ -120,6 +140,10 @@ class Tangent:
         return self._fields.items()
 
     # -- vector space ---------------------------------------------------------------
+    # numpy scalars and arrays defer to the methods below instead of treating a Tangent
+    # as a sequence (np.float64(2.0) * t is t.__rmul__)
+    __array_ufunc__ = None
+
     def __add__(self, other):
         if other is None or isinstance(other, AbstractZero):
             return self
@@ -134,9 +158,22 @@ class Tangent:
                 add(_at(self._elements, i), _at(other._elements, i)) for i in range(n)
             )
             return Tangent(self.primal_type, *els, **fields)
+        if isinstance(other, dict):  # a dict-like tangent of the same object
+            fields = dict(self._fields)
+            for k, v in other.items():
+                fields[k] = add(fields.get(k), v)
+            return Tangent(self.primal_type, *self._elements, **fields)
+        if type(other) in (tuple, list) and (self._elements or not self._fields):
+            n = max(len(self._elements), len(other))
+            els = tuple(add(_at(self._elements, i), _at(other, i)) for i in range(n))
+            return Tangent(self.primal_type, *els)
+        if isinstance(other, numbers.Number) and other == 0:
+            return self  # sum() starts from 0
         # a "natural" tangent (e.g. a Point from a custom adjoint) meets a structural one
-        radd = getattr(other, "__radd__", None)
-        if radd is not None and not isinstance(other, (int, float, complex)):
+        if not isinstance(other, (numbers.Number, np.ndarray, str, bytes)) and type(other) not in (
+            tuple,
+            list,
+        ):
             res = _add_natural(other, self)
             if res is not NotImplemented:
                 return res
@@ -145,7 +182,9 @@ class Tangent:
     __radd__ = __add__
 
     def __mul__(self, c):
-        if isinstance(c, (int, float, complex)):
+        if isinstance(c, Thunk):
+            c = c.unthunk()
+        if isinstance(c, numbers.Number) or (isinstance(c, np.ndarray) and c.ndim == 0):
             return Tangent(
                 self.primal_type,
                 *(scale(e, c) for e in self._elements),
@@ -155,11 +194,21 @@ class Tangent:
 
     __rmul__ = __mul__
 
+    def __truediv__(self, c):
+        if isinstance(c, numbers.Number):
+            return self * (1 / c)
+        return NotImplemented
+
     def __neg__(self):
         return self * -1
 
     def __sub__(self, other):
-        return self + (-1) * other
+        if other is None or isinstance(other, AbstractZero):
+            return self
+        return self + (-1) * unthunk(other)
+
+    def __rsub__(self, other):
+        return (-1) * self + other
 
     def __eq__(self, other):
         if isinstance(other, AbstractZero) or other is None:
@@ -183,26 +232,79 @@ class Tangent:
 
     def __repr__(self):
         parts = [_fmt(e) for e in self._elements]
-        parts += [f"{k}={_fmt(v)}" for k, v in self._fields.items()]
-        return f"Tangent({_type_name(self.primal_type)}{', ' if parts else ''}{', '.join(parts)})"
+        order = _field_order(self.primal_type)
+        keys = [k for k in order if k in self._fields]
+        keys += [k for k in self._fields if k not in keys]
+        parts += [f"{k}={_fmt(self._fields[k])}" for k in keys]
+        name = _type_name(self.primal_type)
+        return f"Tangent({name}{', ' if parts else ''}{', '.join(parts)})"
+
+
+def _positional_names(t):
+    """The field names of a namedtuple type, else None."""
+    names = getattr(t, "_fields", None)
+    if isinstance(t, type) and issubclass(t, tuple) and isinstance(names, tuple):
+        return names
+    return None
+
+
+def _field_order(t):
+    """The declared order of t's fields (dataclass, namedtuple, __slots__), if any."""
+    fields = getattr(t, "__dataclass_fields__", None)
+    if isinstance(fields, dict):
+        return list(fields)
+    names = _positional_names(t)
+    if names is not None:
+        return list(names)
+    slots = getattr(t, "__slots__", None)
+    if isinstance(slots, str):
+        return [slots]
+    if isinstance(slots, (tuple, list)):
+        return list(slots)
+    return []
 
 
 def _add_natural(natural, structural):
-    """Add a structural Tangent to a natural tangent of the same type, field by field."""
-    fields = getattr(natural, "__dataclass_fields__", None)
-    names = list(fields) if fields else list(getattr(natural, "__dict__", {}))
+    """Add a structural Tangent to a natural tangent (e.g. a Point), field by field.
+
+    The result has the natural tangent's type; NotImplemented if the Tangent has
+    fields the natural tangent does not.
+    """
+    names = _field_order(type(natural))
     if not names:
+        names = list(getattr(natural, "__dict__", {}) or ())
+    if not names or structural._elements or any(k not in names for k in structural._fields):
         return NotImplemented
+    vals = {n: add(getattr(natural, n), structural._fields.get(n)) for n in names
+            if n in structural._fields}
     try:
-        vals = {n: add(getattr(natural, n), structural._fields.get(n)) for n in names}
-        return type(natural)(**vals)
-    except Exception:
+        if _positional_names(type(natural)) is not None:
+            return natural._replace(**vals)
+        if hasattr(natural, "__dataclass_fields__"):
+            try:
+                return type(natural)(**{n: vals.get(n, getattr(natural, n)) for n in names})
+            except TypeError:  # fields not in __init__: copy and set
+                pass
+        import copy
+
+        out = copy.copy(natural)
+        for n, v in vals.items():
+            object.__setattr__(out, n, v)
+        return out
+    except Exception:  # noqa: BLE001 - an object that cannot be rebuilt
         return NotImplemented
 
 
 def _fmt(v):
-    if isinstance(v, float):
-        return f"{v:.6g}" if abs(v) < 1e6 else repr(v)
+    """A short, readable form of a tangent component (three significant digits)."""
+    if isinstance(v, (float, np.floating)):
+        t = f"{v:.3g}"
+        return t + ".0" if t.lstrip("-").isdigit() else t
+    if isinstance(v, (complex, np.complexfloating)):
+        return f"({v.real:.3g}{v.imag:+.3g}j)"
+    if isinstance(v, np.ndarray):
+        body = np.array2string(v, precision=3, separator=", ", threshold=8, edgeitems=2)
+        return f"array({body})"
     return repr(v)
 
 
@@ -260,6 +362,22 @@ class Thunk:
     def __rsub__(self, other):
         return other - self.unthunk()
 
+    def __rtruediv__(self, other):
+        return other / self.unthunk()
+
+    def __pow__(self, other):
+        return self.unthunk() ** other
+
+    def __abs__(self):
+        return abs(self.unthunk())
+
+    def __eq__(self, other):
+        # comparing needs the value; a thunk equals what it computes
+        return _eq(self.unthunk(), unthunk(other))
+
+    def __hash__(self):
+        return id(self)
+
     def __matmul__(self, other):
         return self.unthunk() @ other
 
@@ -281,8 +399,6 @@ class Thunk:
         return complex(self.unthunk())
 
     def __array__(self, dtype=None, copy=None):
-        import numpy as np
-
         return np.asarray(self.unthunk(), dtype=dtype)
 
     def __repr__(self):
@@ -290,7 +406,12 @@ class Thunk:
 
 
 class InplaceableThunk(Thunk):
-    """A thunk that can also add itself into an existing gradient: ``add_fn(acc)``."""
+    """A thunk that can also add itself into an existing gradient (ChainRules' ``add!``).
+
+    ``fn()`` computes the value; ``add_fn(acc)`` returns ``acc + value`` and may write into
+    ``acc`` to save an allocation. ``add`` only hands it an array it has just copied, so
+    the gradients a caller holds are never modified behind its back.
+    """
 
     __slots__ = ("add_fn",)
 
@@ -298,20 +419,41 @@ class InplaceableThunk(Thunk):
         super().__init__(fn)
         self.add_fn = add_fn
 
+    def __repr__(self):
+        return "InplaceableThunk(...)" if not self._done else f"InplaceableThunk({self._value!r})"
+
+
+def _add_inplaceable(acc, th):
+    """acc + th for an InplaceableThunk th (acc neither zero nor a thunk)."""
+    if th._done:
+        return add(acc, th._value)
+    if isinstance(acc, np.ndarray) and acc.ndim > 0:
+        return th.add_fn(acc.copy())
+    return add(acc, th.unthunk())
+
 
 def unthunk(x):
-    """Force a thunk (recursively through tuples, lists and dicts); other values pass."""
+    """Force a thunk (recursively through tuples, lists and dicts); other values pass.
+
+    Containers without thunks come back as they are (the same object).
+    """
     if isinstance(x, Thunk):
         return x.unthunk()
     if type(x) is tuple:
-        return tuple(unthunk(e) for e in x)
-    if type(x) is list:
-        return [unthunk(e) for e in x]
+        if any(isinstance(e, _MAY_HOLD_THUNKS) for e in x):
+            return tuple(unthunk(e) for e in x)
+        return x
+    if isinstance(x, list):
+        if any(isinstance(e, _MAY_HOLD_THUNKS) for e in x):
+            return [unthunk(e) for e in x]
+        return x
     if type(x) is dict:
-        return {k: unthunk(v) for k, v in x.items()}
+        if any(isinstance(v, _MAY_HOLD_THUNKS) for v in x.values()):
+            return {k: unthunk(v) for k, v in x.items()}
+        return x
     if isinstance(x, Tangent):
-        if any(isinstance(v, Thunk) for v in x._fields.values()) or any(
-            isinstance(v, Thunk) for v in x._elements
+        if any(isinstance(v, _MAY_HOLD_THUNKS) for v in x._fields.values()) or any(
+            isinstance(e, _MAY_HOLD_THUNKS) for e in x._elements
         ):
             return Tangent(
                 x.primal_type,
@@ -319,6 +461,9 @@ def unthunk(x):
                 **{k: unthunk(v) for k, v in x._fields.items()},
             )
     return x
+
+
+_MAY_HOLD_THUNKS = (Thunk, tuple, list, dict, Tangent)
 
 
 def _is_zero_value(v):
@@ -370,7 +515,7 @@ def add(a, b):
             b = b.unthunk()
         n = max(len(a), len(b))
         return tuple(add(_at(a, i), _at(b, i)) for i in range(n))
-    if ta is list:
+    if isinstance(a, list):
         if isinstance(b, Thunk):
             b = b.unthunk()
         n = max(len(a), len(b))
@@ -383,9 +528,9 @@ def add(a, b):
             out[k] = add(out.get(k), v)
         return out
     if isinstance(a, InplaceableThunk) and not isinstance(b, Thunk):
-        return a.add_fn(b)
+        return _add_inplaceable(b, a)
     if isinstance(b, InplaceableThunk) and not isinstance(a, Thunk):
-        return b.add_fn(a)
+        return _add_inplaceable(a, b)
     if isinstance(a, Thunk):
         a = a.unthunk()
     if isinstance(b, Thunk):

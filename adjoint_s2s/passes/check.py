@@ -48,6 +48,11 @@ if hasattr(gast, "Match"):
 
 def check(fn_node, filename, line_offset=0):
     """Raise UnsupportedSyntaxError for the first unsupported construct in fn_node."""
+    if isinstance(fn_node, gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError(
+            "async def (a coroutine)", filename, fn_node.lineno + line_offset,
+            fn_node.col_offset, hint="differentiate a synchronous function",
+        )
     body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
     for stmt in body:
         _visit(stmt, filename, line_offset)

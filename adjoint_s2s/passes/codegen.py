@@ -157,12 +157,14 @@ class Loop:
 
 
 class Raw:
-    """Several pre-formatted lines (a nested def), indented as a unit."""
+    """Several pre-formatted lines (a nested def), indented as a unit; origin is the
+    user's line it came from (nested functions are read from the user's file)."""
 
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "origin")
 
-    def __init__(self, lines):
+    def __init__(self, lines, origin=None):
         self.lines = lines
+        self.origin = origin
 
 
 class Save:

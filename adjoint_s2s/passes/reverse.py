@@ -214,6 +214,7 @@ class Generator:
         self.namer = Namer(taken)
         self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
         self._adj = {}
+        self.raw_items = []  # nested functions and lambdas, to map back to user lines
         self.has_tape = False
         self.saves = []
         self.loop_inits = []
@@ -567,7 +568,8 @@ class Generator:
         elif isinstance(e, gast.Dict):
             rev = self.dict_display(x, e, fwd)
         elif isinstance(e, gast.Lambda):
-            fwd.append(f"{x} = {ast.unparse(gast.gast_to_ast(e))}")
+            fwd.append(Raw([f"{x} = {ast.unparse(gast.gast_to_ast(e))}"], getattr(e, "lineno", None)))
+            self.raw_items.append(fwd[-1])
             rev = self.rev_closure(x, free_names_of_function(e))
         else:
             fwd.append(f"{x} = {src(e)}")
@@ -1096,7 +1098,9 @@ class Generator:
         mark = len(self.saves)
         self.save(s.name, fwd, depth)
         text = ast.unparse(gast.gast_to_ast(s))
-        fwd.append(Raw(text.splitlines()))
+        first = min([s.lineno] + [d.lineno for d in s.decorator_list]) if hasattr(s, "lineno") else None
+        fwd.append(Raw(text.splitlines(), first))
+        self.raw_items.append(fwd[-1])
         rev = self.rev_closure(s.name, free_names_of_function(s)) if s.name in self.active else None
         return self.with_restore(rev, s.name, self.saves[mark:])
 
