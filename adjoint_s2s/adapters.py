@@ -8,6 +8,7 @@ differentiating its own ``_pullback``). So: no try/except, no generators, no wri
 to attributes.
 """
 from . import checks
+from . import runtime as rt
 
 
 def adjoint_pair(rule, fn):
@@ -22,6 +23,10 @@ def adjoint_pair(rule, fn):
         has_kw = len(kwargs) > 0
 
         def adjoint_rule_pullback(g):
+            g = rt.output_tangent(g, y)
+            if g is None:  # a zero seed: the rule's pullback is not called
+                zeros = (None,) * (n + 1)
+                return zeros + ({},) if has_kw else zeros
             grads = checks.rule_grads(back(g), n, rule, fn, "adjoint")
             if has_kw:
                 return (None,) + grads + ({},)
@@ -47,6 +52,10 @@ def rrule_pair(rule, fn, config):
         has_kw = len(kwargs) > 0
 
         def rrule_pullback(g):
+            g = rt.output_tangent(g, y)
+            if g is None:  # a zero seed: the rule's pullback is not called
+                zeros = (None,) * (n + 1)
+                return zeros + ({},) if has_kw else zeros
             grads = checks.rule_grads(back(g), n + 1, rule, fn, "rrule")
             if has_kw:
                 return grads + ({},)

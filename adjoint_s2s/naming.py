@@ -21,7 +21,8 @@ class Namer:
         self.taken.update(names)
 
     def fresh(self, hint="t"):
-        base = _SAFE.sub("_", hint).strip("_") or "t"
+        base = _SAFE.sub("_", hint)
+        base = ("_" if base.startswith("_") else "") + base.strip("_") or "t"
         if base[0].isdigit():
             base = "t_" + base
         if keyword.iskeyword(base):

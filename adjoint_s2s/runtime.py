@@ -538,10 +538,22 @@ def unappend(b_lst, n):
     if b_lst is None or isinstance(b_lst, AbstractZero):
         return None, None
     g = b_lst[n] if n < len(b_lst) else None
-    if type(b_lst) is GradList:
-        del b_lst[n:]
-        return b_lst, g
     return GradList(list(b_lst)[:n]), g
+
+
+def unappend_adjoint(g, b_lst, n):
+    """The adjoint of unappend (a linear map of b_lst): the two parts put back together."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    head, item = part(g, 0), part(g, 1)
+    if head is None and item is None:
+        return None
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else n + 1
+    out = list(head) if head is not None else [None] * n
+    out += [None] * (length - len(out))
+    if n < length:
+        out[n] = add(out[n], item)
+    return out
 
 
 def setitem(obj, idx, v):
@@ -619,7 +631,7 @@ def _cell_kind(cell):
 # ----- dispatch ---------------------------------------------------------------------------
 
 
-def call(f, *args, **kwargs):
+def call(f, /, *args, **kwargs):
     """(y, pullback) of f(*args, **kwargs); the pullback returns (df, *dargs[, dkwargs])."""
     if kwargs:
         return _call_kw(f, args, kwargs)
@@ -636,7 +648,7 @@ def call(f, *args, **kwargs):
     return resolve(f, len(args))(*args)
 
 
-def call_primal(f, *args, **kwargs):
+def call_primal(f, /, *args, **kwargs):
     """f(*args, **kwargs) as differentiated code sees it: rules run, no pullback is kept."""
     if type(f) is types.FunctionType:
         if not kwargs:
@@ -649,7 +661,7 @@ def call_primal(f, *args, **kwargs):
     return call(f, *args, **kwargs)[0]
 
 
-def call_method(obj, name, *args, **kwargs):
+def call_method(obj, name, /, *args, **kwargs):
     """(y, pullback) of obj.name(*args); the pullback returns (dobj, *dargs)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
@@ -679,7 +691,7 @@ def call_method(obj, name, *args, **kwargs):
     )
 
 
-def call_method_primal(obj, name, *args, **kwargs):
+def call_method_primal(obj, name, /, *args, **kwargs):
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
         return call(meth, obj, *args, **kwargs)[0]
@@ -913,6 +925,16 @@ def with_fields(g, obj):
     if g is None or isinstance(g, AbstractZero):
         return t
     return add(g, t)
+
+
+def output_tangent(g, y):
+    """The seed for a rule's pullback: g plus field gradients of a mutable output; None
+    when both are zero."""
+    if is_mutable_object(y):
+        g = with_fields(g, y)
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    return g
 
 
 def setattr_grad(obj, name):
@@ -1179,7 +1201,7 @@ def _constructor_pair(cls):
             return obj, constructor_pullback
 
         return namedtuple_pair
-    if cls in (list, tuple):
+    if cls in (list, tuple, GradList):
         def sequence_pair(*args):
             obj = cls(*args)
             src_ = args[0] if args else ()

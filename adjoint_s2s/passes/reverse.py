@@ -215,6 +215,10 @@ class Generator:
         self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
         self._adj = {}
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
+        # the tape and its cursor: fresh names (generated code differentiated again
+        # captures the first-order _tape and must not shadow it)
+        self.tape = self.namer.fresh("_tape")
+        self.pos = self.namer.fresh("_pos")
         self.has_tape = False
         self.saves = []
         self.loop_inits = []
@@ -430,6 +434,17 @@ class Generator:
 
     def stmt_activity(self, s):
         act = self.active
+        call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(call, gast.Call) and self.value_active(call):
+            # a call with active arguments may store them in its other arguments
+            # (lst.append, a helper filling a list): those become active too
+            for a in call.args:
+                if (
+                    isinstance(a, gast.Name)
+                    and a.id in self.locals
+                    and self.kinds.get(a.id) not in (CONST, REAL, COMPLEX)
+                ):
+                    act.add(a.id)
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             value_active = self.value_active(s.value)
@@ -603,10 +618,6 @@ class Generator:
         if s == NUM:
             body(b, True)
             return
-        kind = self.kinds.get(x, OTHER)
-        if kind not in NUMERIC:
-            body(b, False)  # the helpers that receive it handle None
-            return
         before = st.snapshot()
         guard = If(f"{b} is not None")
         saved_out = st.out
@@ -755,6 +766,8 @@ class Generator:
         if obj is not None:
             self.note_dep(obj)
         user = R.lookup_user(obj) if obj is not None else None
+        if obj is _runtime_append() and len(e.args) == 2 and isinstance(e.args[0], gast.Name):
+            return self.append(e.args[0].id, e.args[1], fwd, self.depth, length=x)
         if obj is not None and user is None and not _has_starred(e):
             rev = self.inline_primitive(x, e, obj, list(e.args), fwd)
             if rev is not None:
@@ -915,10 +928,13 @@ class Generator:
 
         return recipe
 
-    def append(self, lst, v, fwd, depth):
+    def append(self, lst, v, fwd, depth, length=None):
         """lst.append(v): in place for lists (the gradient of v is the tangent's last item)."""
         mark = len(self.saves)
-        n = self.fresh_local(f"{lst}_len", fwd, depth)
+        if length is None:
+            n = self.fresh_local(f"{lst}_len", fwd, depth)
+        else:  # n = _rt.append(lst, v) in generated code differentiated again (the
+            n = length  # assignment around this call saves and restores n)
         fwd.append(f"{n} = _rt.append({lst}, {src(v)})")
         saves = self.saves[mark:]
         self.helpers.add("_rt")
@@ -1335,7 +1351,7 @@ class Generator:
                 if m.name not in restorable:
                     return []
                 if m.in_loop:
-                    return [f"_tape.append({m.name})"]
+                    return [f"{self.tape}.append({m.name})"]
                 if m.name in m_defined(m):
                     return [f"{slots[id(m)]} = {m.name}"]
                 return []
@@ -1356,7 +1372,7 @@ class Generator:
                 if sv.name not in restorable:
                     return []
                 if sv.in_loop:
-                    return ["_pos -= 1", f"{sv.name} = _tape[_pos]"]
+                    return [f"{self.pos} -= 1", f"{sv.name} = {self.tape}[{self.pos}]"]
                 if id(sv) in slots and sv.name in m_defined(sv):
                     return [f"{sv.name} = {slots[id(sv)]}"]
             return []
@@ -1367,7 +1383,7 @@ class Generator:
         lines.append(f"def {pair_name}({params}):")
         fwd_lines = []
         if tape_used:
-            fwd_lines.append("_tape = []")
+            fwd_lines.append(f"{self.tape} = []")
         C.render(fwd, 0, resolve_fwd, fwd_lines)
         # captured variables are cells: snapshot the ones the pullback reads, so a later
         # rebinding in the enclosing function (a loop variable) cannot change the gradient
@@ -1382,7 +1398,7 @@ class Generator:
         lines.append(f"    def {pb_name}({seed}):")
         pb_lines = [f"{n} = {v}" for n, v in finals.items()]
         if tape_used:
-            pb_lines.append("_pos = len(_tape)")
+            pb_lines.append(f"{self.pos} = len({self.tape})")
         C.render(pre, 0, resolve_rev, pb_lines)
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)
@@ -1554,6 +1570,12 @@ def _has_starred(e):
 def _lens(call):
     parts = [f"len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
     return "(" + ", ".join(parts) + ",)"
+
+
+def _runtime_append():
+    from .. import runtime
+
+    return runtime.append
 
 
 def _hashable(obj):

@@ -10,7 +10,7 @@ import types
 from .. import emit
 from .. import runtime as rt
 from ..tangents import AbstractZero, Tangent, unthunk
-from . import lookup_user, nondifferentiable_builtin, primitive, special, SPECIAL
+from . import SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 
 _R = dict(kind="same")
 
@@ -49,7 +49,7 @@ def _tangent_of_callee(d_inner, f):
 
 
 @special(rt.call)
-def call_pair(f, *args, **kwargs):
+def call_pair(f, /, *args, **kwargs):
     inner = first_order_pair(f, args, bool(kwargs))
     res, outer_pb = rt.call(inner, *args, **kwargs)
 
@@ -61,7 +61,7 @@ def call_pair(f, *args, **kwargs):
 
 
 @special(rt.call_primal)
-def call_primal_pair(f, *args, **kwargs):
+def call_primal_pair(f, /, *args, **kwargs):
     res, pb = call_pair(f, *args, **kwargs)
 
     def call_primal_pullback(g):
@@ -94,6 +94,8 @@ primitive(rt.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
+primitive(rt.output_tangent, "v, y", adjoints={"v": "g"}, kind="other")
+primitive(rt.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
 
 
 @special(rt.fn_tangent)
@@ -105,6 +107,9 @@ def fn_tangent_pair(**fields):
 
 
 nondifferentiable_builtin(
+    lookup_user,
+    lookup_primitive,
+    rt.is_mutable_object,
     rt.resolve,
     rt._hashable,
     rt.kinds_of,

@@ -1,1 +1,102 @@
-"""Rules for scipy.special (loaded only when scipy is installed)."""
+"""Rules for scipy.special (registered only when scipy is installed).
+
+``TABLE`` is plain data, readable without scipy (``scripts/gen_numpy_docs.py`` lists
+it): the function's name in ``scipy.special``, its parameters, then either one partial
+derivative per parameter (``None``: no gradient) or a dict of whole adjoint templates.
+Templates reach scipy through ``_rt.sp_special`` (``scipy.special``, imported lazily).
+"""
+_S = "_rt.sp_special"
+
+TABLE = [
+    # logistic and error functions
+    ("expit", "x", ("ans * (1 - ans)",)),
+    ("logit", "x", ("1 / (x * (1 - x))",)),
+    ("log_expit", "x", (f"{_S}.expit(-x)",)),
+    ("softplus", "x", (f"{_S}.expit(x)",)),
+    ("erf", "x", ("2 / np.sqrt(np.pi) * np.exp(-x * x)",)),
+    ("erfc", "x", ("-2 / np.sqrt(np.pi) * np.exp(-x * x)",)),
+    ("erfinv", "x", ("np.sqrt(np.pi) / 2 * np.exp(ans * ans)",)),
+    ("erfcinv", "x", ("-np.sqrt(np.pi) / 2 * np.exp(ans * ans)",)),
+    ("erfcx", "x", ("2 * x * ans - 2 / np.sqrt(np.pi)",)),
+    ("dawsn", "x", ("1 - 2 * x * ans",)),
+    ("ndtr", "x", ("np.exp(-x * x / 2) / np.sqrt(2 * np.pi)",)),
+    ("log_ndtr", "x", ("np.exp(-x * x / 2 - ans) / np.sqrt(2 * np.pi)",)),
+    ("ndtri", "x", ("np.sqrt(2 * np.pi) * np.exp(ans * ans / 2)",)),
+    # gamma family
+    ("gamma", "x", (f"ans * {_S}.digamma(x)",)),
+    ("gammaln", "x", (f"{_S}.digamma(x)",)),
+    ("loggamma", "x", (f"{_S}.digamma(x)",)),
+    ("rgamma", "x", (f"-ans * {_S}.digamma(x)",)),
+    ("digamma", "x", (f"{_S}.polygamma(1, x)",)),
+    ("polygamma", "n, x", (None, f"{_S}.polygamma(n + 1, x)")),
+    ("gammainc", "a, x", (None, f"np.exp(-x + (a - 1) * np.log(x) - {_S}.gammaln(a))")),
+    ("gammaincc", "a, x", (None, f"-np.exp(-x + (a - 1) * np.log(x) - {_S}.gammaln(a))")),
+    ("beta", "a, b", (f"ans * ({_S}.digamma(a) - {_S}.digamma(a + b))",
+                      f"ans * ({_S}.digamma(b) - {_S}.digamma(a + b))")),
+    ("betaln", "a, b", (f"{_S}.digamma(a) - {_S}.digamma(a + b)",
+                        f"{_S}.digamma(b) - {_S}.digamma(a + b)")),
+    # logarithms and entropies
+    ("xlogy", "x, y", ("np.log(y)", "x / y")),
+    ("xlog1py", "x, y", ("np.log1p(y)", "x / (1 + y)")),
+    ("entr", "x", ("-(np.log(x) + 1)",)),
+    ("rel_entr", "x, y", ("np.log(x / y) + 1", "-x / y")),
+    ("kl_div", "x, y", ("np.log(x / y)", "1 - x / y")),
+    ("exp1", "x", ("-np.exp(-x) / x",)),
+    ("expi", "x", ("np.exp(x) / x",)),
+    ("exp2", "x", ("ans * np.log(2)",)),
+    ("exp10", "x", ("ans * np.log(10)",)),
+    ("expm1", "x", ("ans + 1",)),
+    ("log1p", "x", ("1 / (1 + x)",)),
+    ("cosm1", "x", ("-np.sin(x)",)),
+    ("cbrt", "x", ("1 / (3 * ans * ans)",)),
+    # Bessel functions
+    ("i0", "x", (f"{_S}.i1(x)",)),
+    ("i1", "x", ("_rt.sp_i1_partial(x)",)),
+    ("i0e", "x", (f"{_S}.i1e(x) - np.sign(x) * ans",)),
+    ("i1e", "x", ("_rt.sp_i1e_partial(x, ans)",)),
+    ("j0", "x", (f"-{_S}.j1(x)",)),
+    ("j1", "x", (f"({_S}.j0(x) - {_S}.jv(2, x)) / 2",)),
+    ("y0", "x", (f"-{_S}.y1(x)",)),
+    ("y1", "x", (f"({_S}.y0(x) - {_S}.yv(2, x)) / 2",)),
+    ("jv", "v, z", (None, f"({_S}.jv(v - 1, z) - {_S}.jv(v + 1, z)) / 2")),
+    ("yv", "v, z", (None, f"({_S}.yv(v - 1, z) - {_S}.yv(v + 1, z)) / 2")),
+    ("iv", "v, z", (None, f"({_S}.iv(v - 1, z) + {_S}.iv(v + 1, z)) / 2")),
+    ("kv", "v, z", (None, f"-({_S}.kv(v - 1, z) + {_S}.kv(v + 1, z)) / 2")),
+    # reductions
+    ("logsumexp", "a, axis=None, b=None, keepdims=False, return_sign=False", {
+        "a": "_rt.sp_logsumexp_adjoint(g, a, ans, axis, b, keepdims, return_sign)",
+        "b": "_rt.sp_logsumexp_adjoint_b(g, a, ans, axis, b, keepdims, return_sign)",
+    }),
+    ("softmax", "x, axis=None", {"x": "_rt.sp_softmax_adjoint(g, x, ans, axis)"}),
+    ("log_softmax", "x, axis=None", {"x": "_rt.sp_log_softmax_adjoint(g, x, ans, axis)"}),
+]
+
+NOTES = {
+    "polygamma": "gradient in x",
+    "gammainc": "gradient in x",
+    "gammaincc": "gradient in x",
+    "jv": "gradient in z (also yv, iv, kv)",
+    "logsumexp": "gradient to a and to the weights b; not with return_sign=True",
+}
+
+
+def _register():
+    try:
+        import scipy.special as sc
+    except ImportError:  # scipy is optional
+        return
+    from .numpy import rule
+
+    for name, params, spec in TABLE:
+        fn = getattr(sc, name, None)
+        if fn is None:
+            continue
+        path = f"scipy.special.{name}"
+        if isinstance(spec, dict):
+            rule(fn, params, adjoints=spec, path=path, section="scipy.special",
+                 note=NOTES.get(name))
+        else:
+            rule(fn, params, *spec, path=path, section="scipy.special", note=NOTES.get(name))
+
+
+_register()

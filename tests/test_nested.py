@@ -1,0 +1,152 @@
+"""Advanced adjoints and nested differentiation (reverse over reverse)."""
+import math
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+
+approx = pytest.approx
+
+
+def d(f):
+    """The derivative of a scalar function, as a function (nesting gradient)."""
+    return lambda x: ad.gradient(f, x)[0]
+
+
+def poly(x):
+    return 3.0 * x ** 4 - 2.0 * x ** 3 + x
+
+
+def loop_poly(x):
+    y = 1.0
+    for _ in range(3):
+        y = y * x + 1.0  # x^3 + x^2 + x + 1
+    return y
+
+
+@pytest.mark.parametrize(
+    "f, derivs, x",
+    [
+        (math.sin, [math.cos, lambda x: -math.sin(x), lambda x: -math.cos(x)], 0.7),
+        (poly, [lambda x: 12 * x ** 3 - 6 * x ** 2 + 1, lambda x: 36 * x ** 2 - 12 * x, lambda x: 72 * x - 12], 1.3),
+        (loop_poly, [lambda x: 3 * x ** 2 + 2 * x + 1, lambda x: 6 * x + 2, lambda x: 6.0], 0.4),
+        (lambda x: math.exp(x) * math.sin(x), [
+            lambda x: math.exp(x) * (math.sin(x) + math.cos(x)),
+            lambda x: 2 * math.exp(x) * math.cos(x),
+            lambda x: 2 * math.exp(x) * (math.cos(x) - math.sin(x))], 0.3),
+    ],
+    ids=["sin", "polynomial", "loop", "exp_sin"],
+)
+def test_first_second_third_derivatives_match_closed_forms(f, derivs, x):
+    df = d(f)
+    d2f = d(df)
+    d3f = d(d2f)
+    assert df(x) == approx(derivs[0](x), rel=1e-12)
+    assert d2f(x) == approx(derivs[1](x), rel=1e-12)
+    assert d3f(x) == approx(derivs[2](x), rel=1e-10)
+
+
+def test_nested_closure_over_the_outer_variable():
+    assert ad.gradient(lambda x: ad.gradient(lambda y: x * y ** 2, 1.0)[0], 3.0) == (2.0,)
+
+
+def test_nested_through_a_user_adjoint():
+    def cube(x):
+        return x ** 3
+
+    @ad.adjoint(cube)
+    def _(x):
+        return cube(x), lambda g: (3.0 * x * x * g,)
+
+    assert d(d(cube))(2.0) == approx(12.0)
+
+
+def test_nested_through_pullback_and_underscore_pullback():
+    def inner(x):
+        y, back = ad.pullback(lambda t: t * math.sin(t), x)
+        return back(1.0)[0]
+
+    def inner2(x):
+        return ad._pullback(math.exp, x)[1](2.0)[1]
+
+    assert ad.gradient(inner, 0.5)[0] == approx(2 * math.cos(0.5) - 0.5 * math.sin(0.5))
+    assert ad.gradient(inner2, 0.5)[0] == approx(2 * math.exp(0.5))
+
+
+def test_seed_reflection_nestlevel(capsys):
+    def nestlevel():
+        return 0
+
+    @ad.adjoint(nestlevel)
+    def _():
+        return nestlevel() + 1, lambda _: None
+
+    def f(x):
+        print(nestlevel(), "levels of nesting")
+        return x
+
+    def grad(f, x):
+        return ad.gradient(f, x)[0]
+
+    f(1.0)
+    grad(f, 1.0)
+    grad(lambda x: x * grad(f, x), 1.0)
+    grad(lambda x: x * grad(lambda y: y * grad(f, y), x), 1.0)
+    assert capsys.readouterr().out.splitlines() == [
+        "0 levels of nesting",
+        "1 levels of nesting",
+        "2 levels of nesting",
+        "3 levels of nesting",
+    ]
+
+
+def test_isderiving_at_any_depth():
+    seen = []
+
+    def f(x):
+        seen.append(ad.isderiving())
+        return x * x
+
+    f(1.0)
+    ad.gradient(f, 1.0)
+    ad.gradient(d(f), 1.0)
+    assert seen == [False, True, True]
+
+
+def test_seed_hooks_and_showgrad(capsys):
+    assert ad.gradient(lambda a, b: ad.hook(lambda g: -g, a) * b, 2.0, 3.0) == (-3.0, 2.0)
+    clip = lambda g: max(-1.0, min(1.0, g))  # noqa: E731 - gradient clipping
+    assert ad.gradient(lambda a, b: ad.hook(clip, a) * b, 2.0, 3.0) == (1.0, 2.0)
+    assert ad.gradient(lambda a, b: ad.showgrad(a) * b, 2.0, 3.0) == (3.0, 2.0)
+    out = capsys.readouterr().out
+    assert out.startswith("∂(a) = 3.0") and "test_nested.py:" in out
+
+
+def test_seed_checkpoint_runs_forward_twice(capsys):
+    def foo(x):
+        print(x)
+        return math.sin(x)
+
+    assert ad.gradient(lambda x: ad.checkpoint(foo, x), 1.0) == approx((math.cos(1.0),))
+    assert capsys.readouterr().out.split() == ["1.0", "1.0"]
+
+
+def test_withgradient_and_auxiliary_outputs():
+    val, grads = ad.withgradient(lambda x: x ** 2, 3.0)
+    assert val == 9.0 and grads == (6.0,)
+    (loss, aux), grads = ad.withgradient(lambda x: (x ** 2, "aux"), 3.0)
+    assert loss == 9.0 and aux == "aux" and grads == (6.0,)
+
+
+def test_jacobian_and_hessian_of_scalars():
+    (j,) = ad.jacobian(lambda x: x ** 3, 2.0)
+    assert j == approx(12.0)
+    assert ad.hessian(lambda x: x ** 3 + math.sin(x), 0.5) == approx(3.0 - math.sin(0.5))
+    assert ad.hvp(lambda x: x ** 4, 1.5, 2.0) == approx(12 * 1.5 ** 2 * 2.0)
+
+
+def test_jacobian_of_a_vector_function():
+    A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    (j,) = ad.jacobian(lambda x: A @ x, np.array([0.5, -1.0]))
+    assert j.shape == (3, 2) and np.allclose(j, A)
