@@ -66,8 +66,10 @@ def rrule_pair(rule, fn, config):
     return rrule_rule_pair
 
 
-def trimmed(pair, nargs, has_kw):
-    """A pair whose pullback returns gradients for the nargs arguments actually passed."""
+def trimmed(pair, nargs, has_kw, defaulted=()):
+    """A pair whose pullback returns gradients for the nargs arguments actually passed;
+    the gradients of parameters that took their default go into the function tangent
+    (a default value belongs to the function, like a captured variable)."""
 
     def trimmed_pair(*args):
         out = pair(*args)
@@ -78,6 +80,9 @@ def trimmed(pair, nargs, has_kw):
             grads = pb(g)
             if has_kw:
                 grads = grads[:-1]
+            if defaulted:
+                df = rt.with_defaults(grads[0], defaulted, grads[1 + nargs : 1 + nargs + len(defaulted)])
+                return (df,) + tuple(grads[1 : 1 + nargs])
             return grads[: 1 + nargs]
 
         return y, trimmed_pullback

@@ -26,12 +26,17 @@ def load_target(target):
     if ":" not in target:
         raise TargetError(f"target {target!r} must look like module:function or path/file.py:function")
     mod_part, _, attr = target.rpartition(":")
+    local = os.path.join(os.getcwd(), mod_part.replace(".", os.sep) + ".py")
+    if not (mod_part.endswith(".py") or os.sep in mod_part) and os.path.exists(local):
+        mod_part = local  # a file here wins over an installed module of the same name
     if mod_part.endswith(".py") or os.sep in mod_part:
         path = os.path.abspath(mod_part)
         if not os.path.exists(path):
             raise TargetError(f"no file {mod_part}")
         name = os.path.splitext(os.path.basename(path))[0]
         sys.path.insert(0, os.path.dirname(path))
+        if name in sys.modules and getattr(sys.modules[name], "__file__", None) != path:
+            name = f"adjoint_s2s_target_{name}"
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

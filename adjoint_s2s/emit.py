@@ -227,7 +227,8 @@ def pair_for(fn, key, nargs):
         return pair
     from .adapters import trimmed
 
-    return trimmed(pair, nargs, has_kw)
+    defaulted = code.co_varnames[nargs:npos] if nargs < npos else ()
+    return trimmed(pair, nargs, has_kw, defaulted)
 
 
 def source_of(fn, key=None):

@@ -12,6 +12,7 @@ user rule → built-in rule → Python source (transformed) → bound method →
 import cmath
 import math
 import operator
+import sys
 import types
 
 import numpy as np
@@ -409,6 +410,15 @@ def kwargs_grad(grads, d):
     return out or None
 
 
+def with_defaults(df, names, grads):
+    """The function tangent df with the gradients of defaulted parameters as fields."""
+    fields = {n: g for n, g in zip(names, grads) if g is not None and not isinstance(g, AbstractZero)}
+    if not fields:
+        return df
+    t = Tangent(types.FunctionType, **fields)
+    return t if df is None or isinstance(df, AbstractZero) else add(df, t)
+
+
 def expand(g, n):
     if g is None or isinstance(g, AbstractZero):
         return (None,) * n
@@ -430,14 +440,19 @@ def seq(it):
 
 
 def item_grad(acc_, sequence, k, g):
-    """Add g at position k of the gradient of a sequence iterated over."""
+    """Add g at position k of the gradient of a sequence iterated over.
+
+    The accumulator is updated in place (O(1) a step) only when it is ours and nothing
+    else holds it: when gradients are nested, the outer level keeps references to
+    earlier values, and those must not change under it.
+    """
     if g is None or isinstance(g, AbstractZero):
         return acc_
     if isinstance(sequence, np.ndarray):
         if acc_ is None:
             acc_ = np.zeros(sequence.shape, dtype=np.result_type(sequence.dtype, float))
             _own(acc_)
-        elif not _owned(acc_):
+        elif not (_owned(acc_) and sys.getrefcount(acc_) <= _PRIVATE_REFS):
             acc_ = np.array(acc_, dtype=np.result_type(acc_.dtype, sequence.dtype, float))
             _own(acc_)
         acc_[k] += g
@@ -445,10 +460,15 @@ def item_grad(acc_, sequence, k, g):
     n = len(sequence)
     if acc_ is None:
         acc_ = GradList([None] * n)
-    elif type(acc_) is not GradList:
+    elif not (type(acc_) is GradList and sys.getrefcount(acc_) <= _PRIVATE_REFS):
         acc_ = GradList(list(acc_) + [None] * (n - len(acc_)))
     acc_[k] = add(acc_[k], g)
     return acc_
+
+
+# references to an accumulator that only generated code holds: the caller's variable,
+# this function's argument, and getrefcount's own
+_PRIVATE_REFS = 3
 
 
 _OWNED = {}
@@ -927,6 +947,30 @@ def with_fields(g, obj):
     return add(g, t)
 
 
+_ITEMS = {}  # id(container) -> [container, its tangent after the call being reversed]
+
+
+def put_items(obj, g):
+    """Before a callee's pullback: hand it the tangent of a container it may have mutated."""
+    if g is None or isinstance(g, AbstractZero):
+        return
+    entry = _ITEMS.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        entry[1] = add(entry[1], g)
+    else:
+        _ITEMS[id(obj)] = [obj, g]
+
+
+def take_items(obj):
+    """The tangent handed over by put_items (a callee that mutated obj takes it; the
+    caller takes back what was not taken)."""
+    entry = _ITEMS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        return None
+    del _ITEMS[id(obj)]
+    return entry[1]
+
+
 def output_tangent(g, y):
     """The seed for a rule's pullback: g plus field gradients of a mutable output; None
     when both are zero."""
@@ -1005,6 +1049,8 @@ def _function_pair(f, key, nargs):
         pair = R.SPECIAL[f]
     elif prim is not None:
         pair = _primitive_pair(prim)
+    elif f in R.NONDIFF:
+        pair = _const_pair(f)
     else:
         from . import emit
 

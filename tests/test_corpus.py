@@ -237,9 +237,7 @@ ROWS = [
     grad(C.floordiv_mod_augmented, 7.3, 2.1),
     grad(C.fib_poly_five, 0.8),
     grad(C.while_tuple_state, 1.3),
-    grad(C.return_inside_while_inside_for, [0.5, 1.2, 2.0], marks=xfail(
-        "'a and b' test of an if holding a return inside a loop: the left operand's "
-        "temporary is not taped, the pullback pops the tape out of order (TypeError)")),
+    grad(C.return_inside_while_inside_for, [0.5, 1.2, 2.0]),
     grad(C.break_while_in_for, [1.3, 1.6]),
     grad(C.genexp_with_condition_sum, [0.8, -1.3, 2.5], 0.7),
     grad(C.max_with_key, [0.8, -1.3, 2.5]),
@@ -247,8 +245,7 @@ ROWS = [
     grad(C.dictcomp_over_items, {"a": 0.8, "b": -1.3, "c": 2.5}, 0.7),
     grad(C.sum_dict_values, {"a": 0.8, "b": -1.3}),
     grad(C.zip_three_enumerate_start, [0.8, -1.3], [2.5, 0.5], [1.0, 2.0]),
-    grad(C.lambda_default_captures, 0.8, marks=xfail(
-        "a lambda's default value (c=x) gets no gradient: 3.0 instead of 5.0")),
+    grad(C.lambda_default_captures, 0.8),
     grad(C.forwarding_calls, 0.8, 1.3),
     grad(C.map_two_iterables, [0.8, -1.3], [2.5, 0.5]),
     grad(C.ternary_in_comprehension, [0.8, -1.3, 2.5]),
@@ -260,13 +257,10 @@ ROWS = [
     grad(C.isinstance_dispatch, 1.2 - 0.7j, 0.9, id="isinstance_dispatch-complex"),
     grad(C.isinstance_dispatch, 1.2, 0.9, id="isinstance_dispatch-real"),
     grad(C.math_on_ints, 3, 0.9),
-    grad(C.while_return_and_test, 0.3, False, marks=xfail(
-        "'a and b' test of an if holding a return inside a while: wrong gradient, -16.0 "
-        "instead of -32.0 (the left operand's temporary is not taped)")),
+    grad(C.while_return_and_test, 0.3, False),
     grad(C.for_else, [0.8, -1.3], 0.7, id="for_else-no-break"),
     grad(C.for_else, [0.8, 11.0, -1.3], 0.7, id="for_else-break"),
-    grad(C.while_else, 0.7, marks=xfail(
-        "the else clause of a while loop is dropped: wrong primal value and gradient")),
+    grad(C.while_else, 0.7),
     grad(C.walrus, [0.8, -1.3, 2.5]),
     grad(C.chained_tuple_assign, 0.8, 1.3),
     grad(C.subscript_multiple_targets, 0.8),
@@ -275,16 +269,12 @@ ROWS = [
     grad(C.nested_for_comprehension, [0.8, 2.5], [0.5, 1.3]),
     grad(C.variable_slice_bounds, [0.8, -1.3, 2.5, 0.4]),
     grad(C.membership_tests, 1.3, "cat"),
-    grad(C.while_or_condition, 0.7, marks=xfail(
-        "'a or b' as a while condition: the pullback runs one iteration too few "
-        "(gradient 1.3**4 instead of 1.3**5)")),
+    grad(C.while_or_condition, 0.7),
     grad(C.assert_active_message, 0.7),
     grad(C.lambda_returning_lambda, 0.8, 1.3),
     grad(C.mean_of_list, [0.8, -1.3, 2.5]),
     grad(C.recursive_nested_def, 0.8),
-    grad(C.closure_appends_to_outer, 0.8, marks=xfail(
-        "a nested function appending an active value to a list of its enclosing "
-        "function: that gradient is lost (0.64 instead of 8.72)")),
+    grad(C.closure_appends_to_outer, 0.8),
     grad(C.real_through_csqrt, 0.7),
     grad(C.complex_methods, 1.2 - 0.7j),
     grad(C.abs_round_int, -3, 0.7),

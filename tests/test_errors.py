@@ -19,7 +19,7 @@ HERE = os.path.join("tests", "fixtures", "unsupported.py")
         (U.writes_global, "global statement", 14),
         (U.writes_nonlocal, "nonlocal statement", 23),
         (U.defines_class, "class definition", 31),
-        (U.uses_try, "try/except", 38),
+        (U.uses_try, "a try statement", 38),
     ],
     ids=["generator", "async", "global", "nonlocal", "class", "try"],
 )

@@ -85,4 +85,7 @@ def free_names_of_function(node):
                     loaded.add(n.id)
                 else:
                     assigned.add(n.id)
-    return loaded - assigned
+    defaults = set()
+    for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
+        defaults |= {n.id for n in gast.walk(d) if isinstance(n, gast.Name)}
+    return (loaded - assigned) | defaults

@@ -180,8 +180,11 @@ class Normalizer:
             val = self.flat(node.value, out)
             out.append(T.assign(node.target.id, val))
             return T.name(node.target.id)
-        if isinstance(node, (gast.Lambda, gast.JoinedStr)):
-            return node  # a closure value / an inactive string
+        if isinstance(node, gast.Lambda):
+            self.defaults(node, out)
+            return node  # a closure value
+        if isinstance(node, gast.JoinedStr):
+            return node  # an inactive string
         if isinstance(node, gast.Starred):
             return gast.Starred(value=a(node.value), ctx=gast.Load())
         if isinstance(node, gast.Slice):
@@ -192,6 +195,14 @@ class Normalizer:
             getattr(node, "lineno", 0) + self.line_offset,
             getattr(node, "col_offset", None),
         )
+
+    def defaults(self, fn, out):
+        """Default values are computed where the function is made: atoms, so that their
+        gradients (from the function's tangent) have somewhere to go."""
+        fn.args.defaults = [self.atom(d, out, "default") for d in fn.args.defaults]
+        fn.args.kw_defaults = [
+            None if d is None else self.atom(d, out, "default") for d in fn.args.kw_defaults
+        ]
 
     def index(self, node, out):
         if isinstance(node, gast.Slice):
@@ -391,8 +402,10 @@ class Normalizer:
         if isinstance(s, gast.While):
             body = []
             test = self.atom(s.test, body, "cond")
-            body.append(gast.If(test=test, body=self.block(s.body), orelse=[gast.Break()]))
-            loop = gast.While(test=T.const(True), body=body, orelse=self.block(s.orelse))
+            # while-else: the else clause runs when the test fails (not after a break)
+            exit_ = self.block(s.orelse) + [gast.Break()]
+            body.append(gast.If(test=test, body=self.block(s.body), orelse=exit_))
+            loop = gast.While(test=T.const(True), body=body, orelse=[])
             loop.from_while = True
             out.append(loop)
             return out
@@ -408,6 +421,7 @@ class Normalizer:
             out.append(s)
             return out
         if isinstance(s, gast.FunctionDef):
+            self.defaults(s, out)
             out.append(s)
             return out
         raise UnsupportedSyntaxError(

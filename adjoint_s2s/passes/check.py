@@ -30,7 +30,7 @@ _REJECT = {
     ),
     gast.ClassDef: ("a class definition", "define the class outside the differentiated function"),
     gast.Try: (
-        "try/except",
+        "a try statement",
         "move the try block into a helper marked non_differentiable or give it a rule",
     ),
     gast.With: (

@@ -215,6 +215,8 @@ class Generator:
         self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
         self._adj = {}
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
+        self.appended = set()  # names of lists this function appends to (in place)
+        self.local_fns = {}  # local def/lambda name -> the names it captures
         # the tape and its cursor: fresh names (generated code differentiated again
         # captures the first-order _tape and must not shadow it)
         self.tape = self.namer.fresh("_tape")
@@ -395,7 +397,15 @@ class Generator:
         if R.lookup_user(obj) is not None:
             return OTHER
         if obj in R.NONDIFF if _hashable(obj) else False:
-            return CONST
+            # no gradient flows through it, but its value may still be written into
+            # (a = np.zeros(n); a[i] = x): the kind says what the value is
+            if obj in (len, int, round, hash, id, ord):
+                return REAL
+            if obj in (bool, str, repr, format, isinstance, issubclass, callable, hasattr, chr):
+                return CONST
+            if getattr(obj, "__module__", "") == "numpy" or type(obj).__name__ == "ufunc":
+                return ARRAY
+            return OTHER
         kwnames = tuple(k.arg for k in e.keywords)
         prim = R.lookup_primitive(obj, len(e.args), kwnames) if None not in kwnames else None
         if prim is None:
@@ -437,8 +447,10 @@ class Generator:
         call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
         if isinstance(call, gast.Call) and self.value_active(call):
             # a call with active arguments may store them in its other arguments
-            # (lst.append, a helper filling a list): those become active too
-            for a in call.args:
+            # (lst.append, a helper filling a list) or in what a local closure captured:
+            # those become active too
+            captured = self._captures().get(getattr(call.func, "id", None), ())
+            for a in list(call.args) + [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in captured]:
                 if (
                     isinstance(a, gast.Name)
                     and a.id in self.locals
@@ -470,6 +482,22 @@ class Generator:
         elif isinstance(s, gast.FunctionDef):
             if free_names_of_function(s) & act:
                 act.add(s.name)
+
+    def _captures(self):
+        caps = getattr(self, "_caps", None)
+        if caps is None:
+            caps = {}
+            for s in walk_block(self.fn.body):
+                if isinstance(s, gast.FunctionDef):
+                    caps[s.name] = free_names_of_function(s)
+                elif (
+                    isinstance(s, gast.Assign)
+                    and isinstance(s.targets[0], gast.Name)
+                    and isinstance(s.value, gast.Lambda)
+                ):
+                    caps[s.targets[0].id] = free_names_of_function(s.value)
+            self._caps = caps
+        return caps
 
     def value_active(self, e):
         if isinstance(e, gast.Name):
@@ -585,7 +613,8 @@ class Generator:
         elif isinstance(e, gast.Lambda):
             fwd.append(Raw([f"{x} = {ast.unparse(gast.gast_to_ast(e))}"], getattr(e, "lineno", None)))
             self.raw_items.append(fwd[-1])
-            rev = self.rev_closure(x, free_names_of_function(e))
+            rev = self.rev_closure(x, free_names_of_function(e), _default_atoms(e))
+            self.local_fns[x] = free_names_of_function(e)
         else:
             fwd.append(f"{x} = {src(e)}")
             rev = None
@@ -860,6 +889,19 @@ class Generator:
                                 f"_rt.kwargs_grad({grads}, {src(k.value)})")
                         st.acc(k.value.id, expr, False)
                 return
+            # containers the callee may mutate in place: their tangent after the call
+            # goes to the callee's pullback through the store, the rest comes back
+            movable = [
+                a.id for a in args
+                if isinstance(a, gast.Name) and a.id in self.active and a.id in self.locals
+                and self.kinds.get(a.id, OTHER) == OTHER
+            ]
+            fname = args[0].id if args and isinstance(args[0], gast.Name) else None
+            movable += sorted(n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable)
+            handed = [n for n in movable if st.get(n) is not None]
+            for n in handed:
+                st.line(f"_rt.put_items({n}, {st.adj(n)})")
+                st.consume(n)
             names = []
             direct = set()
             seen = set()
@@ -885,6 +927,8 @@ class Generator:
                 st.status[n] = MAYBE
             for n, t in pending:
                 st.acc(n, t, False)
+            for n in handed:
+                st.acc(n, f"_rt.take_items({n})", False)
             for k in keywords:
                 if self.is_active(k.value):
                     st.acc(k.value.id, f"{kwn}.get({k.arg!r})", False)
@@ -930,6 +974,7 @@ class Generator:
 
     def append(self, lst, v, fwd, depth, length=None):
         """lst.append(v): in place for lists (the gradient of v is the tangent's last item)."""
+        self.appended.add(lst)
         mark = len(self.saves)
         if length is None:
             n = self.fresh_local(f"{lst}_len", fwd, depth)
@@ -1117,19 +1162,30 @@ class Generator:
         first = min([s.lineno] + [d.lineno for d in s.decorator_list]) if hasattr(s, "lineno") else None
         fwd.append(Raw(text.splitlines(), first))
         self.raw_items.append(fwd[-1])
-        rev = self.rev_closure(s.name, free_names_of_function(s)) if s.name in self.active else None
+        rev = (
+            self.rev_closure(s.name, free_names_of_function(s), _default_atoms(s))
+            if s.name in self.active
+            else None
+        )
+        self.local_fns[s.name] = free_names_of_function(s)
         return self.with_restore(rev, s.name, self.saves[mark:])
 
-    def rev_closure(self, x, free):
-        captured = sorted(n for n in free if n in self.active)
+    def rev_closure(self, x, free, defaults=()):
+        """A function made here: its tangent's fields go to the variables it captured and
+        to the values of its defaults."""
+        defaults = [(p, v) for p, v in defaults if v in self.active]
+        captured = sorted(n for n in free if n in self.active and n not in dict(defaults).values())
+        captured = [n for n in captured if n not in {v for _, v in defaults}]
 
         def rev(st):
-            if st.get(x) is None or not captured:
+            if st.get(x) is None or not (captured or defaults):
                 return
             g = st.adj(x)
             self.helpers.add("_rt")
             for n in captured:
                 st.acc(n, f"_rt.field({g}, {n!r})", False)
+            for p, v in defaults:
+                st.acc(v, f"_rt.field({g}, {p!r})", False)
 
         return rev
 
@@ -1281,6 +1337,11 @@ class Generator:
             else:
                 pre.append(f"{seed} = _rt.seed({seed})")
                 st.status[result.id] = MAYBE
+        for n in sorted(self.appended & (set(info.params) | set(info.freevars))):
+            if n in self.active:  # a list from the caller, appended to here
+                self.helpers.add("_rt")
+                pre.append(f"{self.adj_name(n)} = _rt.take_items({n})")
+                st.status[n] = MAYBE
         # even with an inactive result, effects (attribute writes) have adjoints
         st.out = Block()
         self.run(recipes, st)
@@ -1301,7 +1362,12 @@ class Generator:
         kwparts = [f"{p!r}: {self.adj_name(p)}" for p in kw]
         if info.kwarg and st.get(info.kwarg) is not None:
             kwparts.append(f"**_rt.dict_or_empty({self.adj_name(info.kwarg)})")
-        freevars = [v for v in info.freevars if st.get(v) is not None]
+        # captured lists appended to here go back to the caller through the store
+        handback = sorted(self.appended & set(info.freevars) & self.active)
+        for n in handback:
+            if st.get(n) is not None:
+                body.append(f"_rt.put_items({n}, {self.adj_name(n)})")
+        freevars = [v for v in info.freevars if st.get(v) is not None and v not in handback]
         if freevars:
             self.helpers.add("_rt")
             df = "_rt.fn_tangent(" + ", ".join(f"{v}={self.adj_name(v)}" for v in freevars) + ")"
@@ -1312,24 +1378,25 @@ class Generator:
             tail += ", {" + ", ".join(kwparts) + "}"
         ret_line = f"return ({tail},)" if not grads and not extra and not (info.kwonly or info.kwarg) else f"return ({tail})"
         # ----- which saved values does the pullback read? --------------------------------
-        probe = []
-        C.render(body, 0, lambda m: [], probe)
-        read = set()
-        try:
-            tree = ast.parse("\n".join(line.strip() and line for line in _dedent_for_parse(probe)))
-            for n in ast.walk(tree):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                    read.add(n.id)
-        except SyntaxError:  # pragma: no cover - a bug in the generator
-            read = set(self.locals)
-        needed = read & (self.locals | set(info.params))
         counts = {}
         for sv in self.saves:
             counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop else 1)
-        # a name needs restoring if it is overwritten: assigned twice, in a loop, or a param
-        restorable = {
-            n for n in needed if counts.get(n, 0) + (1 if n in info.params else 0) >= 2
-        }
+        overwritten = {n for n, c in counts.items() if c + (1 if n in info.params else 0) >= 2}
+        # which saved values does the pullback read? A branch that only restores values
+        # still reads its test, so restores count as code: iterate to a fixpoint
+        restorable = set()
+        for _ in range(4):
+            def probe_marker(m, keep=frozenset(restorable)):
+                return ["pass"] if isinstance(m, Restore) and m.save.name in keep else []
+
+            probe = []
+            C.render(body, 0, probe_marker, probe)
+            read = _names_read(_fix_empty_blocks(probe), self.locals)
+            needed = read & (self.locals | set(info.params))
+            new = {n for n in needed if n in overwritten}
+            if new == restorable:
+                break
+            restorable = new
         tape_used = False
         slots = {}
         for sv in self.saves:
@@ -1452,6 +1519,15 @@ class _ForHeader:
         self.alias = alias
         self.it = it
         self.save = save
+
+
+def _default_atoms(fn):
+    """(parameter, name of its default value) for defaults that are names."""
+    a = fn.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults))
+    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    return [(p.id, d.id) for p, d in pairs if isinstance(d, gast.Name)]
 
 
 def _saves_in(block):
@@ -1618,8 +1694,13 @@ def _params_src(args):
     return ", ".join(parts)
 
 
-def _dedent_for_parse(lines):
-    return [line for line in lines]
+def _names_read(lines, fallback):
+    """The names a block of generated lines reads."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:  # pragma: no cover - a bug in the generator: be conservative
+        return set(fallback)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _fix_empty_blocks(lines):

@@ -29,3 +29,12 @@ for _name, (_fn, *_partials) in BINARY.items():
     primitive(_fn, "a, b", *_partials, path=f"operator.{_fn.__name__}", kind="same")
 for _name, (_fn, _partial) in UNARY.items():
     primitive(_fn, "a", _partial, path=f"operator.{_fn.__name__}", kind="same")
+
+# ----- matrix product (operands not known to be arrays when the code was generated) --------
+primitive(
+    MATMUL,
+    "a, b",
+    adjoints={"a": "_rt.matmul_adjoint_a(g, a, b)", "b": "_rt.matmul_adjoint_b(g, a, b)"},
+    path="operator.matmul",
+    kind="array",
+)

@@ -10,7 +10,7 @@ import types
 from .. import emit
 from .. import runtime as rt
 from ..tangents import AbstractZero, Tangent, unthunk
-from . import SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
+from . import NONDIFF, SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 
 _R = dict(kind="same")
 
@@ -29,6 +29,11 @@ def first_order_pair(f, args, has_kwargs):
             return rt._user_rule_pair(rule)
         if f in SPECIAL:
             return SPECIAL[f]
+        prim = lookup_primitive(f, nargs)
+        if prim is not None:
+            return rt._primitive_pair(prim)
+        if f in NONDIFF:
+            return rt._const_pair(f)
         key = rt.kinds_of(args) + tuple(rt._cell_kind(c) for c in f.__closure__ or ())
         return emit.pair_for(f, key, nargs)
     return rt.resolve(f, nargs)
@@ -107,6 +112,14 @@ def fn_tangent_pair(**fields):
 
 
 nondifferentiable_builtin(
+    rt._primitive_pair,
+    rt._user_rule_pair,
+    rt._constructor_pair,
+    rt._function_pair,
+    rt._const_pair,
+    rt._method_rule,
+    rt.put_items,
+    rt.take_items,
     lookup_user,
     lookup_primitive,
     rt.is_mutable_object,
