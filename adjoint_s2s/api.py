@@ -21,7 +21,7 @@ from .tangents import AbstractZero, Thunk, unthunk
 _DERIVING = [0]
 
 
-def _pullback(f, *args, **kwargs):
+def _pullback(f, /, *args, **kwargs):
     """(y, back) with back(dy) -> (df, *dargs): Zygote's ``_pullback``."""
     y, pb = _rt.call(f, *args, **kwargs)
 
@@ -32,7 +32,7 @@ def _pullback(f, *args, **kwargs):
     return y, back
 
 
-def pullback(f, *args, **kwargs):
+def pullback(f, /, *args, **kwargs):
     """(y, back) with back(dy) -> one gradient per positional argument."""
     y, pb = _rt.call(f, *args, **kwargs)
 
@@ -42,14 +42,15 @@ def pullback(f, *args, **kwargs):
     return y, pullback_back
 
 
-def gradient(f, *args, **kwargs):
+def gradient(f, /, *args, **kwargs):
     """The gradient of a scalar-valued f at args: ``pullback`` seeded with 1.0."""
-    y, back = pullback(f, *args, **kwargs)
-    _check_scalar(y, f)
-    return back(1.0)
+    y, pb = _rt.call(f, *args, **kwargs)
+    if type(y) is not float:
+        _check_scalar(y, f)
+    return _project_args(pb(1.0), args)
 
 
-def withgradient(f, *args, **kwargs):
+def withgradient(f, /, *args, **kwargs):
     """(value, gradients). If f returns a tuple, its first element is the loss and the
     rest are auxiliary outputs, returned untouched (Zygote's ``withgradient``)."""
     y, back = pullback(f, *args, **kwargs)
@@ -83,8 +84,12 @@ def _project_args(grads, args):
     """Unthunk and project the argument gradients of a pullback's (df, *dargs); objects
     get the gradients of their fields that were read (and not overwritten) added."""
     out = []
+    n = len(grads)
     for i, x in enumerate(args):
-        g = grads[1 + i] if 1 + i < len(grads) else None
+        g = grads[1 + i] if 1 + i < n else None
+        if type(g) is float and type(x) is float:  # the common case, fast
+            out.append(g)
+            continue
         if _rt.is_mutable_object(x):
             g = _rt.with_fields(g, x)
         out.append(project(g, x))

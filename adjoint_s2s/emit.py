@@ -62,6 +62,9 @@ def refresh():
     """Forget every generated function (always allowed, never needed after a new rule)."""
     _CACHE.clear()
     R.EPOCH[0] += 1
+    from .runtime import forget_pairs
+
+    forget_pairs()
 
 
 def _helper_values():

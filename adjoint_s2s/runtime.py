@@ -14,6 +14,7 @@ import math
 import operator
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -652,29 +653,41 @@ def _cell_kind(cell):
 
 
 def call(f, /, *args, **kwargs):
-    """(y, pullback) of f(*args, **kwargs); the pullback returns (df, *dargs[, dkwargs])."""
+    """(y, pullback) of f(*args, **kwargs); the pullback returns (df, *dargs[, dkwargs]).
+
+    The hot path: a plain function already seen with arguments of these types finds its
+    pair in a dict on the function object (cleared whenever a rule changes).
+    """
     if kwargs:
         return _call_kw(f, args, kwargs)
     if type(f) is types.FunctionType:
-        key = kinds_of(args)
-        if f.__closure__ is not None:
-            key += tuple([_cell_kind(c) for c in f.__closure__])
-        cache = f.__dict__.get("__adjoint_pairs__")
-        if cache is not None:
-            hit = cache.get(key)
-            if hit is not None and hit[0] == R.EPOCH[0]:
-                return hit[1](*args)
-        return _function_pair(f, key, len(args))(*args)
+        try:
+            hit = f.__adjoint_pairs__[tuple(map(type, args))]
+        except (AttributeError, KeyError):
+            hit = None  # resolved below, outside the handler (no chained exceptions)
+        if hit is None or (hit[0] is not None and hit[0] != _cell_kinds(f)):
+            return _function_pair(f, args)(*args)
+        return hit[1](*args)
     return resolve(f, len(args))(*args)
+
+
+_CACHED_FUNCTIONS = weakref.WeakSet()  # functions that hold a pair cache
+
+
+def forget_pairs():
+    """Drop the pair caches of every function (a rule changed)."""
+    for fn in list(_CACHED_FUNCTIONS):
+        fn.__dict__.pop("__adjoint_pairs__", None)
+    _CACHED_FUNCTIONS.clear()
+
+
+def _cell_kinds(f):
+    return tuple([_cell_kind(c) for c in f.__closure__]) if f.__closure__ else None
 
 
 def call_primal(f, /, *args, **kwargs):
     """f(*args, **kwargs) as differentiated code sees it: rules run, no pullback is kept."""
     if type(f) is types.FunctionType:
-        if not kwargs:
-            rule = R.lookup_user(f)
-            if rule is None and f.__dict__.get("__adjoint_plain__") == R.EPOCH[0]:
-                return f(*args)
         return call(f, *args, **kwargs)[0]
     if isinstance(f, (types.BuiltinFunctionType, type)) and R.lookup_user(f) is None:
         return f(*args, **kwargs)
@@ -1039,8 +1052,11 @@ def getitem_pair(obj, idx):
 # ----- resolution --------------------------------------------------------------------------
 
 
-def _function_pair(f, key, nargs):
+def _function_pair(f, args):
     """Resolve a plain Python function (user rule first) and cache it on f."""
+    nargs = len(args)
+    cells = _cell_kinds(f)
+    key = kinds_of(args) + (cells or ())
     rule = R.lookup_user(f)
     prim = R.lookup_primitive(f, nargs) if rule is None else None
     if rule is not None:
@@ -1055,7 +1071,11 @@ def _function_pair(f, key, nargs):
         from . import emit
 
         pair = emit.pair_for(f, key, nargs)
-    f.__dict__.setdefault("__adjoint_pairs__", {})[key] = (R.EPOCH[0], pair)
+    cache = f.__dict__.get("__adjoint_pairs__")
+    if cache is None:
+        cache = f.__dict__["__adjoint_pairs__"] = {}
+        _CACHED_FUNCTIONS.add(f)
+    cache[tuple(map(type, args))] = (cells, pair)
     return pair
 
 

@@ -1329,7 +1329,8 @@ class Generator:
             kind = self.kinds.get(result.id, OTHER)
             self.helpers.add("_rt")
             if kind == REAL:
-                pre.append(f"{seed} = _rt.real({seed})")
+                pre.append(f"if type({seed}) is not float:")
+                pre.append(f"    {seed} = _rt.real({seed})")
                 st.status[result.id] = NUM
             elif kind == COMPLEX:
                 pre.append(f"{seed} = _rt.scalar({seed})")

@@ -15,6 +15,7 @@ Every change to the table bumps ``EPOCH`` and the version of the function it is
 about; generated code remembers the versions of the functions it inlined or resolved,
 so a new rule invalidates exactly what depended on it.
 """
+import importlib
 import re
 import weakref
 
@@ -153,6 +154,9 @@ def special(fn):
     return deco
 
 
+special_rule = special
+
+
 def _default_path(fn):
     mod = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__name__", repr(fn))
@@ -179,6 +183,9 @@ def bump(fn):
     k = _key(fn)
     _VERSIONS[k] = _VERSIONS.get(k, 0) + 1
     EPOCH[0] += 1
+    from ..runtime import forget_pairs
+
+    forget_pairs()
 
 
 def set_user_rule(fn, rule):
@@ -207,7 +214,10 @@ def load_builtin_rules():
     from . import numpy as _n  # noqa: F401
     from . import operators as _o  # noqa: F401
     from . import runtime_rules as _rr  # noqa: F401
-    from . import special as _s  # noqa: F401
+
+    # the submodule shares its name with the decorator defined here: import it by path
+    importlib.import_module(".special", __name__)
+    globals()["special"] = special_rule  # importing the submodule rebinds the name
 
     try:
         import scipy.special  # noqa: F401

@@ -1,7 +1,7 @@
 """Rules for Python's builtins.
 
 Numeric builtins with a one-expression derivative are templates; ``sum``, ``min``,
-``max``, ``divmod``, ``map`` and friends are run-time rules in ``runtime.py`` because
+``max``, ``map``, ``sorted`` and friends are run-time rules in ``special.py`` because
 their gradient depends on the structure of their arguments.
 """
 import builtins
@@ -9,22 +9,69 @@ import builtins
 from . import nondifferentiable_builtin, primitive
 
 # ----- numbers ---------------------------------------------------------------------------
+# abs: sign(x) for real x; real(ȳ)·z/|z| for complex z (not holomorphic); 0 at 0
 primitive(
     abs,
     "x",
     "(1.0 if x > 0 else -1.0 if x < 0 else 0.0)",
     kind="abs",
-    adjoints={"x": {"complex": "_rt.abs_adjoint(g, x, ans)", "array": "_rt.abs_adjoint(g, x, ans)"}},
+    adjoints={
+        "x": {"complex": "_rt.modulus_adjoint(g, x, ans)", "array": "_rt.modulus_adjoint(g, x, ans)"}
+    },
 )
 primitive(float, "x", "1", kind="real")
+# complex(re, im) = re + i·im, and either part may itself be complex
 primitive(
     complex,
-    "re, im",
-    adjoints={"re": "_rt.re(g)", "im": "_rt.im(g)"},
+    "real, imag",
+    adjoints={"real": "_rt.re_or_self(g, real)", "imag": "_rt.complex_im_adjoint(g, imag)"},
     kind="complex",
 )
-primitive(complex, "re", adjoints={"re": "_rt.re_or_self(g, re)"}, kind="complex")
-primitive(pow, "a, b", "b * a ** (b - 1)", "_rt.pow_exponent_partial(a, ans)", kind="same")
+primitive(complex, "real", adjoints={"real": "_rt.re_or_self(g, real)"}, kind="complex")
+# pow(base, exp): a real base and exponent can give a complex result (pow(-8.0, 1/3)),
+# so their adjoints go through helpers that take real(g·conj(partial)) and accept None.
+_POW_BASE = "_rt.pow_base_partial(base, exp)"
+_POW_EXP = "_rt.pow_exp_partial(base, ans)"
+primitive(
+    pow,
+    "base, exp",
+    _POW_BASE,
+    _POW_EXP,
+    kind="same",
+    adjoints={
+        "base": {
+            "real": "_rt.pow_base_adjoint(g, base, exp, ans)",
+            "complex": f"g * _rt.conj({_POW_BASE})",
+        },
+        "exp": {"real": "_rt.pow_exp_adjoint(g, base, ans)", "complex": f"g * _rt.conj({_POW_EXP})"},
+    },
+)
+# pow(base, exp, mod) is modular integer arithmetic: no gradient (mod=None is plain pow)
+primitive(
+    pow,
+    "base, exp, mod",
+    f"{_POW_BASE} if mod is None else 0.0",
+    f"{_POW_EXP} if mod is None else 0.0",
+    None,
+    kind="same",
+    adjoints={
+        "base": {
+            "real": "_rt.pow_base_adjoint(g, base, exp, ans) if mod is None else 0.0",
+            "complex": f"g * _rt.conj({_POW_BASE}) if mod is None else 0.0",
+        },
+        "exp": {
+            "real": "_rt.pow_exp_adjoint(g, base, ans) if mod is None else 0.0",
+            "complex": f"g * _rt.conj({_POW_EXP}) if mod is None else 0.0",
+        },
+    },
+)
+# divmod(a, b) = (a // b, a - (a // b)·b): the quotient is piecewise constant
+primitive(
+    divmod,
+    "a, b",
+    adjoints={"a": "_rt.divmod_adjoint_a(g, a, b, ans)", "b": "_rt.divmod_adjoint_b(g, a, b, ans)"},
+    kind="other",
+)
 
 # ----- no gradient -------------------------------------------------------------------------
 nondifferentiable_builtin(
@@ -51,7 +98,6 @@ nondifferentiable_builtin(
     oct,
     input,
     open,
-
     any,
     all,
     slice,
