@@ -126,10 +126,16 @@ def project(g, x):
     if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and not hasattr(x, "_fields"):
         items = [project(gi, xi) for gi, xi in zip(g, x)]
         items += [None] * (len(x) - len(items))
+        # a list of numbers is a vector: its unused entries are 0.0, not None
+        items = [0.0 if gi is None and _is_real_number(xi) else gi for gi, xi in zip(items, x)]
         return tuple(items) if isinstance(x, tuple) else list(items)
     if isinstance(x, dict) and isinstance(g, dict):
         return {k: project(v, x.get(k)) for k, v in g.items()}
     return unthunk(g)
+
+
+def _is_real_number(x):
+    return isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool)
 
 
 def differentiable(fn):

@@ -151,8 +151,8 @@ def digamma(x):
     x = float(x)
     if x <= 0 and x == math.floor(x):
         return math.nan
-    if x < 0.5:  # reflection: ψ(1-x) - ψ(x) = π cot(πx)
-        return digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    if x < 0.5:  # reflection: ψ(1-x) - ψ(x) = π cot(πx), with πx reduced near a pole
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * (x - round(x)))
     acc_ = 0.0
     while x < 10.0:
         acc_ -= 1.0 / x
@@ -170,11 +170,11 @@ def pow_exponent_partial(a, ans):
     """∂(a**b)/∂b = a**b · log(a), with 0 where a == 0."""
     if isinstance(a, np.ndarray) or isinstance(ans, np.ndarray):
         a = np.asarray(a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if np.iscomplexobj(a) or np.iscomplexobj(ans):
-                out = ans * np.log(a.astype(complex))
-            else:
-                out = ans * np.log(np.abs(a))
+        safe = np.where(a == 0, 1, a)  # log(0) is never taken: the result is 0 there
+        if np.iscomplexobj(a) or np.iscomplexobj(ans):
+            out = ans * np.log(safe.astype(complex))
+        else:
+            out = ans * np.log(np.abs(safe))
         return np.where(a == 0, 0, out)
     if a == 0:
         return 0.0
@@ -191,8 +191,7 @@ def abs_adjoint(g, x, ans):
     """|z| for complex z (Zygote: z̄ = real(ȳ)·z/|z|) and for arrays."""
     if isinstance(x, np.ndarray):
         if np.iscomplexobj(x):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(ans == 0, 0, np.real(g) * x / ans)
+            return np.where(ans == 0, 0, np.real(g) * x / np.where(ans == 0, 1, ans))
         return g * np.sign(x)
     if ans == 0:
         return 0j if isinstance(x, complex) else 0.0
@@ -316,7 +315,7 @@ def trigamma(x):
     if x <= 0 and x == math.floor(x):
         return math.nan
     if x < 0.5:  # reflection: ψ'(1-x) + ψ'(x) = π² / sin²(πx)
-        return -trigamma(1.0 - x) + (math.pi / math.sin(math.pi * x)) ** 2
+        return -trigamma(1.0 - x) + (math.pi / math.sin(math.pi * (x - round(x)))) ** 2
     acc_ = 0.0
     while x < 10.0:
         acc_ += 1.0 / (x * x)
@@ -518,6 +517,15 @@ def getitem_grad(obj, idx, g):
     raise NotDifferentiableError(f"no gradient for indexing a {type(obj).__name__}")
 
 
+def _list_slice_grad(obj, positions, g):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    out = [None] * len(obj)
+    for j, i in enumerate(positions):
+        out[i] = part(g, j)
+    return GradList(out)
+
+
 def _is_basic_index(idx):
     if isinstance(idx, (int, slice, type(None), type(Ellipsis))):
         return True
@@ -690,8 +698,19 @@ def call_primal(f, /, *args, **kwargs):
     if type(f) is types.FunctionType:
         return call(f, *args, **kwargs)[0]
     if isinstance(f, (types.BuiltinFunctionType, type)) and R.lookup_user(f) is None:
-        return f(*args, **kwargs)
+        if not isinstance(f, type) or not _python_class(f):
+            return f(*args, **kwargs)
     return call(f, *args, **kwargs)[0]
+
+
+def _python_class(cls):
+    import dataclasses
+
+    return (
+        dataclasses.is_dataclass(cls)
+        or isinstance(getattr(cls, "__init__", None), types.FunctionType)
+        or (issubclass(cls, tuple) and hasattr(cls, "_fields"))
+    )
 
 
 def call_method(obj, name, /, *args, **kwargs):
@@ -813,7 +832,9 @@ def _method_rule(cls, name, meth):
             return y, lambda g: (None,) * (n + 1) + (({},) if kwargs else ())
 
         return no_gradient_method
-    fn = getattr(np, name, None) if cls is np.ndarray else None
+    fn = None
+    if issubclass(cls, np.ndarray):
+        fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
     if fn is not None:
         def ndarray_method(obj, *args, **kwargs):
             y, pb = call(fn, obj, *args, **kwargs)
@@ -964,14 +985,20 @@ _ITEMS = {}  # id(container) -> [container, its tangent after the call being rev
 
 
 def put_items(obj, g):
-    """Before a callee's pullback: hand it the tangent of a container it may have mutated."""
-    if g is None or isinstance(g, AbstractZero):
-        return
+    """Before a callee's pullback: hand it the tangent of a container it may have mutated.
+    Returns what the caller keeps: nothing for a list or dict, g for anything else."""
+    if g is None or isinstance(g, AbstractZero) or not isinstance(obj, (list, dict)):
+        return g
     entry = _ITEMS.get(id(obj))
     if entry is not None and entry[0] is obj:
         entry[1] = add(entry[1], g)
     else:
         _ITEMS[id(obj)] = [obj, g]
+    return None
+
+
+def kept_adjoint(obj, g):
+    return None if isinstance(obj, (list, dict)) else g
 
 
 def take_items(obj):
@@ -1028,6 +1055,18 @@ def getattr_pair(obj, name):
     return y, getfield_pullback
 
 
+@R.special(getattr)
+def _getattr_builtin_pair(obj, name, *default):
+    if default and not hasattr(obj, name):
+        return default[0], lambda g: (None, None, None, g)
+    y, pb = getattr_pair(obj, name)
+
+    def getattr_builtin_pullback(g):
+        return (None, pb(g), None) + ((None,) if default else ())
+
+    return y, getattr_builtin_pullback
+
+
 def getitem_pair(obj, idx):
     """(y, pullback) of obj[idx]; __getitem__ written in Python is differentiated."""
     if isinstance(obj, (list, tuple, dict, np.ndarray, str)):
@@ -1042,6 +1081,12 @@ def getitem_pair(obj, idx):
                     Tangent(typ, **dict(zip(typ._fields[idx], g))))
 
             return y, namedtuple_pullback
+        if type(obj) is list:  # the list may grow later: pin the positions now
+            if type(idx) is int and idx < 0:
+                idx += len(obj)
+            elif type(idx) is slice:
+                positions = range(*idx.indices(len(obj)))
+                return obj[idx], lambda g: _list_slice_grad(obj, positions, g)
         return obj[idx], lambda g: getitem_grad(obj, idx, g)
     if isinstance(obj, Tangent):
         return obj[idx], lambda g: None
@@ -1294,18 +1339,22 @@ def _constructor_pair(cls):
     )
 
 
+def new_instance(cls):
+    """An uninitialised instance (its __init__ runs through AD next)."""
+    return cls.__new__(cls)
+
+
 def _init_constructor_pair(cls, init):
     """A class whose __init__ is Python: differentiate __init__ (its attribute writes)."""
 
     def init_constructor_pair(*args, **kwargs):
-        obj = cls.__new__(cls)
+        obj = new_instance(cls)
         _none, init_pb = call(init, obj, *args, **kwargs)
 
         def init_constructor_pullback(g):
             _seed_fields(obj, g)
             grads = init_pb(None)
-            rest = with_fields(grads[1], obj)  # what __init__ read of itself: nothing to pass on
-            del rest
+            take_fields(obj)  # what __init__ read of itself before writing it: nothing to pass on
             return (None,) + tuple(grads[2:])
 
         return obj, init_constructor_pullback
@@ -1321,7 +1370,7 @@ def _dataclass_post_init_pair(cls):
     post = cls.__post_init__
 
     def post_init_constructor_pair(*args, **kwargs):
-        obj = cls.__new__(cls)
+        obj = new_instance(cls)
         bound = dict(zip(names, args))
         bound.update(kwargs)
         for f in dataclasses.fields(cls):
@@ -1381,8 +1430,12 @@ def _fields_of(g, names):
 
 def _call_kw(f, args, kwargs):
     """Calls with keywords: map gradients back to how each argument was passed."""
-    if type(f) is types.FunctionType and R.lookup_user(f) is None and not (
-        _hashable(f) and f in R.SPECIAL
+    if (
+        type(f) is types.FunctionType
+        and R.lookup_user(f) is None
+        and f not in R.SPECIAL
+        and f not in R.NONDIFF
+        and not R.PRIMITIVES.get(f)
     ):
         from . import emit
 
@@ -1412,7 +1465,15 @@ def _call_kw(f, args, kwargs):
         return y, keyword_call_pullback
     if type(f) is types.FunctionType:
         rule = R.lookup_user(f)
-        pair = _user_rule_pair(rule) if rule is not None else R.SPECIAL[f]
+        if rule is not None:
+            pair = _user_rule_pair(rule)
+        elif f in R.SPECIAL:
+            pair = R.SPECIAL[f]
+        elif f in R.NONDIFF:
+            pair = _const_pair(f)
+        else:
+            prim = R.lookup_primitive(f, len(args), tuple(kwargs))
+            pair = _primitive_pair(prim)
     else:
         pair = resolve(f, len(args))
     return pair(*args, **kwargs)

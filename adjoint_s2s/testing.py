@@ -171,6 +171,10 @@ def isapprox(a, b, rtol=1e-7, atol=1e-9):
             return bool(np.allclose(np.asarray(z), 0.0, rtol=rtol, atol=atol))
         if _is_struct(z):
             return all(isapprox(None, v, rtol, atol) for v in _as_dict(z).values())
+        if isinstance(z, (list, tuple)):
+            return all(isapprox(None, v, rtol, atol) for v in z)
+        if isinstance(z, dict):
+            return all(isapprox(None, v, rtol, atol) for v in z.values())
         return isapprox(_zero_like(z), z, rtol, atol) if _zero_like(z) is not None else False
     if isinstance(a, Tangent):
         a = dict(a._fields) if not a._elements else tuple(a._elements)

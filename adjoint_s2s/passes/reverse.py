@@ -445,7 +445,7 @@ class Generator:
     def stmt_activity(self, s):
         act = self.active
         call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
-        if isinstance(call, gast.Call) and self.value_active(call):
+        if isinstance(call, gast.Call) and self.value_active(call) and self._may_mutate(call):
             # a call with active arguments may store them in its other arguments
             # (lst.append, a helper filling a list) or in what a local closure captured:
             # those become active too
@@ -482,6 +482,17 @@ class Generator:
         elif isinstance(s, gast.FunctionDef):
             if free_names_of_function(s) & act:
                 act.add(s.name)
+
+    def _may_mutate(self, call):
+        """Could this call store its arguments somewhere? Not for builtins and rules."""
+        obj = self.resolve(call.func)
+        if obj is None:
+            return True
+        if not _hashable(obj):
+            return True
+        if obj in R.SPECIAL or obj in R.NONDIFF or obj in R.PRIMITIVES:
+            return False
+        return isinstance(obj, types.FunctionType) or R.lookup_user(obj) is not None
 
     def _captures(self):
         caps = getattr(self, "_caps", None)
@@ -587,7 +598,8 @@ class Generator:
         mark = len(self.saves)
         self.save(x, fwd, depth)
         rev = None
-        if not active:
+        if not active or (isinstance(e, gast.Call) and not self.value_active(e)):
+            # a constant here (its name may be active elsewhere)
             if isinstance(e, gast.Call) and not self.value_active(e):
                 fwd.append(f"{x} = {self.inactive_call(e)}")
             else:
@@ -726,6 +738,8 @@ class Generator:
             cls = "complex"
         else:
             cls = "array"
+        if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
+            cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
         mapping = {p: src(v) for p, v in args}
         mapping.update(extra or {})
         mapping["ans"] = x
@@ -891,17 +905,22 @@ class Generator:
                 return
             # containers the callee may mutate in place: their tangent after the call
             # goes to the callee's pullback through the store, the rest comes back
-            movable = [
-                a.id for a in args
-                if isinstance(a, gast.Name) and a.id in self.active and a.id in self.locals
-                and self.kinds.get(a.id, OTHER) == OTHER
-            ]
-            fname = args[0].id if args and isinstance(args[0], gast.Name) else None
-            movable += sorted(n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable)
+            movable = []
+            if call is not None and self._may_mutate(call):
+                movable = [
+                    a.id for a in args
+                    if isinstance(a, gast.Name) and a.id in self.active and a.id in self.locals
+                    and self.kinds.get(a.id, OTHER) == OTHER
+                ]
+                fname = args[0].id if args and isinstance(args[0], gast.Name) else None
+                movable += sorted(
+                    n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable
+                )
             handed = [n for n in movable if st.get(n) is not None]
-            for n in handed:
-                st.line(f"_rt.put_items({n}, {st.adj(n)})")
-                st.consume(n)
+            for n in handed:  # a container's tangent goes to the callee; anything else stays
+                b = st.adj(n)
+                st.line(f"{b} = _rt.put_items({n}, {b})")
+                st.status[n] = MAYBE
             names = []
             direct = set()
             seen = set()
@@ -1114,8 +1133,12 @@ class Generator:
         obj = tgt.value
         idx = C.index_value_src(tgt.slice)
         line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
-        if not isinstance(obj, gast.Name) or obj.id not in self.active:
-            fwd.append(line)
+        if (
+            not isinstance(obj, gast.Name)
+            or obj.id not in self.active
+            or obj.id not in self.locals | set(self.info.params)
+        ):
+            fwd.append(line)  # a global or captured container: written in place, as Python
             return None
         # copy on write: the old container stays intact for the backward pass
         self.helpers.add("_rt")
@@ -1664,7 +1687,17 @@ def _hashable(obj):
 
 
 def _is_user_class(obj):
-    return isinstance(obj, type) and obj.__module__ not in ("builtins",)
+    """A class whose construction runs Python code we differentiate."""
+    if not isinstance(obj, type):
+        return False
+    import dataclasses
+
+    return (
+        dataclasses.is_dataclass(obj)
+        or isinstance(getattr(obj, "__init__", None), types.FunctionType)
+        or isinstance(getattr(obj, "__new__", None), types.FunctionType)
+        or (issubclass(obj, tuple) and hasattr(obj, "_fields"))
+    )
 
 
 def _loop_hint(s):

@@ -82,7 +82,17 @@ class UserRule:
 def _split(params):
     """'x, axis=None, keepdims=False' -> (names, {name: default source})."""
     names, defaults = [], {}
-    for part in params.split(","):
+    parts, depth, cur = [], 0, ""
+    for ch in params:  # split on commas outside brackets: axes=(0, 1) is one default
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in parts:
         part = part.strip()
         if not part:
             continue

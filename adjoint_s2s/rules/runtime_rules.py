@@ -111,14 +111,22 @@ def fn_tangent_pair(**fields):
     return rt.fn_tangent(**fields), fn_tangent_pullback
 
 
+primitive(rt.with_fields, "v, obj", adjoints={"v": "g"}, kind="other")
+primitive(rt.put_items, "obj, v", adjoints={"v": "_rt.kept_adjoint(obj, g)"}, kind="other")
+
 nondifferentiable_builtin(
+    rt.new_instance,
+    rt.take_fields,
+    rt.take_field_grad,
+    rt.setattr_grad,
+    rt.add_field_grad,
+    rt._seed_fields,
     rt._primitive_pair,
     rt._user_rule_pair,
     rt._constructor_pair,
     rt._function_pair,
     rt._const_pair,
     rt._method_rule,
-    rt.put_items,
     rt.take_items,
     lookup_user,
     lookup_primitive,
