@@ -419,6 +419,14 @@ def with_defaults(df, names, grads):
     return t if df is None or isinstance(df, AbstractZero) else add(df, t)
 
 
+def without_fields(g, names):
+    """A function tangent without the given fields (None if nothing is left)."""
+    if not isinstance(g, Tangent):
+        return g
+    rest = {k: v for k, v in g._fields.items() if k not in names}
+    return Tangent(g.primal_type, **rest) if rest else None
+
+
 def expand(g, n):
     if g is None or isinstance(g, AbstractZero):
         return (None,) * n
@@ -689,6 +697,16 @@ def forget_pairs():
     _CACHED_FUNCTIONS.clear()
 
 
+def _default_kinds(f, nargs):
+    """Kinds of the defaults that fill the positional parameters not passed."""
+    defaults = f.__defaults__
+    if not defaults:
+        return ()
+    npos = f.__code__.co_argcount
+    first = npos - len(defaults)
+    return tuple(KIND.get(type(defaults[i - first]), OTHER) for i in range(max(nargs, first), npos))
+
+
 def _cell_kinds(f):
     return tuple([_cell_kind(c) for c in f.__closure__]) if f.__closure__ else None
 
@@ -807,6 +825,14 @@ def _dict_get(d, key, default=None):
     return d.get(key, default), get_pullback
 
 
+def _conjugate(z):
+    return z.conjugate(), lambda g: (conj(g),)
+
+
+for _t in (complex, float, int, np.complexfloating, np.floating):
+    _METHOD_RULES[(_t, "conjugate")] = _conjugate
+
+
 @method_rule(list, "copy")
 def _list_copy(lst):
     return list(lst), lambda g: (None if g is None else list(g),)
@@ -823,6 +849,11 @@ _NO_GRAD_METHODS = {"index", "count", "keys", "__len__", "__contains__"}
 
 def _method_rule(cls, name, meth):
     rule = _METHOD_RULES.get((cls, name))
+    if rule is None:  # numpy scalar types: look along the class hierarchy
+        for base in cls.__mro__[1:]:
+            rule = _METHOD_RULES.get((base, name))
+            if rule is not None:
+                break
     if rule is not None:
         return rule
     if issubclass(cls, _NO_GRAD_TYPES) or name in _NO_GRAD_METHODS:
@@ -1101,7 +1132,7 @@ def _function_pair(f, args):
     """Resolve a plain Python function (user rule first) and cache it on f."""
     nargs = len(args)
     cells = _cell_kinds(f)
-    key = kinds_of(args) + (cells or ())
+    key = kinds_of(args) + _default_kinds(f, nargs) + (cells or ())
     rule = R.lookup_user(f)
     prim = R.lookup_primitive(f, nargs) if rule is None else None
     if rule is not None:

@@ -34,7 +34,8 @@ def first_order_pair(f, args, has_kwargs):
             return rt._primitive_pair(prim)
         if f in NONDIFF:
             return rt._const_pair(f)
-        key = rt.kinds_of(args) + tuple(rt._cell_kind(c) for c in f.__closure__ or ())
+        key = rt.kinds_of(args) + rt._default_kinds(f, nargs)
+        key += tuple(rt._cell_kind(c) for c in f.__closure__ or ())
         return emit.pair_for(f, key, nargs)
     return rt.resolve(f, nargs)
 
@@ -48,9 +49,28 @@ def _tangent_of_callee(d_inner, f):
     inner_pair = d_inner._fields.get("pair")
     if isinstance(inner_pair, Tangent):  # a trimmed pair: look inside
         d_inner = inner_pair
-    free = getattr(getattr(f, "__code__", None), "co_freevars", ())
-    fields = {k: v for k, v in d_inner._fields.items() if k in free}
+    code = getattr(f, "__code__", None)
+    keep = set(getattr(code, "co_freevars", ()))
+    defaults = getattr(f, "__defaults__", None) or ()
+    if code is not None and defaults:  # parameters that took a default value
+        npos = code.co_argcount
+        keep |= set(code.co_varnames[npos - len(defaults) : npos])
+    fields = {k: v for k, v in d_inner._fields.items() if k in keep}
     return rt.fn_tangent(**fields) if fields else None
+
+
+@special(_tangent_of_callee)
+def tangent_of_callee_pair(d_inner, f):
+    # a selection of fields: its adjoint puts the fields back where they came from
+    nested = isinstance(d_inner, Tangent) and isinstance(d_inner._fields.get("pair"), Tangent)
+
+    def tangent_of_callee_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None, None, None)
+        back = Tangent(types.FunctionType, pair=g) if nested else g
+        return (None, back, None)
+
+    return _tangent_of_callee(d_inner, f), tangent_of_callee_pullback
 
 
 @special(rt.call)
@@ -88,6 +108,7 @@ primitive(rt.acc, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")
 primitive(rt.unbroadcast, "v, like", adjoints={"v": "_rt.broadcast_like(g, v)"}, kind="other")
 primitive(rt.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="other")
 primitive(rt.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
+primitive(rt.field_adjoint, "name, v", adjoints={"v": "_rt.field(g, name)"}, kind="other")
 primitive(rt.getitem_grad, "obj, idx, v", adjoints={"v": "_rt.part(g, idx)"}, kind="other")
 primitive(
     rt.item_grad,
@@ -101,6 +122,25 @@ primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
 primitive(rt.output_tangent, "v, y", adjoints={"v": "g"}, kind="other")
 primitive(rt.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
+
+
+@special(rt.with_defaults)
+def with_defaults_pair(df, names, grads):
+    def with_defaults_pullback(g):
+        parts = tuple(rt.field(g, n) for n in names)
+        return (None, rt.without_fields(g, names), None, parts)
+
+    return rt.with_defaults(df, names, grads), with_defaults_pullback
+
+
+@special(Tangent)
+def tangent_constructor_pair(primal_type, *elements, **fields):
+    def tangent_constructor_pullback(g):
+        els = tuple(rt.part(g, i) if isinstance(g, Tangent) and g._elements else None for i in range(len(elements)))
+        out = (None, None) + els
+        return out + ({k: rt.field(g, k) for k in fields},) if fields else out
+
+    return Tangent(primal_type, *elements, **fields), tangent_constructor_pullback
 
 
 @special(rt.fn_tangent)
@@ -135,6 +175,7 @@ nondifferentiable_builtin(
     rt._hashable,
     rt.kinds_of,
     rt._cell_kind,
+    rt._default_kinds,
     rt._method_rule,
     rt.trunc_div,
     emit.pair_for,
