@@ -677,8 +677,13 @@ def call(f, /, *args, **kwargs):
     if kwargs:
         return _call_kw(f, args, kwargs)
     if type(f) is types.FunctionType:
+        n = len(args)
         try:
-            hit = f.__adjoint_pairs__[tuple(map(type, args))]
+            hit = f.__adjoint_pairs__[
+                (type(args[0]), type(args[1])) if n == 2
+                else (type(args[0]),) if n == 1
+                else tuple(map(type, args))
+            ]
         except (AttributeError, KeyError):
             hit = None  # resolved below, outside the handler (no chained exceptions)
         if hit is None or (hit[0] is not None and hit[0] != _cell_kinds(f)):

@@ -1476,23 +1476,29 @@ class Generator:
         if tape_used:
             fwd_lines.append(f"{self.tape} = []")
         C.render(fwd, 0, resolve_fwd, fwd_lines)
-        # captured variables are cells: snapshot the ones the pullback reads, so a later
-        # rebinding in the enclosing function (a loop variable) cannot change the gradient
-        snap = sorted(restorable | (read & set(info.freevars) - set(info.static_free) - self.helpers))
-        finals = {n: self.namer.fresh(f"{n}_final") for n in snap}
-        fwd_lines.extend(f"{v} = {n}" for n, v in finals.items())
-        # names bound on some paths only still need a value to snapshot
-        unbound = sorted(n for n in finals if n not in self._defined_at_end and n not in info.freevars)
-        if unbound:
-            fwd_lines[:0] = [f"{n} = None" for n in unbound]
-        lines.extend("    " + line for line in fwd_lines)
-        lines.append(f"    def {pb_name}({seed}):")
-        pb_lines = [f"{n} = {v}" for n, v in finals.items()]
+        pb_lines = []
         if tape_used:
             pb_lines.append(f"{self.pos} = len({self.tape})")
         C.render(pre, 0, resolve_rev, pb_lines)
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)
+        # the pullback receives the values it reads as default arguments: the forward
+        # pass keeps fast locals (no cells), and the values are snapshots, so a captured
+        # variable rebound later (a loop variable) cannot change the gradient. Helper
+        # modules stay closure variables (they resolve statically when differentiated again)
+        primal = self.locals | set(info.params) | set(info.freevars)
+        primal -= set(info.static_free) | self.helpers | {"_rt"}
+        primal |= set(slots.values()) | ({self.tape} if tape_used else set())
+        passed = sorted((_names_read(_fix_empty_blocks(list(pb_lines)), primal) & primal) - {seed})
+        always = set(info.params) | set(info.freevars) | {self.tape}
+        unbound = sorted(
+            n for n in passed if n not in always and (n not in self._defined_at_end or n in slots.values())
+        )
+        if unbound:  # bound on some paths only: still needs a value to pass
+            fwd_lines[:0] = [f"{n} = None" for n in unbound]
+        lines.extend("    " + line for line in fwd_lines)
+        params = ", ".join([seed] + [f"{n}={n}" for n in passed])
+        lines.append(f"    def {pb_name}({params}):")
         lines.extend("        " + line for line in pb_lines)
         res = src(result) if result is not None else "None"
         lines.append(f"    return {res}, {pb_name}")
