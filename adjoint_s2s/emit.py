@@ -90,7 +90,9 @@ def generate(fn, key):
         node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
         node.body[0].end_lineno = node.body[0].lineno
     else:
-        node = copy.deepcopy(node)
+        from .source import fresh_copy
+
+        node = fresh_copy(node, lines)
     check.check(node, filename)
     taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     taken |= set(code.co_freevars) | set(_helper_values())

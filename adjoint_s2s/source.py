@@ -49,15 +49,7 @@ def function_node(fn):
             f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
         )
     name = code.co_name
-    candidates = []
-    for node in gast.walk(tree):
-        if name == "<lambda>" and isinstance(node, gast.Lambda):
-            if node.lineno == first:
-                candidates.append(node)
-        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == name:
-            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if first in (start, node.lineno):
-                candidates.append(node)
+    candidates = list(_index(tree).get((name, first), ()))
     if len(candidates) > 1:
         argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
         candidates = [c for c in candidates if _argnames(c)[: len(argnames)] == argnames] or candidates
@@ -76,6 +68,49 @@ def function_node(fn):
             f"Re-import it, or give the function a rule with @adjoint_s2s.adjoint"
         )
     return candidates[0], filename, lines
+
+
+_INDEXES = {}
+
+
+def _index(tree):
+    """(name, line) -> the function nodes there, for a parsed file (built once)."""
+    idx = _INDEXES.get(id(tree))
+    if idx is not None and idx[0] is tree:
+        return idx[1]
+    table = {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Lambda):
+            table.setdefault(("<lambda>", node.lineno), []).append(node)
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            table.setdefault((node.name, start), []).append(node)
+            if start != node.lineno:
+                table.setdefault((node.name, node.lineno), []).append(node)
+    _INDEXES[id(tree)] = (tree, table)
+    return table
+
+
+def fresh_copy(node, lines):
+    """A private copy of a function node: parsed again from its lines (cheaper than a
+    deep copy), with the same line numbers."""
+    import textwrap
+
+    if isinstance(node, gast.Lambda):
+        import copy
+
+        return copy.deepcopy(node)
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    end = node.end_lineno
+    text = textwrap.dedent("".join(lines[start - 1 : end]))
+    try:
+        tree = gast.parse("\n" * (start - 1) + text)
+    except SyntaxError:  # a continuation line or an odd indentation: copy instead
+        import copy
+
+        return copy.deepcopy(node)
+    fn = tree.body[0]
+    return fn if isinstance(fn, (gast.FunctionDef, gast.AsyncFunctionDef)) else node
 
 
 def _argnames(node):

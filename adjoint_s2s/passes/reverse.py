@@ -41,6 +41,7 @@ How it works:
 """
 import ast
 import builtins
+import re
 import types
 
 import gast
@@ -227,6 +228,7 @@ class Generator:
         self.locals = set(info.params)
         for s in walk_block(fn_node.body):
             self.locals.update(stmt_targets(s))
+        self._reads_cache = {}
         self.kinds = {}
         for p, k in zip(info.positional, arg_kinds):
             self.kinds[p] = k
@@ -529,7 +531,10 @@ class Generator:
                 return False
             if obj is not None and R.lookup_user(obj) is not None and R.lookup_user(obj).style == "nondiff":
                 return False
-        return bool(reads(e) & self.active)
+        r = self._reads_cache.get(id(e))
+        if r is None:
+            r = self._reads_cache[id(e)] = reads(e)
+        return bool(r & self.active)
 
     # =====================================================================================
     # pass A: forward code and recipes
@@ -1734,13 +1739,21 @@ def _params_src(args):
     return ", ".join(parts)
 
 
+_TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
+
+
 def _names_read(lines, fallback):
-    """The names a block of generated lines reads."""
-    try:
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError:  # pragma: no cover - a bug in the generator: be conservative
-        return set(fallback)
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """The names generated lines mention (outside strings, comments and attributes).
+
+    A superset of the names they read (assignment targets count too), which is all the
+    callers need; a tokenising regex is much cheaper than parsing.
+    """
+    out = set()
+    for line in lines:
+        for m in _TOKEN.finditer(line):
+            if m.group(1):
+                out.add(m.group(1))
+    return out
 
 
 def _fix_empty_blocks(lines):
