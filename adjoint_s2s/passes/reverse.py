@@ -1318,7 +1318,8 @@ class Generator:
                     out.append(st.zero_line(name)[0])
             uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
             rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
-            out.append(Loop(f"for {k if uses_k else '_'} in {rng}", body))
+            var = k if uses_k else self._throwaway()
+            out.append(Loop(f"for {var} in {rng}", body))
             st.out = out
             st.status = dict(entry)
             if target_rev is not None and target_rev[1] is not None and st.get(target_rev[1]) is not None:
@@ -1331,12 +1332,21 @@ class Generator:
 
         return recipe
 
+    def _throwaway(self):
+        """The loop variable of a reversed loop that does not need its index."""
+        if getattr(self, "_unused", None) is None:
+            self._unused = self.namer.fresh("_" if "_" not in self.namer.taken else "_j")
+        return self._unused
+
     def run(self, recipes, st):
         for recipe, origin in reversed(recipes):
+            mark = len(st.out)
             if origin:
                 st.line(f"# {origin}")
             if recipe is not None:
                 recipe(st)
+            if origin and _only_markers(st.out[mark + 1 :]):
+                del st.out[mark]  # the statement needed no adjoint code: no comment
 
     # =====================================================================================
     # assembling the pair
@@ -1372,9 +1382,30 @@ class Generator:
                 pre.append(f"{self.adj_name(n)} = _rt.take_items({n})")
                 st.status[n] = MAYBE
         # even with an inactive result, effects (attribute writes) have adjoints
+        entry_status = st.snapshot()
         st.out = Block()
         self.run(recipes, st)
         body = st.out
+        if (
+            ret_active
+            and entry_status.get(result.id) == MAYBE
+            and self.kinds.get(result.id) == ARRAY  # an object's fields may still have gradients
+            and not self._has_effects(body)
+        ):
+            # a zero seed gives zero gradients: say so at the entry, and generate the rest
+            # for a seed that is surely a value (no None checks in the body)
+            zeros = ["None"] * (1 + len(info.positional))
+            if info.vararg:
+                zeros.append(f"*((None,) * len({info.vararg}))")
+            if info.kwonly or info.kwarg:
+                zeros.append("{}")
+            pre.append(f"if {seed} is None:")
+            pre.append(f"    return ({', '.join(zeros)},)" if len(zeros) == 1 else f"    return ({', '.join(zeros)})")
+            st.status = dict(entry_status)
+            st.status[result.id] = NUM
+            st.out = Block()
+            self.run(recipes, st)
+            body = st.out
         # gradients of the parameters, then the function tangent
         ret = []
         for p in info.positional:
@@ -1509,6 +1540,15 @@ class Generator:
         lines.append(f"    return {res}, {pb_name}")
         return "\n".join(_fix_empty_blocks(lines)) + "\n"
 
+    def _has_effects(self, body):
+        """Does the pullback do anything besides computing gradients from its seed?"""
+        if self.appended & (set(self.info.params) | set(self.info.freevars)):
+            return True
+        text = []
+        C.render(body, 0, lambda m: [], text)
+        joined = "\n".join(text)
+        return any(w in joined for w in ("setattr_grad", "put_items", "take_items", "(None)"))
+
     # helpers for save/restore decisions -----------------------------------------------------
     def _first_assignments(self):
         """For each Save marker: the names that surely have a value at that point."""
@@ -1519,6 +1559,8 @@ class Generator:
             for item in block:
                 if isinstance(item, C.LoopInit):
                     out[id(item)] = set(defined)
+                    if item.loop is not None:  # it gives the loop's saved names a value
+                        defined.update(sv.name for sv in _saves_in(item.loop.body))
                 elif isinstance(item, Save):
                     out[id(item)] = set(defined)
                     defined.add(item.name)
@@ -1563,6 +1605,10 @@ def _default_atoms(fn):
     pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults))
     pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
     return [(p.id, d.id) for p, d in pairs if isinstance(d, gast.Name)]
+
+
+def _only_markers(items):
+    return all(isinstance(i, Restore) for i in items)
 
 
 def _saves_in(block):
