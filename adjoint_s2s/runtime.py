@@ -214,7 +214,7 @@ def matmul_adjoint_a(g, a, b):
     if a_.ndim == 1 and b_.ndim == 1:
         out = g * bc
     elif b_.ndim == 1:
-        out = np.multiply.outer(g, bc) if a_.ndim == 2 else g[..., None] * bc
+        out = g[..., None] * bc  # an outer product (written so it can be differentiated again)
     elif a_.ndim == 1:
         out = bc @ g if g.ndim == 1 else (g @ np.swapaxes(bc, -1, -2))
     else:
@@ -229,7 +229,7 @@ def matmul_adjoint_b(g, a, b):
     if a_.ndim == 1 and b_.ndim == 1:
         out = g * ac
     elif a_.ndim == 1:
-        out = np.multiply.outer(ac, g) if b_.ndim == 2 else ac[..., :, None] * g[..., None, :]
+        out = ac[..., :, None] * g[..., None, :]  # an outer product
     elif b_.ndim == 1:
         out = np.swapaxes(ac, -1, -2) @ g
     else:
@@ -611,14 +611,19 @@ def setitem(obj, idx, v):
     return obj
 
 
-def setitem_grad(b_new, old, idx):
-    """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v)."""
+def setitem_grad(b_new, old, idx, v=None):
+    """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
+
+    A value broadcast into several places (a scalar into a slice) gets the sum."""
     if b_new is None or isinstance(b_new, AbstractZero):
         return None, None
     if isinstance(b_new, Thunk):
         b_new = b_new.unthunk()
     if isinstance(b_new, np.ndarray):
-        g_v = b_new[idx].copy() if isinstance(b_new[idx], np.ndarray) else b_new[idx]
+        part_ = b_new[idx]
+        g_v = part_.copy() if isinstance(part_, np.ndarray) else part_
+        if v is not None and np.shape(g_v) != np.shape(v):
+            g_v = unbroadcast(np.asarray(g_v), v) if isinstance(v, np.ndarray) else np.sum(g_v)
         b_old = b_new.copy()
         b_old[idx] = 0
         return b_old, g_v

@@ -1157,7 +1157,8 @@ class Generator:
             if st.get(name) is not None:
                 b = st.adj(name)
                 t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
-                st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx})")
+                vsrc = src(v) if self.is_active(v) else "None"
+                st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx}, {vsrc})")
                 st.status[name] = MAYBE
                 if self.is_active(v):
                     st.acc(v.id, t, False)

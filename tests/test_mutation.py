@@ -1,0 +1,281 @@
+"""Mutation inside differentiated code, against finite differences.
+
+Every row of ``ROWS`` calls a function of ``mutation_funcs`` and checks three things:
+the primal value under ``pullback`` is what Python computes; ``gradient`` leaves the
+caller's arguments as they were; the gradient matches the numerical one (computed on
+fresh copies of the arguments, so that functions writing into their arguments can be
+differenced too). A float argument must get a float gradient: ``isapprox`` refuses a
+gradient whose shape is not the argument's.
+
+What adjoint_s2s does (docs/design.md, "Mutation"): subscript assignment ``a[i] = v`` on
+arrays, lists and dicts is copy-on-write (``_rt.setitem`` rebinds the name to a new
+container), so the caller's array, list or dict is never written by ``gradient``;
+``lst.append(v)`` happens in place, like Python, so an argument list grows; the other
+mutating list methods have no rule and raise ``MissingAdjointError``.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.errors import AdjointError, MissingAdjointError
+from adjoint_s2s.testing import check_grads, isapprox, numerical_gradient
+
+from . import mutation_funcs as M
+
+
+def xfail(reason):
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+ALIAS = xfail(
+    "copy-on-write rebinds only the name written to: another name for the same "
+    "container keeps the old values, so the primal value differs from Python's"
+)
+
+
+def row(fn, *args, marks=(), id=None):
+    return pytest.param(fn, args, marks=marks, id=id or fn.__name__)
+
+
+X5 = np.array([0.7, -1.2, 0.4, 1.1, -0.3])
+X6 = np.array([0.7, -1.2, 0.4, 1.1, -0.3, 0.9])
+A33 = np.array([[0.5, -0.2, 0.9], [1.1, 0.3, -0.7], [-0.4, 0.8, 0.2]])
+A32 = np.array([[0.5, -0.2], [1.1, 0.3], [-0.4, 0.8]])
+W22 = np.array([[0.4, -0.3], [0.2, 0.5]])
+V2 = np.array([0.8, -1.3])
+V3 = np.array([0.8, -1.3, 0.6])
+
+ROWS = [
+    # ----- y[i] = v, y[a:b] = v, masks, index arrays, 2-d ------------------------------
+    row(M.write_int_index, X5, 0.8),
+    row(M.write_negative_index, X5, 0.8),
+    row(M.write_slice, X5, V2, id="write_slice-array"),
+    row(M.write_slice, X5, 0.8, id="write_slice-scalar"),
+    row(M.write_slice_from_array, X5, 1.3),
+    row(M.write_step_slice, X5, 0.8),
+    row(M.write_bool_mask, X5, 0.8),
+    row(M.write_bool_mask_scalar, X5, V2, id="write_bool_mask-array"),
+    row(M.write_bool_mask_scalar, X5, 0.8, id="write_bool_mask-scalar"),
+    row(M.write_index_array, X5, V3, id="write_index_array-array"),
+    row(M.write_index_array, X5, 0.8, id="write_index_array-scalar"),
+    row(M.write_index_list, X5, 0.8),
+    row(M.write_broadcast_row, A32, V2),
+    row(M.write_broadcast_matmul, A32, W22, V2),
+    row(M.write_scalar_from_dot, X6[:3], V2),
+    row(M.write_2d_element, A33, 0.8),
+    row(M.write_2d_row, A33, V3, id="write_2d_row-array"),
+    row(M.write_2d_row, A33, 0.8, id="write_2d_row-scalar"),
+    row(M.write_2d_column, A33, V3, id="write_2d_column-array"),
+    row(M.write_2d_column, A33, 0.8, id="write_2d_column-scalar"),
+    row(M.write_2d_block, A33, 1.3),
+    row(M.write_ellipsis, A33, V3, id="write_ellipsis-array"),
+    row(M.write_ellipsis, A33, 0.8, id="write_ellipsis-scalar"),
+    # ----- augmented writes ----------------------------------------------------------
+    row(M.aug_add_index, X5, 0.8),
+    row(M.aug_sub_slice, X5, 0.8),
+    row(M.aug_mul_index, X5, 0.8),
+    row(M.aug_div_mask, X5, 0.8),
+    row(M.aug_mul_2d, A33, 0.8),
+    row(M.aug_all_forms, X5, 0.8, 1.3),
+    row(M.aug_whole_array, X5, 0.8),
+    # ----- arrays made inside the function, writes in loops -----------------------------
+    row(M.fill_zeros, X5, 0.8),
+    row(M.fill_zeros_2d, V3),
+    row(M.fill_zeros_loop, X5),
+    row(M.fill_ones_like, X5, 0.8),
+    row(M.cumulative_loop, X5),
+    row(M.recurrence_rows, A32, W22),
+    row(M.loop_aug_scatter, X6, 0.8),
+    row(M.while_writes, X5),
+    # ----- a write over a value read before ----------------------------------------------
+    row(M.overwrite_after_read, X5, 0.8),
+    row(M.overwrite_slice_after_read, X5, V2, id="overwrite_slice_after_read-array"),
+    row(M.overwrite_slice_after_read, X5, 0.8, id="overwrite_slice_after_read-scalar"),
+    row(M.overwrite_whole_read, X5, 0.8),
+    row(M.overwrite_twice, X5, 0.8, 1.3),
+    row(M.overwrite_in_place_update, X5),
+    row(M.overwrite_through_alias, X5, 0.8, marks=ALIAS),
+    row(M.list_write_through_alias, 0.7, 1.3, marks=ALIAS),
+    # ----- lists ---------------------------------------------------------------------
+    row(M.list_setitem, 0.7, 1.3),
+    row(M.list_setitem_negative, 0.7, 1.3),
+    row(M.list_setitem_after_read, 0.7, 1.3),
+    row(M.list_slice_assign, 0.7, 1.3),
+    row(M.list_aug_setitem, 0.7, 1.3),
+    row(M.list_of_arrays_setitem, X5, 1.3),
+    row(M.list_append, 0.7, 1.3),
+    row(M.list_append_loop, 0.7),
+    row(M.list_append_negative_reads, 0.7, 1.3),
+    row(M.list_append_arrays, X5),
+    row(M.list_append_then_setitem, 0.7, 1.3),
+    # ----- dicts ---------------------------------------------------------------------
+    row(M.dict_setitem, 0.7, 1.3),
+    row(M.dict_setitem_after_read, 0.7, 1.3),
+    row(M.dict_aug_setitem, 0.7, 1.3),
+    row(M.dict_fill_loop, 0.7),
+    row(M.dict_of_arrays, X5, 1.3),
+    # ----- writes into arguments (copy on write: the caller's value stays) ---------------
+    row(M.mutate_arg_array, X5, 0.8),
+    row(M.mutate_arg_array_aug, X5, 0.8),
+    row(M.mutate_arg_array_read_before, X5, 0.8),
+    row(M.mutate_arg_array_2d, A33, 0.8),
+    row(M.mutate_arg_array_in_loop, X5),
+    row(M.mutate_arg_list_setitem, [0.7, 1.2, -0.4], 0.8),
+    row(M.mutate_arg_dict_setitem, {"a": 0.7, "b": 1.2}, 0.8),
+]
+
+
+# ----- helpers ----------------------------------------------------------------------------
+
+
+def fresh(args):
+    return copy.deepcopy(args)
+
+
+def on_copies(fn):
+    """fn called on copies of its arguments: finite differences of a function that writes
+    into its arguments then see the same inputs at every evaluation."""
+
+    def f(*args):
+        return fn(*copy.deepcopy(args))
+
+    return f
+
+
+def same(a, b):
+    """Exact structural equality of arguments (arrays by value, dtype and shape)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b))
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b
+
+
+# ----- the table ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, args", ROWS)
+def test_mutation(fn, args):
+    y, _ = ad.pullback(fn, *fresh(args))
+    want_y = fn(*fresh(args))
+    assert isapprox(y, want_y, rtol=1e-12, atol=1e-12), f"primal {y!r}, Python gives {want_y!r}"
+
+    mine = fresh(args)
+    got = ad.gradient(fn, *mine)
+    for a, before in zip(mine, args):
+        assert same(a, before), f"gradient changed the caller's argument: {before!r} -> {a!r}"
+
+    want = numerical_gradient(on_copies(fn), *fresh(args))
+    assert len(got) == len(args)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert isapprox(g, w, rtol=1e-6, atol=1e-8), f"argument {i}: got {g!r}, want {w!r}"
+
+
+def test_rows_cover_the_table():
+    assert len(ROWS) >= 60
+
+
+# ----- check_grads on functions that do not write into their arguments ---------------------
+
+
+@pytest.mark.parametrize("fn, args", [
+    (M.write_2d_block, (A33, 1.3)),
+    (M.recurrence_rows, (A32, W22)),
+    (M.overwrite_twice, (X5, 0.8, 1.3)),
+    (M.list_append_negative_reads, (0.7, 1.3)),
+    (M.dict_fill_loop, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_check_grads_accepts(fn, args):
+    got = check_grads(fn, *args)
+    assert len(got) == len(args)
+
+
+# ----- writes into arguments --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, args", [
+    (M.mutate_arg_array, (X5, 0.8)),
+    (M.mutate_arg_array_aug, (X5, 0.8)),
+    (M.mutate_arg_array_read_before, (X5, 0.8)),
+    (M.mutate_arg_array_2d, (A33, 0.8)),
+    (M.mutate_arg_array_in_loop, (X5,)),
+    (M.mutate_arg_list_setitem, ([0.7, 1.2, -0.4], 0.8)),
+    (M.mutate_arg_dict_setitem, ({"a": 0.7, "b": 1.2}, 0.8)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_subscript_write_leaves_caller_intact(fn, args):
+    # Python writes into the caller's container ...
+    called = fresh(args)
+    fn(*called)
+    assert not same(called[0], args[0])
+    # ... gradient and pullback do not (copy on write), and give Python's value
+    mine = fresh(args)
+    y, back = ad.pullback(fn, *mine)
+    assert same(mine[0], args[0])
+    back(1.0)
+    assert same(mine[0], args[0])
+    ad.gradient(fn, *mine)
+    assert same(mine[0], args[0])
+    assert isapprox(y, fn(*fresh(args)), rtol=1e-12, atol=1e-12)
+
+
+def test_subscript_write_keeps_the_caller_array_object():
+    x = X5.copy()
+    x_id, x_data = id(x), x.ctypes.data
+    g, _ = ad.gradient(M.mutate_arg_array, x, 0.8)
+    assert id(x) == x_id and x.ctypes.data == x_data
+    assert same(x, X5)
+    assert g is not x
+
+
+def test_append_to_argument_list_mutates_like_python():
+    xs = [0.7, 1.2]
+    g_xs, g_v = ad.gradient(M.mutate_arg_list_append, xs, 0.8)
+    # append runs in place: the caller's list has grown as a Python call would leave it
+    python = [0.7, 1.2]
+    M.mutate_arg_list_append(python, 0.8)
+    assert xs == python == [0.7, 1.2, 0.8 * 0.8]
+    # the gradient for the original items is right; the item appended (not part of the
+    # argument as given) gets no gradient: it is absent, None or zero
+    want_xs, want_v = numerical_gradient(on_copies(M.mutate_arg_list_append), [0.7, 1.2], 0.8)
+    assert isapprox(list(g_xs[:2]), want_xs, rtol=1e-6, atol=1e-8)
+    assert all(isapprox(extra, 0.0) for extra in g_xs[2:])
+    assert isapprox(g_v, want_v, rtol=1e-6, atol=1e-8)
+    # a second call appends again
+    ad.gradient(M.mutate_arg_list_append, xs, 0.8)
+    assert len(xs) == 4
+
+
+def test_append_to_local_list_does_not_leak():
+    # lists built inside the function are new at every call: two gradients agree
+    a = ad.gradient(M.list_append_loop, 0.7)
+    b = ad.gradient(M.list_append_loop, 0.7)
+    assert a == b
+
+
+# ----- mutating list methods without a rule --------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, args, method", [
+    (M.list_extend, (0.7, 1.3), "extend"),
+    (M.list_pop, (0.7, 1.3), "pop"),
+    (M.list_pop_index, (0.7, 1.3), "pop"),
+    (M.list_insert, (0.7, 1.3), "insert"),
+    (M.list_extend_arg, ([0.7, 1.2], 1.3), "extend"),
+    (M.list_pop_arg, ([0.7, 1.2],), "pop"),
+], ids=lambda v: getattr(v, "__name__", None) if callable(v) else None)
+def test_list_method_without_rule_raises_clear_error(fn, args, method):
+    mine = fresh(args)
+    with pytest.raises(MissingAdjointError) as info:
+        ad.gradient(fn, *mine)
+    err = info.value
+    assert isinstance(err, AdjointError)
+    msg = str(err)
+    assert f"list.{method}" in msg and f".{method} of list" in msg
+    assert "register a rule" in msg.lower()
+    # the error comes before the method runs: an argument list is left as it was
+    assert same(mine, args)
