@@ -152,6 +152,9 @@ def project(g, x):
         items += [None] * (len(x) - len(items))
         # a list of numbers is a vector: its unused entries are 0.0, not None
         items = [0.0 if gi is None and _is_real_number(xi) else gi for gi, xi in zip(items, x)]
+        # the function may have popped items off the list it was given: their
+        # gradients stay, after the others
+        items += [unthunk(gi) for gi in list(g)[len(x):]]
         return tuple(items) if isinstance(x, tuple) else list(items)
     if isinstance(x, dict) and isinstance(g, dict):
         return {k: project(v, x.get(k)) for k, v in g.items()}

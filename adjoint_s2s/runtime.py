@@ -567,6 +567,90 @@ def append(lst, v):
     return call_method(lst, "append", v)[1]
 
 
+def extend(lst, vs):
+    """lst.extend(vs) in differentiated code: (where the new items start, how many);
+    the pullback of a Python extend method for other objects."""
+    if type(lst) is list or type(lst) is GradList:
+        n = len(lst)
+        vs = list(vs)
+        lst.extend(vs)
+        return (n, len(vs))
+    return call_method(lst, "extend", vs)[1]
+
+
+def unextend(b_lst, where, vs):
+    """Undo lst.extend(vs) on the gradient: (gradient of the shorter list, gradient of vs)."""
+    if callable(where):
+        grads = where(None)
+        return grads[0], grads[1]
+    n, k = where
+    if b_lst is None or isinstance(b_lst, AbstractZero):
+        return None, None
+    items = [b_lst[i] if i < len(b_lst) else None for i in range(n, n + k)]
+    g_vs = None if all(g is None for g in items) else (tuple(items) if isinstance(vs, tuple) else items)
+    return GradList(list(b_lst)[:n]), g_vs
+
+
+def unextend_adjoint(g, b_lst, where):
+    """The adjoint of unextend (linear in b_lst): the two parts put back together."""
+    if g is None or isinstance(g, AbstractZero) or callable(where):
+        return None
+    n, k = where
+    head, items = part(g, 0), part(g, 1)
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else n + k
+    out = list(head) if head is not None else [None] * n
+    out += [None] * (length - len(out))
+    for j in range(k):
+        if items is not None and n + j < length:
+            out[n + j] = add(out[n + j], part(items, j))
+    return out
+
+
+def pop(lst, *index):
+    """v = lst.pop(i) in differentiated code: (v, (position, length after))."""
+    if type(lst) is list or type(lst) is GradList:
+        i = index[0] if index else -1
+        pos = i + len(lst) if i < 0 else i
+        v = lst.pop(pos)
+        return v, (pos, len(lst))
+    v, pb = call_method(lst, "pop", *index)
+    return v, pb
+
+
+def unpop(b_lst, where, b_v):
+    """Undo v = lst.pop(i) on the gradient: the list's gradient with b_v put back."""
+    if callable(where):
+        return where(b_v)[0]
+    pos, n_after = where
+    if (b_lst is None or isinstance(b_lst, AbstractZero)) and b_v is None:
+        return None
+    out = list(b_lst) if b_lst is not None and not isinstance(b_lst, AbstractZero) else []
+    out += [None] * (n_after - len(out))
+    out.insert(pos, b_v)
+    return GradList(out)
+
+
+def insert(lst, i, v):
+    """lst.insert(i, v) in differentiated code: the position v went to."""
+    if type(lst) is list or type(lst) is GradList:
+        pos = max(0, min(len(lst), i + len(lst) if i < 0 else i))
+        lst.insert(pos, v)
+        return pos
+    return call_method(lst, "insert", i, v)[1]
+
+
+def uninsert(b_lst, pos):
+    """Undo lst.insert(i, v) on the gradient: (gradient of the shorter list, of v)."""
+    if callable(pos):
+        grads = pos(None)
+        return grads[0], grads[2]
+    if b_lst is None or isinstance(b_lst, AbstractZero):
+        return None, None
+    out = list(b_lst)
+    g = out.pop(pos) if pos < len(out) else None
+    return GradList(out), g
+
+
 def unappend(b_lst, n):
     """Undo lst.append(v) on the gradient: (gradient of the shorter list, gradient of v)."""
     if callable(n):  # an object's own append method: run its pullback

@@ -462,6 +462,10 @@ class Generator:
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             value_active = self.value_active(s.value)
+            if not value_active and isinstance(s.value, gast.Call):
+                f = s.value.func
+                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in act:
+                    value_active = True  # a method of an active object (lst.pop())
             if isinstance(tgt, gast.Name):
                 if value_active and self.kinds.get(tgt.id) != CONST:
                     act.add(tgt.id)
@@ -820,6 +824,17 @@ class Generator:
             rev = self.inline_primitive(x, e, obj, list(e.args), fwd)
             if rev is not None:
                 return rev
+        if (
+            isinstance(func, gast.Attribute)
+            and obj is None
+            and func.attr == "pop"
+            and isinstance(func.value, gast.Name)
+            and func.value.id in self.active
+            and len(e.args) <= 1
+            and not e.keywords
+            and self.kind_of(func.value) == OTHER
+        ):
+            return self._pop_assign(x, func.value.id, list(e.args), fwd)
         if isinstance(func, gast.Attribute) and obj is None:
             base = func.value
             k = self.kind_of(base)
@@ -842,6 +857,26 @@ class Generator:
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+
+    def _pop_assign(self, x, lst, args, fwd):
+        """x = lst.pop(i) inside an assignment (whose save/restore of x wraps this)."""
+        self.appended.add(lst)
+        self.helpers.add("_rt")
+        mark = len(self.saves)
+        where = self.fresh_local(f"{lst}_where", fwd, self.depth)
+        fwd.append(f"{x}, {where} = _rt.pop({lst}{''.join(', ' + src(a) for a in args)})")
+        saves = self.saves[mark:]
+
+        def rev(st):
+            b = st.adj(lst)
+            prev = b if st.get(lst) is not None else "None"
+            g = st.adj(x) if st.get(x) is not None else "None"
+            st.line(f"{b} = _rt.unpop({prev}, {where}, {g})")
+            st.status[lst] = MAYBE
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return rev
 
     def inline_primitive(self, x, e, obj, args, fwd):
         """Inline the templates of a primitive rule, or None if the call does not fit one."""
@@ -973,6 +1008,21 @@ class Generator:
             and not e.keywords
         ):
             return self.append(func.value.id, e.args[0], fwd, depth)
+        if (
+            isinstance(func, gast.Attribute)
+            and isinstance(func.value, gast.Name)
+            and func.value.id in self.active
+            and not e.keywords
+        ):
+            lst, args = func.value.id, list(e.args)
+            if func.attr == "extend" and len(args) == 1:
+                return self.list_extend(lst, args[0], fwd, depth)
+            if func.attr == "insert" and len(args) == 2:
+                return self.list_insert(lst, args[0], args[1], fwd, depth)
+            if func.attr == "pop" and len(args) <= 1:
+                x = self.namer.fresh("popped")
+                self.locals.add(x)
+                return self.list_pop(x, lst, args, fwd, depth)
         if not self.value_active(e) and not (
             isinstance(func, gast.Attribute) and self.is_active(func.value)
         ):
@@ -990,6 +1040,73 @@ class Generator:
             st.status[x] = MAYBE
             st.line(f"{st.adj(x)} = None")
             rev(st)
+            st.consume(x)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    def list_extend(self, lst, vs, fwd, depth):
+        """lst.extend(vs): in place; the gradient of vs is the tangent's new items."""
+        self.appended.add(lst)
+        self.helpers.add("_rt")
+        mark = len(self.saves)
+        n = self.fresh_local(f"{lst}_len", fwd, depth)
+        fwd.append(f"{n} = _rt.extend({lst}, {src(vs)})")
+        saves = self.saves[mark:]
+
+        def recipe(st):
+            b = st.adj(lst)
+            active_vs = isinstance(vs, gast.Name) and self.is_active(vs)
+            t = self.namer.fresh(f"b_{vs.id}_part") if active_vs else "_"
+            prev = b if st.get(lst) is not None else "None"
+            st.line(f"{b}, {t} = _rt.unextend({prev}, {n}, {src(vs)})")
+            st.status[lst] = MAYBE
+            if active_vs:
+                st.acc(vs.id, t, False)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    def list_insert(self, lst, i, v, fwd, depth):
+        """lst.insert(i, v): in place; the gradient of v is taken out of the tangent."""
+        self.appended.add(lst)
+        self.helpers.add("_rt")
+        mark = len(self.saves)
+        n = self.fresh_local(f"{lst}_pos", fwd, depth)
+        fwd.append(f"{n} = _rt.insert({lst}, {src(i)}, {src(v)})")
+        saves = self.saves[mark:]
+
+        def recipe(st):
+            b = st.adj(lst)
+            t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
+            prev = b if st.get(lst) is not None else "None"
+            st.line(f"{b}, {t} = _rt.uninsert({prev}, {n})")
+            st.status[lst] = MAYBE
+            if self.is_active(v):
+                st.acc(v.id, t, False)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    def list_pop(self, x, lst, args, fwd, depth):
+        """x = lst.pop(i): in place; the gradient of x goes back into the tangent."""
+        self.appended.add(lst)
+        self.helpers.add("_rt")
+        mark = len(self.saves)
+        self.save(x, fwd, depth)
+        where = self.fresh_local(f"{lst}_where", fwd, depth)
+        fwd.append(f"{x}, {where} = _rt.pop({lst}{''.join(', ' + src(a) for a in args)})")
+        saves = self.saves[mark:]
+
+        def recipe(st):
+            b = st.adj(lst)
+            prev = b if st.get(lst) is not None else "None"
+            g = st.adj(x) if st.get(x) is not None else "None"
+            st.line(f"{b} = _rt.unpop({prev}, {where}, {g})")
+            st.status[lst] = MAYBE
             st.consume(x)
             for sv in reversed(saves):
                 st.out.append(Restore(sv))

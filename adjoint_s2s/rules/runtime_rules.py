@@ -121,6 +121,7 @@ primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
 primitive(rt.output_tangent, "v, y", adjoints={"v": "g"}, kind="other")
+primitive(rt.unextend, "b_lst, where, vs", adjoints={"b_lst": "_rt.unextend_adjoint(g, b_lst, where)"}, kind="other")
 primitive(rt.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
 
 
