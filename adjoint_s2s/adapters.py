@@ -28,6 +28,7 @@ def adjoint_pair(rule, fn):
                 zeros = (None,) * (n + 1)
                 return zeros + ({},) if has_kw else zeros
             grads = checks.rule_grads(back(g), n, rule, fn, "adjoint")
+            grads = checks.tangent_shapes(grads, args, rule, fn, "adjoint")
             if has_kw:
                 return (None,) + grads + ({},)
             return (None,) + grads
@@ -57,6 +58,7 @@ def rrule_pair(rule, fn, config):
                 zeros = (None,) * (n + 1)
                 return zeros + ({},) if has_kw else zeros
             grads = checks.rule_grads(back(g), n + 1, rule, fn, "rrule")
+            grads = checks.tangent_shapes(grads, args, rule, fn, "rrule")
             if has_kw:
                 return grads + ({},)
             return grads

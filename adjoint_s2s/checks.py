@@ -41,3 +41,18 @@ def rule_grads(grads, expected, rule, fn, style):
             f"{expected} ({what})"
         )
     return tuple(None if isinstance(g, AbstractZero) else g for g in grads)
+
+
+def tangent_shapes(grads, args, rule, fn, style):
+    """An array tangent must have its argument's shape: say which rule and argument."""
+    import numpy as np
+
+    offset = 1 if style == "rrule" else 0
+    for i, a in enumerate(args):
+        g = grads[i + offset] if i + offset < len(grads) else None
+        if isinstance(a, np.ndarray) and isinstance(g, np.ndarray) and g.shape != a.shape:
+            raise RuleError(
+                f"{_rule_name(fn, style)}: the gradient of argument {i} has shape {g.shape}, "
+                f"but the argument has shape {a.shape}"
+            )
+    return grads

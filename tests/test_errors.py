@@ -107,3 +107,35 @@ def test_rule_returning_a_bare_value_is_a_clear_error():
 
     with pytest.raises(ad.RuleError, match=r"must return \(value, pullback\)"):
         ad.gradient(h, 1.0)
+
+
+def test_wrong_tangent_shape_from_a_rule_names_rule_argument_and_shapes():
+    import numpy as np
+
+    def total(x):
+        return x.sum()
+
+    ad.adjoint(total)(lambda x: (x.sum(), lambda g: (np.ones(2) * g,)))
+    with pytest.raises(ad.RuleError) as err:
+        ad.gradient(total, np.ones(3))
+    msg = str(err.value)
+    assert "@adjoint rule for" in msg and "argument 0" in msg
+    assert "(2,)" in msg and "(3,)" in msg
+
+
+VECTORIZED_SIN = np.frompyfunc(math.sin, 1, 1)
+
+
+def test_rule_not_differentiable_again_says_where():
+    def h(x):
+        return x
+
+    @ad.adjoint(h)
+    def _(x):
+        return h(x), lambda g: (g * float(VECTORIZED_SIN(x)) / math.sin(x) * math.cos(x),)
+
+    assert ad.gradient(h, 0.3) == pytest.approx((math.cos(0.3),))
+    with pytest.raises(ad.MissingAdjointError) as err:
+        ad.gradient(lambda x: ad.gradient(h, x)[0], 0.3)
+    msg = str(err.value)
+    assert "test_errors.py" in msg and "nested gradient" in msg
