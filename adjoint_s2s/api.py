@@ -44,8 +44,9 @@ def pullback(f, /, *args, **kwargs):
 
 def gradient(f, /, *args, **kwargs):
     """The gradient of a scalar-valued f at args: ``pullback`` seeded with 1.0."""
-    if not kwargs and type(f) is _FunctionType:
-        # the hot path, inlined: a cached pair, a float result, float gradients
+    if not kwargs and type(f) is _FunctionType and not isderiving():
+        # the hot path, inlined: a cached pair, float gradients (not when this gradient
+        # is itself being differentiated: then every call goes through _rt.call's rule)
         n = len(args)
         key = (
             (type(args[0]), type(args[1])) if n == 2
@@ -55,15 +56,16 @@ def gradient(f, /, *args, **kwargs):
         hit = f.__dict__.get("__adjoint_pairs__", _NO_PAIRS).get(key)
         if hit is not None and hit[0] is None:
             y, pb = hit[1](*args)
-            if type(y) is float:
-                grads = pb(1.0)
-                out = grads[1:]
+            if type(y) is not float:
+                _check_scalar(y, f)
+            grads = pb(1.0)
+            out = grads[1:]
+            if len(out) == n:
                 for g in out:
                     if type(g) is not float:
                         return _project_args(grads, args)
-                if len(out) == n:
-                    return out
-                return _project_args(grads, args)
+                return out
+            return _project_args(grads, args)
     y, pb = _rt.call(f, *args, **kwargs)
     if type(y) is not float:
         _check_scalar(y, f)

@@ -708,7 +708,9 @@ def setitem_grad(b_new, old, idx, v=None):
         g_v = part_.copy() if isinstance(part_, np.ndarray) else part_
         if v is not None and np.shape(g_v) != np.shape(v):
             g_v = unbroadcast(np.asarray(g_v), v) if isinstance(v, np.ndarray) else np.sum(g_v)
-        b_old = b_new.copy()
+        # the gradient array is reused when nothing else holds it (O(1) per write in a
+        # loop instead of a copy); under nested gradients the outer level holds it
+        b_old = b_new if sys.getrefcount(b_new) <= _PRIVATE_REFS + 1 else b_new.copy()
         b_old[idx] = 0
         return b_old, g_v
     if isinstance(b_new, dict):

@@ -45,6 +45,7 @@ import re
 import types
 
 import gast
+import numpy as np
 
 from .. import rules as R
 from ..errors import UnsupportedSyntaxError
@@ -263,6 +264,17 @@ class Generator:
         return OTHER
 
     def global_kind(self, name):
+        """A global's kind, from its value now. Array templates are right for any number
+        or array, so a global array (data a function reads) is ARRAY; a number is COMPLEX
+        (right for real and complex values). Anything else is looked at when it runs."""
+        g = self.info.globals
+        if name not in g:
+            return OTHER
+        value = g[name]
+        if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.number):
+            return ARRAY
+        if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+            return COMPLEX
         return OTHER
 
     def is_active(self, node):
