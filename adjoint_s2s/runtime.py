@@ -502,9 +502,9 @@ def getitem_grad(obj, idx, g):
     if isinstance(obj, np.ndarray):
         dtype = np.result_type(obj.dtype, np.asarray(g).dtype, float)
         out = np.zeros(obj.shape, dtype=dtype)
-        if _is_basic_index(idx):
+        if _is_basic_index(idx) or _distinct_positions(obj.shape, idx):
             out[idx] += g
-        else:
+        else:  # repeated positions accumulate (scatter-add)
             np.add.at(out, idx, g)
         if not np.iscomplexobj(obj) and np.iscomplexobj(out):
             out = out.real
@@ -532,6 +532,24 @@ def _list_slice_grad(obj, positions, g):
     for j, i in enumerate(positions):
         out[i] = part(g, j)
     return GradList(out)
+
+
+def _distinct_positions(shape, idx):
+    """True when an advanced index reads each position at most once (so a plain
+    assignment scatters as fast as np.add.at would, without its cost)."""
+    try:
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        if len(parts) > len(shape) or not all(
+            isinstance(p, np.ndarray) and p.dtype.kind in "iu" for p in parts
+        ):
+            return False
+        arrays = np.broadcast_arrays(*parts)
+        flat = np.ravel_multi_index(
+            tuple(np.mod(a, shape[k]) for k, a in enumerate(arrays)), shape[: len(parts)]
+        ).ravel()
+        return np.unique(flat).size == flat.size
+    except (ValueError, TypeError):
+        return False
 
 
 def _is_basic_index(idx):

@@ -426,7 +426,9 @@ def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
     """max/min: the adjoint goes to the elements equal to the result, ties split evenly."""
     a = np.asarray(a)
     full = _keep(ans, a.shape, axis, keepdims)
-    mask = (a == full) | (np.isnan(a) & np.isnan(full))
+    mask = a == full
+    if np.isnan(np.asarray(ans)).any():  # a NaN extremum: the NaNs take the gradient
+        mask = mask | (np.isnan(a) & np.isnan(full))
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
     return np_fit(_keep(g, a.shape, axis, keepdims) * mask / count, a)
 
