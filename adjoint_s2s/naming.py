@@ -2,7 +2,7 @@
 
 ``b_x`` is the adjoint of ``x``; ``f_pullback`` the pullback of ``f``; ANF temporaries
 are named after what they hold (``sin_x``, ``mul``); saved copies of overwritten values
-are ``x_1``, ``x_2``.
+are ``x_saved`` (or pushed on the tape inside loops).
 """
 import builtins
 import keyword
