@@ -150,3 +150,24 @@ def test_jacobian_of_a_vector_function():
     A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     (j,) = ad.jacobian(lambda x: A @ x, np.array([0.5, -1.0]))
     assert j.shape == (3, 2) and np.allclose(j, A)
+
+
+def test_second_derivative_through_a_default_value():
+    def outer(x):
+        def inner(s, a=x):
+            return s * a * a * a
+        return inner(1.0)
+
+    assert d(outer)(2.0) == approx(12.0)
+    assert d(d(outer))(2.0) == approx(12.0)
+
+
+@pytest.mark.xfail(strict=True, reason="known limitation: third derivatives through the "
+                   "default value of a nested function are lost (docs/index.md)")
+def test_third_derivative_through_a_default_value():
+    def outer(x):
+        def inner(s, a=x):
+            return s * a * a * a
+        return inner(1.0)
+
+    assert d(d(d(outer)))(2.0) == approx(6.0)

@@ -152,6 +152,7 @@ def fn_tangent_pair(**fields):
     return rt.fn_tangent(**fields), fn_tangent_pullback
 
 
+primitive(rt.without_fields, "v, names", adjoints={"v": "_rt.without_fields(g, names)"}, kind="other")
 primitive(rt.with_fields, "v, obj", adjoints={"v": "g"}, kind="other")
 primitive(rt.put_items, "obj, v", adjoints={"v": "_rt.kept_adjoint(obj, g)"}, kind="other")
 
