@@ -701,7 +701,10 @@ def _has_array_case(row):
     return any(isinstance(c, Arg) and not c.scalar for case in row.cases for c in case)
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if _has_array_case(r)], ids=lambda r: r.id)
+@pytest.mark.parametrize(
+    "row",
+    [pytest.param(r, marks=list(r.marks), id=r.id) for r in ROWS if _has_array_case(r)],
+)
 def test_float32_inputs_get_float32_gradients(row):
     rng = _rng(row.id, "f32")
     checked = 0
@@ -818,7 +821,9 @@ def _loss_of(fn, args, i, gy):
     return loss
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r.id in SECOND_ORDER], ids=lambda r: r.id)
+@pytest.mark.parametrize(
+    "row", [pytest.param(r, marks=list(r.marks), id=r.id) for r in ROWS if r.id in SECOND_ORDER]
+)
 def test_second_order(row):
     """Rules differentiate themselves: Hessian-vector products match finite differences
     of the gradient."""
