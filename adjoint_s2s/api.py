@@ -16,7 +16,7 @@ from . import emit
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
-from .tangents import AbstractZero, Thunk, unthunk
+from .tangents import AbstractZero, Tangent, Thunk, unthunk
 
 _DERIVING = [0]
 
@@ -116,10 +116,44 @@ def _project_args(grads, args):
         if type(g) is float and type(x) is float:  # the common case, fast
             out.append(g)
             continue
-        if _rt.is_mutable_object(x):
-            g = _rt.with_fields(g, x)
+        g = _merge_object_fields(g, x)
         out.append(project(g, x))
     return tuple(out)
+
+
+def _merge_object_fields(g, x, depth=0):
+    """Add the field gradients of mutable objects found in x (itself, the items of a
+    container, the fields of an object) to its structural gradient g."""
+    if depth > 20 or isinstance(x, (int, float, complex, str, bytes, np.ndarray)) or x is None:
+        return g
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        if not any(_rt.is_mutable_object(v) or isinstance(v, (list, tuple, dict)) for v in x):
+            return g
+        items = list(g) if isinstance(g, (list, tuple)) else [None] * len(x)
+        items += [None] * (len(x) - len(items))
+        merged = [_merge_object_fields(gi, xi, depth + 1) for gi, xi in zip(items, x)]
+        if all(m is None for m in merged):
+            return g
+        return tuple(merged) if isinstance(x, tuple) else merged
+    if isinstance(x, dict):
+        base = dict(g) if isinstance(g, dict) else {}
+        for k, v in x.items():
+            m = _merge_object_fields(base.get(k), v, depth + 1)
+            if m is not None:
+                base[k] = m
+        return base or g
+    if _rt.is_mutable_object(x):
+        g = _rt.with_fields(g, x)
+        if g is not None and not isinstance(g, Tangent):
+            return g  # a natural tangent from a custom rule: taken as it is
+        fields = dict(g._fields) if g is not None else {}
+        for name, v in vars(x).items():  # objects (and containers) held by this one
+            if _rt.is_mutable_object(v) or isinstance(v, (list, tuple, dict)):
+                m = _merge_object_fields(fields.get(name), v, depth + 1)
+                if m is not None:
+                    fields[name] = m
+        return Tangent(type(x), **fields) if fields else g
+    return g
 
 
 def project(g, x):

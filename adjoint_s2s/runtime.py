@@ -68,6 +68,16 @@ def seed(x):
     return x
 
 
+def seed_result(x, result):
+    """The seed of a pullback whose result may be an object: a structural tangent of a
+    mutable object goes into the field store (reads and writes of its fields use it)."""
+    x = seed(x)
+    if x is not None and is_mutable_object(result) and not isinstance(x, (list, tuple)):
+        _seed_fields(result, x)
+        return None
+    return x
+
+
 def re(x):
     if x is None or isinstance(x, AbstractZero):
         return None
@@ -1081,9 +1091,14 @@ def _fold_repeat(g, n, times, typ):
 _FIELDS = {}  # id(obj) -> [obj, {field: gradient}]
 
 
+_NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, np.ndarray, np.generic, list, dict,
+                tuple, set, Tangent, AbstractZero, Thunk)
+
+
 def is_mutable_object(obj):
+    """An instance of a user class whose fields can be written (not frozen, not arrays)."""
     d = getattr(obj, "__dict__", None)
-    if not isinstance(d, dict) or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+    if not isinstance(d, dict) or isinstance(obj, _NOT_OBJECTS):
         return False
     params = getattr(type(obj), "__dataclass_params__", None)
     return not (params is not None and params.frozen)

@@ -239,3 +239,32 @@ def test_non_differentiable_forms():
 
     assert ad.gradient(lambda x: a(x) * b(x) * c(x) + x, 2.0) == (1.0,)
     assert ad.gradient(lambda x: ad.dropgrad(x) * x, 3.0) == (3.0,)
+
+
+def test_mutable_objects_inside_containers_and_objects_get_their_field_gradients():
+    @dataclass
+    class Cell:
+        v: float
+
+    @dataclass
+    class Holder:
+        inner: Cell
+        w: float
+
+    (g,) = ad.gradient(lambda cs: cs[0].v * 2.0 + cs[1].v, [Cell(1.0), Cell(2.0)])
+    assert g[0].v == 2.0 and g[1].v == 1.0
+    (h,) = ad.gradient(lambda o: o.inner.v * o.w, Holder(Cell(3.0), 2.0))
+    assert h.w == 3.0 and h.inner.v == 2.0
+
+
+def test_a_tangent_seeded_for_a_returned_mutated_object():
+    class Acc2:
+        def __init__(self, v):
+            self.total = v * v
+
+        def bump(self, d):
+            self.total += d
+            return self
+
+    y, back = ad.pullback(lambda x: Acc2(x).bump(x), 3.0)
+    assert back(ad.Tangent(Acc2, total=1.0)) == (7.0,)

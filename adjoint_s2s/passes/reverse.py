@@ -1504,6 +1504,9 @@ class Generator:
             elif kind == COMPLEX:
                 pre.append(f"{seed} = _rt.scalar({seed})")
                 st.status[result.id] = NUM
+            elif kind == OTHER:  # maybe an object: its fields' gradients use the store
+                pre.append(f"{seed} = _rt.seed_result({seed}, {result.id})")
+                st.status[result.id] = MAYBE
             else:
                 pre.append(f"{seed} = _rt.seed({seed})")
                 st.status[result.id] = MAYBE

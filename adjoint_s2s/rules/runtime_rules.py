@@ -99,6 +99,7 @@ def call_primal_pair(f, /, *args, **kwargs):
 primitive(rt.real, "v", "1", **_R)
 primitive(rt.scalar, "v", "1", **_R)
 primitive(rt.seed, "v", adjoints={"v": "g"}, kind="other")
+primitive(rt.seed_result, "v, result", adjoints={"v": "g"}, kind="other")
 primitive(rt.re, "v", adjoints={"v": "_rt.real(g)"}, kind="real")
 primitive(rt.im, "v", adjoints={"v": "_rt.im_seed(g)"}, kind="real")
 primitive(rt.im_seed, "v", adjoints={"v": "_rt.im(g)"}, kind="complex")
