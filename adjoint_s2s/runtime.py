@@ -1012,9 +1012,16 @@ _BINOPS = {
 _NUMBERS = (int, float, complex, np.ndarray, np.number)
 
 
-def binop(opname, a, b):
-    """(y, pullback) of a OP b for values not known statically; pullback -> (da, db)."""
+def binop(opname, a, b, inplace=False):
+    """(y, pullback) of a OP b for values not known statically; pullback -> (da, db).
+    inplace: from `a OP= b`, so an object's __iadd__ (& co.) is tried first."""
     fn, dunder, rdunder = _BINOPS[opname]
+    if inplace and not isinstance(a, _NUMBERS):
+        imeth = getattr(type(a), "__i" + dunder[2:], None)
+        if isinstance(imeth, types.FunctionType):
+            y, pb = call(imeth, a, b)
+            if y is not NotImplemented:
+                return y, _drop_first(pb)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)

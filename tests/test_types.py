@@ -268,3 +268,27 @@ def test_a_tangent_seeded_for_a_returned_mutated_object():
 
     y, back = ad.pullback(lambda x: Acc2(x).bump(x), 3.0)
     assert back(ad.Tangent(Acc2, total=1.0)) == (7.0,)
+
+
+def test_augmented_assignment_uses_iadd_when_the_class_has_it():
+    class Bag:
+        def __init__(self, v):
+            self.total = v
+
+        def __iadd__(self, d):
+            self.total = self.total + 2.0 * d
+            return self
+
+    def f(x):
+        b = Bag(x)
+        b += x * x
+        return b.total
+
+    assert ad.gradient(f, 3.0) == (13.0,)
+
+
+def test_dataclasses_replace_is_differentiated():
+    import dataclasses
+
+    (g,) = ad.gradient(lambda x: (lambda p: p.w * p.h)(dataclasses.replace(Rect(1.0, 2.0), w=x)), 3.0)
+    assert g == 2.0

@@ -138,7 +138,10 @@ class Normalizer:
         if _is_atom(node):
             return node
         if isinstance(node, gast.BinOp):
-            return gast.BinOp(left=a(node.left), op=node.op, right=a(node.right))
+            out_ = gast.BinOp(left=a(node.left), op=node.op, right=a(node.right))
+            if getattr(node, "augmented", False):
+                out_.augmented = True
+            return out_
         if isinstance(node, gast.UnaryOp):
             return gast.UnaryOp(op=node.op, operand=a(node.operand))
         if isinstance(node, gast.Compare):
@@ -475,7 +478,9 @@ class Normalizer:
         tgt = s.target
         if isinstance(tgt, gast.Name):
             rhs = self.atom(s.value, out)
-            new = self.atom(gast.BinOp(left=T.name(tgt.id), op=s.op, right=rhs), out)
+            binop = gast.BinOp(left=T.name(tgt.id), op=s.op, right=rhs)
+            binop.augmented = True  # objects may define __iadd__ & co.
+            new = self.atom(binop, out)
             out.append(T.assign(tgt.id, new))
             return out
         if isinstance(tgt, gast.Subscript):

@@ -724,7 +724,8 @@ class Generator:
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
-        fwd.append(f"{x}, {pbn} = _rt.binop({opname!r}, {src(a)}, {src(b)})")
+        inplace = ", True" if getattr(e, "augmented", False) else ""
+        fwd.append(f"{x}, {pbn} = _rt.binop({opname!r}, {src(a)}, {src(b)}{inplace})")
         return self.rev_call_pullback(x, pbn, [a, b], with_df=False)
 
     def unaryop(self, x, e, fwd):
@@ -1860,7 +1861,7 @@ def _has_starred(e):
 
 def _lens(call):
     parts = [f"len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
-    return "(" + ", ".join(parts) + ",)"
+    return "(" + ", ".join(parts) + ",)" if parts else "()"
 
 
 def _runtime_append():
