@@ -37,8 +37,8 @@ def rule_grads(grads, expected, rule, fn, style):
             else "one per argument"
         )
         raise RuleError(
-            f"{_rule_name(fn, style)}: its pullback returned {len(grads)} gradients, expected "
-            f"{expected} ({what})"
+            f"{_rule_name(fn, style)}: its pullback returned {len(grads)} "
+            f"gradient{'s' if len(grads) != 1 else ''}, expected {expected} ({what})"
         )
     return tuple(None if isinstance(g, AbstractZero) else g for g in grads)
 

@@ -20,7 +20,7 @@ class AbstractZero:
     __slots__ = ()
 
     def __add__(self, other):
-        return other
+        return self if other is None else other
 
     __radd__ = __add__
 

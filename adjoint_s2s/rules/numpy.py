@@ -501,3 +501,9 @@ nondifferentiable_builtin(
     *_random,
     reason="its result is constant, integer-valued or boolean",
 )
+
+
+# ----- numpy scalar types used as conversions ----------------------------------------------
+for _scalar in (np.float64, np.float32, np.complex128):
+    rule(_scalar, "x", "1", kind="same", path=f"np.{_scalar.__name__}",
+         section="Constructors and conversions")

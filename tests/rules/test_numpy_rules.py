@@ -169,6 +169,10 @@ class Row:
 
 
 ROWS = [
+    # ----- numpy scalar types as conversions ----------------------------------------------
+    Row("np.float64", np.float64, lambda x: np.float64(x) * 2.0, [S()]),
+    Row("np.float32", np.float32, lambda x: np.float32(x) * 2.0, [S()], rtol=1e-2, atol=1e-2),
+    Row("np.complex128", np.complex128, lambda x: abs(np.complex128(x)) ** 2, [S()]),
     # ----- elementwise, one argument -----------------------------------------------------
     Row("negative", np.negative, lambda x: np.negative(x), [A(3), A(2, 3)], cplx=True),
     Row("positive", np.positive, lambda x: np.positive(x), [A(3), A(2, 3)], cplx=True),
