@@ -111,8 +111,7 @@ def generate(fn, key):
                 info.static_free[name] = value
         free_kinds = key[len(key) - len(code.co_freevars):] if code.co_freevars else ()
         arg_kinds = key[: len(key) - len(code.co_freevars)] if code.co_freevars else key
-        gen = Generator(node, info, arg_kinds, free_kinds, lines)
-        gen.namer.reserve(taken)
+        gen = Generator(node, info, arg_kinds, free_kinds, lines, taken=namer.taken)
         pair_src = gen.generate()
     except AdjointError:
         raise

@@ -88,6 +88,20 @@ def _is_atom(node):
     return isinstance(node, (gast.Name, gast.Constant))
 
 
+def _reads_name(value, name):
+    """Does a flattened expression (atoms as children) read name?"""
+    if isinstance(value, (gast.Lambda, gast.JoinedStr)):
+        return name in T.names_in(value)
+    for child in gast.iter_child_nodes(value):
+        if isinstance(child, gast.Name):
+            if child.id == name:
+                return True
+        elif not isinstance(child, (gast.Constant, gast.expr_context, gast.operator, gast.cmpop, gast.unaryop)):
+            if name in T.names_in(child):
+                return True
+    return False
+
+
 def _fold_constant(node):
     """-1.0 and +2 are constants, not operations."""
     if (
@@ -353,7 +367,7 @@ class Normalizer:
             if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
                 target = s.targets[0].id
                 value = self.flat(s.value, out)
-                if not _is_atom(value) and target in T.names_in(value):
+                if not _is_atom(value) and _reads_name(value, target):
                     value = self.atom(value, out)
                 out.append(T.assign(target, value))
                 return out

@@ -206,14 +206,15 @@ class Status:
 
 
 class Generator:
-    def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines):
+    def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines, taken=None):
         self.fn = fn_node
         self.info = info
         self.source_lines = source_lines
         self.deps = {}  # objects resolved statically -> their rule version
         self.helpers = set()  # helper modules the generated code uses (_rt, math, ...)
-        taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
-        taken |= set(info.freevars) | set(info.params) | {info.name}
+        if taken is None:  # (emit passes the names the normaliser already knows)
+            taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
+        taken = set(taken) | set(info.freevars) | set(info.params) | {info.name}
         self.namer = Namer(taken)
         self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
         self._adj = {}
