@@ -1177,16 +1177,22 @@ class Generator:
             return rev
         if k == ARRAY:
             fwd.append(f"{x} = {src(e)}")
+            return self._rev_read(x, base, lambda g: f"_rt.attr_grad({src(base)}, {e.attr!r}, {g})")
+        return self._rev_pair_read(x, base, f"_rt.getattr_pair({src(base)}, {e.attr!r})", fwd)
 
-            def rev(st):
-                def body(g, num):
-                    st.acc(base.id, f"_rt.attr_grad({src(base)}, {e.attr!r}, {g})", False)
+    def _rev_read(self, x, base, adjoint):
+        """The adjoint of reading part of base (an array): b_base += adjoint(g)."""
 
-                self.read_g(st, x, body)
+        def rev(st):
+            self.read_g(st, x, lambda g, num: st.acc(base.id, adjoint(g), False))
 
-            return rev
+        return rev
+
+    def _rev_pair_read(self, x, base, pair_call, fwd):
+        """Reading part of a value of unknown kind: x, x_pullback = pair_call, and
+        b_base += x_pullback(b_x)."""
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
-        fwd.append(f"{x}, {pbn} = _rt.getattr_pair({src(base)}, {e.attr!r})")
+        fwd.append(f"{x}, {pbn} = {pair_call}")
 
         def rev(st):
             if st.get(x) is None:
@@ -1205,23 +1211,8 @@ class Generator:
         k = self.kind_of(base)
         if k == ARRAY:
             fwd.append(f"{x} = {src(e)}")
-
-            def rev(st):
-                def body(g, num):
-                    st.acc(base.id, f"_rt.getitem_grad({src(base)}, {idx}, {g})", False)
-
-                self.read_g(st, x, body)
-
-            return rev
-        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
-        fwd.append(f"{x}, {pbn} = _rt.getitem_pair({src(base)}, {idx})")
-
-        def rev(st):
-            if st.get(x) is None:
-                return
-            st.acc(base.id, f"{pbn}({st.adj(x)})", False)
-
-        return rev
+            return self._rev_read(x, base, lambda g: f"_rt.getitem_grad({src(base)}, {idx}, {g})")
+        return self._rev_pair_read(x, base, f"_rt.getitem_pair({src(base)}, {idx})", fwd)
 
     def display(self, x, e, fwd):
         elts = e.elts
