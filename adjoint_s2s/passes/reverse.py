@@ -1645,6 +1645,7 @@ class Generator:
         C.render(pre, 0, resolve_rev, pb_lines)
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)
+        pb_lines = _propagate_copies(pb_lines, seed)
         # the pullback receives the values it reads as default arguments: the forward
         # pass keeps fast locals (no cells), and the values are snapshots, so a captured
         # variable rebound later (a loop variable) cannot change the gradient. Helper
@@ -1913,6 +1914,51 @@ def _params_src(args):
 
 
 _TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
+
+
+_COPY = re.compile(r"^(b_\w+) = (b_\w+)$")
+_TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
+
+
+def _propagate_copies(lines, seed):
+    """Drop `b_a = b_b` adjoint copies of the pullback's top level, using b_b directly.
+
+    Only when b_a is assigned nowhere else and b_b is not assigned after the copy (in any
+    block): then b_a and b_b hold the same value wherever b_a is read.
+    """
+    assigned_at = {}
+    for i, line in enumerate(lines):
+        m = _TARGETS.match(line)
+        if m:
+            for name in m.group(1).split(","):
+                assigned_at.setdefault(name.strip(), []).append(i)
+    out = list(lines)
+    renames = {}
+    for i, line in enumerate(lines):
+        m = _COPY.match(line)  # top level only: no indentation
+        if not m:
+            continue
+        a, b = m.group(1), renames.get(m.group(2), m.group(2))
+        if a == seed or len(assigned_at.get(a, ())) != 1:
+            continue
+        if any(j > i for j in assigned_at.get(m.group(2), ())) or any(
+            j > i for j in assigned_at.get(b, ())
+        ):
+            continue
+        renames[a] = b
+        out[i] = None
+    if not renames:
+        return lines
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renames)) + r")(?!\w)")
+    result = []
+    for line in out:
+        if line is None:
+            continue
+        if line.lstrip().startswith("#"):
+            result.append(line)
+            continue
+        result.append(pattern.sub(lambda mm: renames[mm.group(1)], line))
+    return result
 
 
 def _names_read(lines, fallback):
