@@ -1645,7 +1645,7 @@ class Generator:
         C.render(pre, 0, resolve_rev, pb_lines)
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)
-        pb_lines = _propagate_copies(pb_lines, seed)
+        pb_lines = _substitute_single_uses(_propagate_copies(pb_lines, seed), seed)
         # the pullback receives the values it reads as default arguments: the forward
         # pass keeps fast locals (no cells), and the values are snapshots, so a captured
         # variable rebound later (a loop variable) cannot change the gradient. Helper
@@ -1959,6 +1959,69 @@ def _propagate_copies(lines, seed):
             continue
         result.append(pattern.sub(lambda mm: renames[mm.group(1)], line))
     return result
+
+
+_DEF = re.compile(r"^(b_\w+) = (.+)$")
+
+
+def _tokens(line):
+    return [m.group(1) for m in _TOKEN.finditer(line) if m.group(1)]
+
+
+def _substitute_single_uses(lines, seed):
+    """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
+    nowhere else, read nowhere else, and nothing E reads changes in between."""
+    changed = True
+    while changed:
+        changed = False
+        counts = {}
+        for line in lines:
+            if not line.lstrip().startswith("#"):
+                for tok in _tokens(line):
+                    counts[tok] = counts.get(tok, 0) + 1
+        for i, line in enumerate(lines):
+            m = _DEF.match(line)  # top level: no indentation
+            if not m or m.group(1) == seed:
+                continue
+            name, expr = m.group(1), m.group(2)
+            if counts.get(name, 0) != 2 or name in _tokens(expr):
+                continue  # not exactly one definition and one use
+            reads = set(_tokens(expr))
+            for j in range(i + 1, len(lines)):
+                later = lines[j]
+                if later.startswith(" ") or later.startswith("#"):
+                    if name in _tokens(later) and not later.startswith("#"):
+                        break  # used inside a block: leave it
+                    continue
+                assigned = _TARGETS.match(later)
+                targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
+                if name in _tokens(later):
+                    if later.startswith("return") or not assigned:
+                        break
+                    lhs, rhs = later.split(" = ", 1)
+                    if name in lhs or rhs.count(name) != 1:
+                        break
+                    lines = lines[:i] + lines[i + 1 : j] + [
+                        lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", f"({expr})", rhs)
+                    ] + lines[j + 1 :]
+                    changed = True
+                    break
+                if targets & (reads | {name}):
+                    break  # something E reads is reassigned before the use
+            if changed:
+                break
+    return [_unparen_simple(line) for line in lines]
+
+
+_PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
+
+
+def _unparen_simple(line):
+    """(b_x * y) * z reads as b_x * y * z when the parenthesised part is a plain product
+    (never a call's parentheses, never a comment)."""
+    if line.lstrip().startswith("#"):
+        return line
+    return _PAREN_PRODUCT.sub(r"\1 * ", line)
 
 
 def _names_read(lines, fallback):
