@@ -175,8 +175,10 @@ def project(g, x):
             return float(g.real)
         return g
     if isinstance(x, np.ndarray):
-        if not np.issubdtype(x.dtype, np.inexact):
+        if x.dtype.kind not in "fc":  # integer and boolean arrays have no tangent space
             return None
+        if type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype:
+            return g  # already the gradient of x
         g = np.asarray(unthunk(g))
         if not np.iscomplexobj(x) and np.iscomplexobj(g):
             g = g.real
