@@ -1962,6 +1962,7 @@ def _propagate_copies(lines, seed):
 
 
 _DEF = re.compile(r"^(b_\w+) = (.+)$")
+_FOR = re.compile(r"^\s*for (\w+) in ")
 
 
 def _tokens(line):
@@ -1989,12 +1990,19 @@ def _substitute_single_uses(lines, seed):
             reads = set(_tokens(expr))
             for j in range(i + 1, len(lines)):
                 later = lines[j]
-                if later.startswith(" ") or later.startswith("#"):
-                    if name in _tokens(later) and not later.startswith("#"):
-                        break  # used inside a block: leave it
+                if later.lstrip().startswith("#"):
                     continue
                 assigned = _TARGETS.match(later)
                 targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
+                loop = _FOR.match(later)
+                if loop:
+                    targets.add(loop.group(1))
+                if later.startswith(" ") or loop or later.rstrip().endswith(":"):
+                    # inside (or opening) a block: a use there is left alone, and an
+                    # assignment there to what E reads ends the search
+                    if name in _tokens(later) or targets & (reads | {name}):
+                        break
+                    continue
                 if name in _tokens(later):
                     if later.startswith("return") or not assigned:
                         break

@@ -1,0 +1,39 @@
+"""The pullback's clean-up (copy propagation, folding single-use adjoints) must not move
+a read of a value across a loop or branch that restores or rewrites it."""
+import math
+
+from adjoint_s2s.testing import check_grads
+
+
+def read_before_overwriting_loop(x, y):
+    t = x * y  # reads x before the loop overwrites it
+    for _ in range(3):
+        x = math.sin(x) * 1.1
+    return t * x + x
+
+
+def read_before_overwriting_branch(x, y):
+    t = x * y
+    if y > 0:
+        x = x * x + 1.0
+    return t * x
+
+
+def chained_single_uses(x):
+    a = math.exp(x)
+    b = a * x
+    c = b * a
+    return c * c
+
+
+def test_reads_stay_on_the_right_side_of_a_loop():
+    check_grads(read_before_overwriting_loop, 0.7, 1.3)
+
+
+def test_reads_stay_on_the_right_side_of_a_branch():
+    check_grads(read_before_overwriting_branch, 0.7, 1.3)
+    check_grads(read_before_overwriting_branch, 0.7, -1.3)
+
+
+def test_chained_single_uses():
+    check_grads(chained_single_uses, 0.3)
