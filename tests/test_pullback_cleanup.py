@@ -19,6 +19,13 @@ def read_before_overwriting_branch(x, y):
     return t * x
 
 
+def fold_across_a_restoring_loop(x, w):
+    t = w * 2.0  # reversed last: its adjoint is used once, after the loop's reverse
+    for _ in range(3):
+        x = math.sin(x) * 1.1
+    return t * x  # reversed first: b_t = b_result * x reads the final x
+
+
 def chained_single_uses(x):
     a = math.exp(x)
     b = a * x
@@ -33,6 +40,10 @@ def test_reads_stay_on_the_right_side_of_a_loop():
 def test_reads_stay_on_the_right_side_of_a_branch():
     check_grads(read_before_overwriting_branch, 0.7, 1.3)
     check_grads(read_before_overwriting_branch, 0.7, -1.3)
+
+
+def test_a_fold_does_not_cross_a_loop_that_restores_its_reads():
+    check_grads(fold_across_a_restoring_loop, 0.7, 1.3)
 
 
 def test_chained_single_uses():
