@@ -7,7 +7,6 @@
 These functions are themselves written in the subset the transformer supports, so a
 call to ``gradient`` inside differentiated code is differentiated too (nested AD).
 """
-import functools
 import types
 
 import numpy as np
@@ -15,7 +14,6 @@ import numpy as np
 from . import emit
 from . import rules as R
 from . import runtime as _rt
-from .errors import NotDifferentiableError
 from .tangents import AbstractZero, Tangent, Thunk, unthunk
 
 _DERIVING = [0]
@@ -307,6 +305,3 @@ def _register_api_rules():
 
 
 _register_api_rules()
-functools  # noqa: B018 - kept for decorators in later modules
-types  # noqa: B018
-NotDifferentiableError  # noqa: B018

@@ -11,7 +11,6 @@ each entry records the rule version of every function it inlined or resolved, so
 new rule invalidates exactly the entries that depended on it. ``refresh()`` clears it.
 """
 import builtins
-import copy
 import itertools
 import linecache
 import math
@@ -77,6 +76,9 @@ def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
     code = fn.__code__
     node, filename, lines = _source_node(fn)
+    from .source import fresh_copy
+
+    node = fresh_copy(node, lines)  # normalisation rewrites the tree: never the cached one
     if isinstance(node, gast.Lambda):
         node = gast.FunctionDef(
             name="<lambda>",
@@ -89,10 +91,6 @@ def generate(fn, key):
         )
         node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
         node.body[0].end_lineno = node.body[0].lineno
-    else:
-        from .source import fresh_copy
-
-        node = fresh_copy(node, lines)
     check.check(node, filename)
     taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     taken |= set(code.co_freevars) | set(_helper_values())
@@ -237,8 +235,6 @@ def pair_for(fn, key, nargs):
 
 def source_of(fn, key=None):
     """The generated source for fn (for show-adjoint)."""
-    from .runtime import kinds_of  # noqa: F401
-
     from .runtime import _cell_kind
 
     code = fn.__code__

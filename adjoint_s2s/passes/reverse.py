@@ -49,7 +49,6 @@ import gast
 import numpy as np
 
 from .. import rules as R
-from ..errors import UnsupportedSyntaxError
 from ..naming import Namer
 from . import codegen as C
 from .activity import (
@@ -944,7 +943,7 @@ class Generator:
                 st.line(f"{grads} = {pbn}({g})")
                 self.helpers.add("_rt")
                 flat = [a for a in args]
-                st.line(f"# gradients of the unpacked arguments")
+                st.line("# gradients of the unpacked arguments")
                 for i, a in enumerate(flat):
                     if isinstance(a, gast.Starred):
                         if self.is_active(a.value):
@@ -1592,7 +1591,6 @@ class Generator:
                     tape_used = True
                 else:
                     slots[id(sv)] = self.namer.fresh(f"{sv.name}_saved")
-        defined_before = set(info.params)
 
         def resolve_fwd(m):
             if isinstance(m, _ForHeader):

@@ -1282,7 +1282,7 @@ def np_qr_adjoint(g, a, ans, mode="reduced"):
             raise NotImplementedError("qr gradient with mode='complete' for m > n")
         return np_fit(_qr_tall(gq, gr, Q, R), a)
     # wide: A = Q [U | V], X = A[:, :m] = Q U, Y = A[:, m:] = Q V
-    U, Vp = R[..., :, :m], R[..., :, m:]
+    U = R[..., :, :m]
     gu = None if gr is None else np.asarray(gr)[..., :, :m]
     gvp = None if gr is None else np.asarray(gr)[..., :, m:]
     Y = np.asarray(a)[..., :, m:]
