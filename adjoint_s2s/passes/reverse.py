@@ -717,6 +717,9 @@ class Generator:
         if numeric:
             fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
             fwd.append(f"{x} = {src(e)}")
+            if opname == "Mult" and isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id:
+                # a square: one contribution, g * (2 * a), instead of two
+                return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same")
             partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
                 partials["a"] = _pow_const_partial(b.value)
