@@ -42,6 +42,7 @@ How it works:
 """
 import ast
 import builtins
+import functools
 import re
 import types
 
@@ -1966,8 +1967,11 @@ _DEF = re.compile(r"^(b_\w+) = (.+)$")
 _FOR = re.compile(r"^\s*for (\w+) in ")
 
 
+@functools.lru_cache(maxsize=8192)
 def _tokens(line):
-    return [m.group(1) for m in _TOKEN.finditer(line) if m.group(1)]
+    """The names a generated line mentions, in order (cached: the folding below asks
+    about the same lines many times)."""
+    return tuple(m.group(1) for m in _TOKEN.finditer(line) if m.group(1))
 
 
 def _substitute_single_uses(lines, seed):
@@ -1981,7 +1985,10 @@ def _substitute_single_uses(lines, seed):
             if not line.lstrip().startswith("#"):
                 for tok in _tokens(line):
                     counts[tok] = counts.get(tok, 0) + 1
-        for i, line in enumerate(lines):
+        i = -1
+        while i + 1 < len(lines):
+            i += 1
+            line = lines[i]
             m = _DEF.match(line)  # top level: no indentation
             if not m or m.group(1) == seed:
                 continue
@@ -2013,12 +2020,14 @@ def _substitute_single_uses(lines, seed):
                     lines = lines[:i] + lines[i + 1 : j] + [
                         lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", f"({expr})", rhs)
                     ] + lines[j + 1 :]
+                    # every other name keeps its count; go on from the line after the
+                    # removed one (another pass catches folds this one made possible)
+                    counts[name] = 0
                     changed = True
+                    i -= 1
                     break
                 if targets & (reads | {name}):
                     break  # something E reads is reassigned before the use
-            if changed:
-                break
     return [_unparen_simple(line) for line in lines]
 
 
@@ -2041,9 +2050,7 @@ def _names_read(lines, fallback):
     """
     out = set()
     for line in lines:
-        for m in _TOKEN.finditer(line):
-            if m.group(1):
-                out.add(m.group(1))
+        out.update(_tokens(line))
     return out
 
 
