@@ -44,21 +44,19 @@ def gradient(f, /, *args, **kwargs):
     if not kwargs:
         # the hot path: a cached pair, float gradients. (When gradient is itself
         # differentiated, its rule differentiates _gradient instead: see below.)
-        n = len(args)
         try:
             hit = f.__adjoint_pairs__[
-                (type(args[0]), type(args[1])) if n == 2
-                else (type(args[0]),) if n == 1
+                (type(args[0]), type(args[1])) if len(args) == 2
                 else tuple(map(type, args))
             ]
         except (AttributeError, KeyError, IndexError):
             hit = None
         if hit is not None and hit[0] is None:
             y, pb = hit[1](*args)
+            if type(y) is float and hit[2]:
+                return pb(1.0)[1:]  # generated code, float arguments: float gradients
             if type(y) is not float:
                 _check_scalar(y, f)
-            elif hit[2]:  # generated code, float arguments: float gradients
-                return pb(1.0)[1:]
             return _project_args(pb(1.0), args)
     return _gradient(f, *args, **kwargs)
 
