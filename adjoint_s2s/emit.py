@@ -78,7 +78,7 @@ def generate(fn, key):
     node, filename, lines = _source_node(fn)
     from .source import fresh_copy
 
-    node = fresh_copy(node, lines)  # normalisation rewrites the tree: never the cached one
+    node = fresh_copy(node)  # normalisation rewrites the tree: never the cached one
     if isinstance(node, gast.Lambda):
         node = gast.FunctionDef(
             name="<lambda>",

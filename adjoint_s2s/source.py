@@ -91,7 +91,7 @@ def _index(tree):
     return table
 
 
-def fresh_copy(node, lines=None):
+def fresh_copy(node):
     """A private copy of a function node, locations included, for the passes to rewrite.
 
     A direct structural copy: about twice as fast as parsing the lines again or
