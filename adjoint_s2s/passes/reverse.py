@@ -1786,6 +1786,8 @@ def _contribution(g, d, cls, k, res_kind, operand):
             return g
         if d == "-1":
             return f"-{g}"
+        if d.startswith("1 / ") and _paren(d[4:]) == d[4:] and not d[4:].endswith(")"):
+            return f"{g} / {d[4:]}"  # one division, not g * (1 / b): fewer roundings
         return f"{g} * {_paren(d)}"
     if cls == "complex":
         if d in ("1", "-1"):
