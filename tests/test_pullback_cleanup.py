@@ -48,3 +48,20 @@ def test_a_fold_does_not_cross_a_loop_that_restores_its_reads():
 
 def test_chained_single_uses():
     check_grads(chained_single_uses, 0.3)
+
+
+def subtract_scaled(x, y):
+    d = x - 3.0 * y
+    return d * x + math.sin(y) / 2.0
+
+
+def test_a_negated_real_adjoint_is_subtracted():
+    # b_y = b_y + (-b_d) * 3.0 is written (and run) as b_y = b_y - b_d * 3.0: equal bit for
+    # bit for real scalars, one operation fewer
+    from adjoint_s2s import emit, runtime
+
+    src = emit.source_of(subtract_scaled, runtime.kinds_of((0.7, 1.3))).source
+    assert "(-b_" not in src
+    assert " - b_d * 3.0" in src
+    check_grads(subtract_scaled, 0.7, 1.3)
+    check_grads(subtract_scaled, -2.0, 0.25)

@@ -1648,6 +1648,8 @@ class Generator:
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)
         pb_lines = _substitute_single_uses(_propagate_copies(pb_lines, seed), seed)
+        real_adjoints = {b for v, b in self._adj.items() if self.kinds.get(v) == REAL}
+        pb_lines = [_subtract_negated(line, real_adjoints) for line in pb_lines]
         # the pullback receives the values it reads as default arguments: the forward
         # pass keeps fast locals (no cells), and the values are snapshots, so a captured
         # variable rebound later (a loop variable) cannot change the gradient. Helper
@@ -2031,6 +2033,22 @@ def _substitute_single_uses(lines, seed):
                 if targets & (reads | {name}):
                     break  # something E reads is reassigned before the use
     return [_unparen_simple(line) for line in lines]
+
+
+_ADD_NEGATED = re.compile(r"^(\s*)(b_\w+) = \2 \+ \(-(b_\w+)\) \* (.+)$")
+
+
+def _subtract_negated(line, real_adjoints):
+    """b_x = b_x + (-b_y) * r reads (and runs) as b_x = b_x - b_y * r: for real scalars
+    the two are equal bit for bit. Left alone when r has an operator of the same
+    precedence as * that does not distribute a sign (%, //) or a conditional."""
+    m = _ADD_NEGATED.match(line)
+    if not m or m.group(2) not in real_adjoints or m.group(3) not in real_adjoints:
+        return line
+    rest = m.group(4)
+    if "%" in rest or "//" in rest or " if " in rest or "#" in rest:
+        return line
+    return f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
 
 
 _PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
