@@ -92,8 +92,8 @@ def generate(fn, key):
         node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
         node.body[0].end_lineno = node.body[0].lineno
     check.check(node, filename)
-    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-    taken |= set(code.co_freevars) | set(_helper_values())
+    user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    taken = user_names | set(code.co_freevars) | set(_helper_values())
     namer = Namer(taken)
     try:
         anf.normalize(node, namer, filename, lines)
@@ -109,7 +109,10 @@ def generate(fn, key):
                 info.static_free[name] = value
         free_kinds = key[len(key) - len(code.co_freevars):] if code.co_freevars else ()
         arg_kinds = key[: len(key) - len(code.co_freevars)] if code.co_freevars else key
-        gen = Generator(node, info, arg_kinds, free_kinds, lines, taken=namer.taken)
+        gen = Generator(
+            node, info, arg_kinds, free_kinds, lines, taken=namer.taken,
+            user_names=user_names | set(code.co_varnames),
+        )
         pair_src = gen.generate()
     except AdjointError:
         raise

@@ -206,7 +206,8 @@ class Status:
 
 
 class Generator:
-    def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines, taken=None):
+    def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines, taken=None,
+                 user_names=None):
         self.fn = fn_node
         self.info = info
         self.source_lines = source_lines
@@ -216,6 +217,8 @@ class Generator:
             taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
         taken = set(taken) | set(info.freevars) | set(info.params) | {info.name}
         self.namer = Namer(taken)
+        # names of the user's function (never folded away: they name the user's values)
+        self.user_names = set(user_names) if user_names is not None else set(taken)
         self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
         self._adj = {}
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
@@ -1664,11 +1667,16 @@ class Generator:
         )
         if unbound:  # bound on some paths only: still needs a value to pass
             fwd_lines[:0] = [f"{n} = None" for n in unbound]
+        res = src(result) if result is not None else "None"
+        scalars = {v for v, k in self.kinds.items() if k in SCALAR}
+        temps = (scalars - self.user_names - set(passed) - set(_tokens(res))
+                 - set(slots.values()) - {self.tape, self.pos})
+        pure = scalars | ({"math", "cmath"} & self.helpers)
+        fwd_lines = _fold_pure_temps(fwd_lines, temps, pure)
         lines.extend("    " + line for line in fwd_lines)
         params = ", ".join([seed] + [f"{n}={n}" for n in passed])
         lines.append(f"    def {pb_name}({params}):")
         lines.extend("        " + line for line in pb_lines)
-        res = src(result) if result is not None else "None"
         lines.append(f"    return {res}, {pb_name}")
         return "\n".join(_fix_empty_blocks(lines)) + "\n"
 
@@ -2033,6 +2041,62 @@ def _substitute_single_uses(lines, seed):
                 if targets & (reads | {name}):
                     break  # something E reads is reassigned before the use
     return [_unparen_simple(line) for line in lines]
+
+
+_SIMPLE_ASSIGN = re.compile(r"^([A-Za-z_]\w*) = (?!=)(.+)$")
+
+
+def _fold_pure_temps(lines, temps, pure):
+    """Fold a top-level temporary `t = E` of the forward pass into the one line that reads
+    it, as the user wrote the expression: `a = sin_x * y + mul_1 * x`.
+
+    Only where nothing can tell the difference: t is a temporary of the transformer that
+    the pullback does not read, and E, every line between and the line that reads t are
+    top-level assignments of pure arithmetic on real or complex numbers (names in `pure`,
+    math/cmath functions). The value is the same bit for bit (the expression tree is
+    unchanged) and no side effect or exception moves past another.
+    """
+    counts = {}
+    for line in lines:
+        if not line.lstrip().startswith("#"):
+            for tok in _tokens(line):
+                counts[tok] = counts.get(tok, 0) + 1
+    changed = set()
+    i = 0
+    while i < len(lines):
+        m = _SIMPLE_ASSIGN.match(lines[i])
+        folded = False
+        if m and m.group(1) in temps and counts.get(m.group(1)) == 2:
+            name, expr = m.group(1), m.group(2)
+            reads = _tokens(expr)
+            if name not in reads and all(t in pure for t in reads):
+                for j in range(i + 1, len(lines)):
+                    later = lines[j]
+                    if later.startswith("#"):
+                        continue
+                    m2 = _SIMPLE_ASSIGN.match(later)
+                    if not m2 or "#" in later:
+                        break
+                    target, rhs = m2.group(1), m2.group(2)
+                    used = _tokens(rhs)
+                    if not all(t in pure for t in used) or target in reads or target == name:
+                        break
+                    if name in used:
+                        new = re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", lambda _: f"({expr})", rhs, count=1)
+                        lines = lines[:i] + lines[i + 1 : j] + [f"{target} = {new}"] + lines[j + 1 :]
+                        changed.add(lines[j - 1])
+                        counts[name] = 0
+                        folded = True
+                        break
+        if not folded:
+            i += 1
+    # a folded line is printed again from its tree: the same expression, minimal parentheses
+    return [_reprint(line) if line in changed else line for line in lines]
+
+
+def _reprint(line):
+    target, rhs = line.split(" = ", 1)
+    return f"{target} = {ast.unparse(ast.parse(rhs, mode='eval').body)}"
 
 
 _ADD_NEGATED = re.compile(r"^(\s*)(b_\w+) = \2 \+ \(-(b_\w+)\) \* (.+)$")
