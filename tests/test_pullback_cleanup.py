@@ -121,3 +121,20 @@ def test_forward_folding_stops_at_what_could_tell_the_difference():
     assert _fold_pure_temps(["u = x * 2.0", "r = u + 1.0"], {"t"}, pure) == ["u = x * 2.0", "r = u + 1.0"]
     lines = ["t = x * 2.0", "r = t + t"]
     assert _fold_pure_temps(list(lines), {"t"}, pure) == lines
+
+
+def adjoint_looking_names(x):
+    # user names that look like adjoints, one of them reassigned (as in generated code)
+    q = x * x
+    c = x * q
+    b_c = 1.0 * q
+    b_q = 1.0 * c
+    b_x = b_c * q
+    b_q = b_q + b_c * x
+    b_x = b_x + b_q * (2 * x)
+    return b_x
+
+
+def test_user_names_that_look_like_adjoints_are_not_propagated():
+    check_grads(adjoint_looking_names, 0.7)
+    check_grads(adjoint_looking_names, -1.1)

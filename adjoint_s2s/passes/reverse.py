@@ -1650,7 +1650,12 @@ class Generator:
         C.render(pre, 0, resolve_rev, pb_lines)
         C.render(body, 0, resolve_rev, pb_lines)
         pb_lines.append(ret_line)
-        pb_lines = _substitute_single_uses(_propagate_copies(pb_lines, seed), seed)
+        # names of primal values (a user's `b_q`, and every name of generated code when it
+        # is differentiated again): restored, not copied, so never propagated or folded
+        primal_names = self.locals | set(info.params) | set(info.freevars) | set(slots.values())
+        pb_lines = _substitute_single_uses(
+            _propagate_copies(pb_lines, seed, primal_names), seed, primal_names
+        )
         real_adjoints = {b for v, b in self._adj.items() if self.kinds.get(v) == REAL}
         pb_lines = [_subtract_negated(line, real_adjoints) for line in pb_lines]
         # the pullback receives the values it reads as default arguments: the forward
@@ -1934,11 +1939,13 @@ _COPY = re.compile(r"^(b_\w+) = (b_\w+)$")
 _TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
 
 
-def _propagate_copies(lines, seed):
+def _propagate_copies(lines, seed, primal=frozenset()):
     """Drop `b_a = b_b` adjoint copies of the pullback's top level, using b_b directly.
 
     Only when b_a is assigned nowhere else and b_b is not assigned after the copy (in any
-    block): then b_a and b_b hold the same value wherever b_a is read.
+    block): then b_a and b_b hold the same value wherever b_a is read. Never for primal
+    names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
+    earlier value came in as a default argument).
     """
     assigned_at = {}
     for i, line in enumerate(lines):
@@ -1953,7 +1960,7 @@ def _propagate_copies(lines, seed):
         if not m:
             continue
         a, b = m.group(1), renames.get(m.group(2), m.group(2))
-        if a == seed or len(assigned_at.get(a, ())) != 1:
+        if a == seed or a in primal or m.group(2) in primal or len(assigned_at.get(a, ())) != 1:
             continue
         if any(j > i for j in assigned_at.get(m.group(2), ())) or any(
             j > i for j in assigned_at.get(b, ())
@@ -1986,7 +1993,7 @@ def _tokens(line):
     return tuple(m.group(1) for m in _TOKEN.finditer(line) if m.group(1))
 
 
-def _substitute_single_uses(lines, seed):
+def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
     nowhere else, read nowhere else, and nothing E reads changes in between."""
     changed = True
@@ -2002,7 +2009,7 @@ def _substitute_single_uses(lines, seed):
             i += 1
             line = lines[i]
             m = _DEF.match(line)  # top level: no indentation
-            if not m or m.group(1) == seed:
+            if not m or m.group(1) == seed or m.group(1) in primal:
                 continue
             name, expr = m.group(1), m.group(2)
             if counts.get(name, 0) != 2 or name in _tokens(expr):
