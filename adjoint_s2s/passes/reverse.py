@@ -1808,7 +1808,10 @@ def _contribution(g, d, cls, k, res_kind, operand):
         if d in ("1", "-1"):
             expr = g if d == "1" else f"-{g}"
         else:
-            expr = f"{g} * {_paren(d)}.conjugate()"
+            base = _paren(d)
+            if base[0].isdigit():  # 2.conjugate() would not parse
+                base = f"({base})"
+            expr = f"{g} * {base}.conjugate()"
         if k == REAL:
             expr = f"_rt.re({expr})"
         return expr

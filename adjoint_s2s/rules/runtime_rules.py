@@ -155,14 +155,65 @@ def fn_tangent_pair(**fields):
 
 primitive(rt.without_fields, "v, names", adjoints={"v": "_rt.without_fields(g, names)"}, kind="other")
 primitive(rt.with_fields, "v, obj", adjoints={"v": "g"}, kind="other")
-primitive(rt.put_items, "obj, v", adjoints={"v": "_rt.kept_adjoint(obj, g)"}, kind="other")
+
+# ----- the identity stores, differentiated again ------------------------------------------
+#
+# put_items(obj, v) ... take_items(obj) moves a tangent from a caller to a callee that
+# mutates obj (and add_field_grad ... take_field_grad a field's gradient from a read to a
+# write): a linear flow, v in, the same v out. Differentiating a pullback that does this
+# reverses the flow: the take's pullback (which runs first) leaves the cotangent of what
+# it took under obj's identity, and the pullback of every put before that take reads it.
+# A later take replaces the entry: it belongs to the puts before it.
+
+_TAKEN_BACK = {}  # (id(obj), field or None) -> [obj, cotangent of what the take returned]
+
+
+def _left_back(obj, key):
+    entry = _TAKEN_BACK.get((id(obj), key))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
+@special(rt.put_items)
+def put_items_pair(obj, v):
+    kept = rt.put_items(obj, v)
+    stored = kept is None and v is not None
+
+    def put_items_pullback(g):
+        return (None, None, _left_back(obj, None) if stored else g)
+
+    return kept, put_items_pullback
+
+
+@special(rt.take_items)
+def take_items_pair(obj):
+    def take_items_pullback(gg):
+        _TAKEN_BACK[(id(obj), None)] = [obj, gg]
+        return (None, None)
+
+    return rt.take_items(obj), take_items_pullback
+
+
+@special(rt.add_field_grad)
+def add_field_grad_pair(obj, name, g):
+    def add_field_grad_pullback(_):
+        return (None, None, None, _left_back(obj, name))
+
+    return rt.add_field_grad(obj, name, g), add_field_grad_pullback
+
+
+@special(rt.take_field_grad)
+def take_field_grad_pair(obj, name):
+    def take_field_grad_pullback(gg):
+        _TAKEN_BACK[(id(obj), name)] = [obj, gg]
+        return (None, None, None)
+
+    return rt.take_field_grad(obj, name), take_field_grad_pullback
+
 
 nondifferentiable_builtin(
     rt.new_instance,
     rt.take_fields,
-    rt.take_field_grad,
     rt.setattr_grad,
-    rt.add_field_grad,
     rt._seed_fields,
     rt._primitive_pair,
     rt._user_rule_pair,
@@ -170,7 +221,6 @@ nondifferentiable_builtin(
     rt._function_pair,
     rt._const_pair,
     rt._method_rule,
-    rt.take_items,
     lookup_user,
     lookup_primitive,
     rt.is_mutable_object,
