@@ -970,8 +970,9 @@ def _dict_copy(d):
     return dict(d), lambda g: (None if g is None else dict(g),)
 
 
-_NO_GRAD_TYPES = (str, bytes, bool, type(None), range)
+_NO_GRAD_TYPES = (str, bytes, bool, type(None), range, slice)
 _NO_GRAD_METHODS = {"index", "count", "keys", "__len__", "__contains__"}
+_NO_GRAD_RULES = {}  # (class, method name) -> its rule, built once
 
 
 def _method_rule(cls, name, meth):
@@ -984,12 +985,17 @@ def _method_rule(cls, name, meth):
     if rule is not None:
         return rule
     if issubclass(cls, _NO_GRAD_TYPES) or name in _NO_GRAD_METHODS:
-        def no_gradient_method(obj, *args, **kwargs):
-            y = getattr(obj, name)(*args, **kwargs)
-            n = len(args)
-            return y, lambda g: (None,) * (n + 1) + (({},) if kwargs else ())
+        rule = _NO_GRAD_RULES.get((cls, name))
+        if rule is None:
+            def no_gradient_method(obj, *args, **kwargs):
+                y = getattr(obj, name)(*args, **kwargs)
+                n = len(args)
+                return y, lambda g: (None,) * (n + 1) + (({},) if kwargs else ())
 
-        return no_gradient_method
+            # differentiated again (inside a pullback), it is a constant as well
+            rule = _NO_GRAD_RULES[(cls, name)] = no_gradient_method
+            R.NONDIFF[rule] = f"{cls.__name__}.{name} carries no gradient"
+        return rule
     fn = None
     if issubclass(cls, np.ndarray):
         fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
