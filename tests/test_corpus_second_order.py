@@ -16,8 +16,6 @@ from .test_corpus import ROWS
 _NO_SECOND_ORDER_RULE = {
     "dictcomp": "the dict constructor has no rule when differentiated again",
     "subscript_multiple_targets": "the dict constructor has no rule when differentiated again",
-    "print_and_log_list": "list.append of an inactive list inside a pullback has no rule",
-    "side_list_of_strings": "list.append of an inactive list inside a pullback has no rule",
 }
 _WRONG = {
     "closure_appends_to_outer": "a list mutated by a nested function's pullback loses part "

@@ -95,6 +95,14 @@ def call_primal_pair(f, /, *args, **kwargs):
     return res[0], call_primal_pullback
 
 
+# call_method_primal is emitted only for a method call whose receiver and arguments do not
+# depend on the inputs; differentiated again (with respect to the same inputs) it still
+# does not: a constant, like logging to a plain list.
+nondifferentiable_builtin(
+    rt.call_method_primal, reason="its receiver and arguments do not depend on the inputs"
+)
+
+
 # ----- small helpers: templates ------------------------------------------------------------
 primitive(rt.real, "v", "1", **_R)
 primitive(rt.scalar, "v", "1", **_R)
