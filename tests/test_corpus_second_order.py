@@ -14,8 +14,9 @@ from .test_corpus import ROWS
 # Known gaps, each failing loudly (a MissingAdjointError names the missing rule) except
 # the one marked: see docs/index.md, "Known limitations".
 _NO_SECOND_ORDER_RULE = {
-    "dictcomp": "the dict constructor has no rule when differentiated again",
-    "subscript_multiple_targets": "the dict constructor has no rule when differentiated again",
+    "dictcomp": "dict.pop, inside a run-time helper, has no rule when differentiated again",
+    "subscript_multiple_targets": "dict.pop, inside a run-time helper, has no rule when "
+    "differentiated again",
 }
 _WRONG = {
     "closure_appends_to_outer": "a list mutated by a nested function's pullback loses part "

@@ -95,6 +95,31 @@ def call_primal_pair(f, /, *args, **kwargs):
     return res[0], call_primal_pullback
 
 
+@special(dict)
+def dict_pair(*args, **kwargs):
+    """dict(mapping) and dict(**fields): a copy, whose tangent is copied back (pullbacks
+    copy dicts of gradients this way, so second derivatives pass through here)."""
+    if len(args) > 1 or (args and not isinstance(args[0], dict)):
+        from ..errors import MissingAdjointError
+
+        raise MissingAdjointError(
+            dict, "only dict(mapping) and dict(**fields) are differentiated, not dict(pairs)"
+        )
+    y = dict(*args, **kwargs)
+
+    def dict_pullback(g):
+        if not isinstance(g, dict):  # no gradient, or a structural zero
+            g = {}
+        out = [None]  # (plain subscripts: this pullback is differentiated again)
+        for a in args:
+            out.append({k: g[k] if k in g else None for k in a})
+        if kwargs:
+            out.append({k: g[k] if k in g else None for k in kwargs})
+        return tuple(out)
+
+    return y, dict_pullback
+
+
 # call_method_primal is emitted only for a method call whose receiver and arguments do not
 # depend on the inputs; differentiated again (with respect to the same inputs) it still
 # does not: a constant, like logging to a plain list.
