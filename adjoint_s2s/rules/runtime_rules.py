@@ -194,33 +194,51 @@ primitive(rt.with_fields, "v, obj", adjoints={"v": "g"}, kind="other")
 # put_items(obj, v) ... take_items(obj) moves a tangent from a caller to a callee that
 # mutates obj (and add_field_grad ... take_field_grad a field's gradient from a read to a
 # write): a linear flow, v in, the same v out. Differentiating a pullback that does this
-# reverses the flow: the take's pullback (which runs first) leaves the cotangent of what
-# it took under obj's identity, and the pullback of every put before that take reads it.
-# A later take replaces the entry: it belongs to the puts before it.
+# reverses the flow. Each put that stored something opens a cell; the next take of the
+# same object (and field) claims the open cells, and its pullback, which runs before
+# theirs, fills them with the cotangent of what it took. A take whose pullback never runs
+# (its result carried no gradient) leaves the cells empty: no contribution, correctly.
+# Nothing outlives the closures that hold the cells.
 
-_TAKEN_BACK = {}  # (id(obj), field or None) -> [obj, cotangent of what the take returned]
+_OPEN = {}  # (id(obj), field or None) -> [obj, [cells of the puts not yet taken]]
 
 
-def _left_back(obj, key):
-    entry = _TAKEN_BACK.get((id(obj), key))
-    return entry[1] if entry is not None and entry[0] is obj else None
+def _open_cell(obj, key):
+    cell = [None]
+    entry = _OPEN.get((id(obj), key))
+    if entry is None or entry[0] is not obj:
+        entry = _OPEN[(id(obj), key)] = [obj, []]
+    entry[1].append(cell)
+    return cell
+
+
+def _claim_cells(obj, key):
+    entry = _OPEN.pop((id(obj), key), None)
+    return entry[1] if entry is not None and entry[0] is obj else []
+
+
+def _fill(cells, gg):
+    for cell in cells:
+        cell[0] = gg
 
 
 @special(rt.put_items)
 def put_items_pair(obj, v):
     kept = rt.put_items(obj, v)
-    stored = kept is None and v is not None
+    cell = _open_cell(obj, None) if kept is None and v is not None else None
 
     def put_items_pullback(g):
-        return (None, None, _left_back(obj, None) if stored else g)
+        return (None, None, g if cell is None else cell[0])
 
     return kept, put_items_pullback
 
 
 @special(rt.take_items)
 def take_items_pair(obj):
+    cells = _claim_cells(obj, None)
+
     def take_items_pullback(gg):
-        _TAKEN_BACK[(id(obj), None)] = [obj, gg]
+        _fill(cells, gg)
         return (None, None)
 
     return rt.take_items(obj), take_items_pullback
@@ -228,16 +246,20 @@ def take_items_pair(obj):
 
 @special(rt.add_field_grad)
 def add_field_grad_pair(obj, name, g):
+    cell = _open_cell(obj, name)
+
     def add_field_grad_pullback(_):
-        return (None, None, None, _left_back(obj, name))
+        return (None, None, None, cell[0])
 
     return rt.add_field_grad(obj, name, g), add_field_grad_pullback
 
 
 @special(rt.take_field_grad)
 def take_field_grad_pair(obj, name):
+    cells = _claim_cells(obj, name)
+
     def take_field_grad_pullback(gg):
-        _TAKEN_BACK[(id(obj), name)] = [obj, gg]
+        _fill(cells, gg)
         return (None, None, None)
 
     return rt.take_field_grad(obj, name), take_field_grad_pullback
