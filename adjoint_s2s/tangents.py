@@ -432,6 +432,27 @@ def _add_inplaceable(acc, th):
     return add(acc, th.unthunk())
 
 
+def value_or_none(g):
+    """A gradient as a value for a rule's arithmetic: zeros become None, thunks are forced."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, Thunk):
+        return value_or_none(g.unthunk())
+    return g
+
+
+def part_value(g, i):
+    """Entry i of a sequence, dict or Tangent gradient, as a value (None when absent)."""
+    g = value_or_none(g)
+    if g is None:
+        return None
+    if isinstance(g, (list, tuple, np.ndarray)):
+        return value_or_none(g[i]) if -len(g) <= i < len(g) else None
+    if isinstance(g, dict):
+        return value_or_none(g.get(i))
+    return value_or_none(g[i])
+
+
 def unthunk(x):
     """Force a thunk (recursively through tuples, lists and dicts); other values pass.
 

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from ..tangents import AbstractZero, Thunk
+from ..tangents import part_value as _part
+from ..tangents import value_or_none as _seed
 
 __all__ = [
     "recip",
@@ -33,25 +34,6 @@ __all__ = [
     "divmod_adjoint_a",
     "divmod_adjoint_b",
 ]
-
-
-def _seed(g):
-    """The adjoint as a value: zeros become None, thunks are forced."""
-    if g is None or isinstance(g, AbstractZero):
-        return None
-    if isinstance(g, Thunk):
-        return _seed(g.unthunk())
-    return g
-
-
-def _part(g, i):
-    """Component i of the adjoint of a tuple result (None if absent)."""
-    g = _seed(g)
-    if g is None:
-        return None
-    if isinstance(g, (tuple, list)) and i >= len(g):
-        return None
-    return _seed(g[i])
 
 
 def _real(g):

@@ -27,35 +27,15 @@ import numpy as np
 
 from .. import runtime as _rt
 from ..errors import NotDifferentiableError
-from ..tangents import AbstractZero, Tangent, Thunk, add
+from ..tangents import Tangent, add
+from ..tangents import part_value as _part
+from ..tangents import value_or_none as _seed
 from . import special
 
 _SEQUENCES = (list, tuple, np.ndarray)
 
 
 # ----- helpers -------------------------------------------------------------------------------
-
-
-def _seed(g):
-    if g is None or isinstance(g, AbstractZero):
-        return None
-    if isinstance(g, Thunk):
-        return _seed(g.unthunk())
-    return g
-
-
-def _part(g, i):
-    """Entry i of a sequence gradient (None when absent)."""
-    g = _seed(g)
-    if g is None:
-        return None
-    if isinstance(g, (list, tuple, np.ndarray)):
-        return _seed(g[i]) if -len(g) <= i < len(g) else None
-    if isinstance(g, Tangent):
-        return _seed(g[i])
-    if isinstance(g, dict):
-        return _seed(g.get(i))
-    return _seed(g[i])
 
 
 def _items(iterable):
