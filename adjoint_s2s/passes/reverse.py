@@ -1067,50 +1067,50 @@ class Generator:
 
         return recipe
 
-    def list_extend(self, lst, vs, fwd, depth):
-        """lst.extend(vs): in place; the gradient of vs is the tangent's new items."""
+    def _in_place_list_op(self, lst, v, forward, undo):
+        """An in-place list operation that puts v into lst: `forward()` writes the forward
+        lines and returns the name of what the reverse needs (a length or a position);
+        the reverse takes v's gradient back out of the list's tangent with
+        `b_lst, b_v_part = _rt.<undo(prev, n)>`."""
         self.appended.add(lst)
         self.helpers.add("_rt")
         mark = len(self.saves)
-        n = self.fresh_local(f"{lst}_len", fwd, depth)
-        fwd.append(f"{n} = _rt.extend({lst}, {src(vs)})")
+        n = forward()
         saves = self.saves[mark:]
 
         def recipe(st):
             b = st.adj(lst)
-            active_vs = isinstance(vs, gast.Name) and self.is_active(vs)
-            t = self.namer.fresh(f"b_{vs.id}_part") if active_vs else "_"
+            active = isinstance(v, gast.Name) and self.is_active(v)
+            t = self.namer.fresh(f"b_{v.id}_part") if active else "_"
             prev = b if st.get(lst) is not None else "None"
-            st.line(f"{b}, {t} = _rt.unextend({prev}, {n}, {src(vs)})")
+            st.line(f"{b}, {t} = _rt.{undo(prev, n)}")
             st.status[lst] = MAYBE
-            if active_vs:
-                st.acc(vs.id, t, False)
-            for sv in reversed(saves):
-                st.out.append(Restore(sv))
-
-        return recipe
-
-    def list_insert(self, lst, i, v, fwd, depth):
-        """lst.insert(i, v): in place; the gradient of v is taken out of the tangent."""
-        self.appended.add(lst)
-        self.helpers.add("_rt")
-        mark = len(self.saves)
-        n = self.fresh_local(f"{lst}_pos", fwd, depth)
-        fwd.append(f"{n} = _rt.insert({lst}, {src(i)}, {src(v)})")
-        saves = self.saves[mark:]
-
-        def recipe(st):
-            b = st.adj(lst)
-            t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
-            prev = b if st.get(lst) is not None else "None"
-            st.line(f"{b}, {t} = _rt.uninsert({prev}, {n})")
-            st.status[lst] = MAYBE
-            if self.is_active(v):
+            if active:
                 st.acc(v.id, t, False)
             for sv in reversed(saves):
                 st.out.append(Restore(sv))
 
         return recipe
+
+    def list_extend(self, lst, vs, fwd, depth):
+        """lst.extend(vs): in place; the gradient of vs is the tangent's new items."""
+
+        def forward():
+            n = self.fresh_local(f"{lst}_len", fwd, depth)
+            fwd.append(f"{n} = _rt.extend({lst}, {src(vs)})")
+            return n
+
+        return self._in_place_list_op(lst, vs, forward, lambda prev, n: f"unextend({prev}, {n}, {src(vs)})")
+
+    def list_insert(self, lst, i, v, fwd, depth):
+        """lst.insert(i, v): in place; the gradient of v is taken out of the tangent."""
+
+        def forward():
+            n = self.fresh_local(f"{lst}_pos", fwd, depth)
+            fwd.append(f"{n} = _rt.insert({lst}, {src(i)}, {src(v)})")
+            return n
+
+        return self._in_place_list_op(lst, v, forward, lambda prev, n: f"uninsert({prev}, {n})")
 
     def list_pop(self, x, lst, args, fwd, depth):
         """x = lst.pop(i): in place; the gradient of x goes back into the tangent."""
@@ -1136,28 +1136,15 @@ class Generator:
 
     def append(self, lst, v, fwd, depth, length=None):
         """lst.append(v): in place for lists (the gradient of v is the tangent's last item)."""
-        self.appended.add(lst)
-        mark = len(self.saves)
-        if length is None:
-            n = self.fresh_local(f"{lst}_len", fwd, depth)
-        else:  # n = _rt.append(lst, v) in generated code differentiated again (the
-            n = length  # assignment around this call saves and restores n)
-        fwd.append(f"{n} = _rt.append({lst}, {src(v)})")
-        saves = self.saves[mark:]
-        self.helpers.add("_rt")
 
-        def recipe(st):
-            b = st.adj(lst)
-            t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
-            prev = b if st.get(lst) is not None else "None"
-            st.line(f"{b}, {t} = _rt.unappend({prev}, {n})")
-            st.status[lst] = MAYBE
-            if self.is_active(v):
-                st.acc(v.id, t, False)
-            for sv in reversed(saves):
-                st.out.append(Restore(sv))
+        def forward():
+            # n = _rt.append(lst, v) in generated code differentiated again: the assignment
+            # around this call saves and restores n
+            n = self.fresh_local(f"{lst}_len", fwd, depth) if length is None else length
+            fwd.append(f"{n} = _rt.append({lst}, {src(v)})")
+            return n
 
-        return recipe
+        return self._in_place_list_op(lst, v, forward, lambda prev, n: f"unappend({prev}, {n})")
 
     # ----- attributes, subscripts, displays ------------------------------------------------
     def attribute(self, x, e, fwd):
