@@ -13,59 +13,47 @@ from . import runtime as rt
 
 def adjoint_pair(rule, fn):
     """The pair of a Zygote-style rule: its pullback gets the function tangent prepended."""
-
-    def adjoint_rule_pair(*args, **kwargs):
-        out = rule(*args, **kwargs)
-        checks.rule_output(out, rule, fn, "adjoint")
-        y = out[0]
-        back = out[1]
-        n = len(args)
-        has_kw = len(kwargs) > 0
-
-        def adjoint_rule_pullback(g):
-            g = rt.output_tangent(g, y)
-            if g is None:  # a zero seed: the rule's pullback is not called
-                zeros = (None,) * (n + 1)
-                return zeros + ({},) if has_kw else zeros
-            grads = checks.rule_grads(back(g), n, rule, fn, "adjoint")
-            grads = checks.tangent_shapes(grads, args, rule, fn, "adjoint")
-            if has_kw:
-                return (None,) + grads + ({},)
-            return (None,) + grads
-
-        return y, adjoint_rule_pullback
-
-    return adjoint_rule_pair
+    return _rule_pair(rule, fn, "adjoint", None)
 
 
 def rrule_pair(rule, fn, config):
     """The pair of a ChainRules-style rule (its pullback returns the function tangent)."""
+    return _rule_pair(rule, fn, "rrule", config)
 
-    def rrule_rule_pair(*args, **kwargs):
+
+def _rule_pair(rule, fn, style, config):
+    """Both styles: call the rule (with the config first when it takes one), check what it
+    returns, and give the pullback the shape of a pair's: the function tangent first,
+    then one gradient per argument, then the keyword gradients ({}) if there were any."""
+    own_tangent = style == "rrule"  # an rrule's pullback returns the function tangent itself
+
+    def rule_pair(*args, **kwargs):
         if config is not None:
             out = rule(config, *args, **kwargs)
         else:
             out = rule(*args, **kwargs)
-        checks.rule_output(out, rule, fn, "rrule")
+        checks.rule_output(out, rule, fn, style)
         y = out[0]
         back = out[1]
         n = len(args)
         has_kw = len(kwargs) > 0
 
-        def rrule_pullback(g):
+        def rule_pullback(g):
             g = rt.output_tangent(g, y)
             if g is None:  # a zero seed: the rule's pullback is not called
                 zeros = (None,) * (n + 1)
                 return zeros + ({},) if has_kw else zeros
-            grads = checks.rule_grads(back(g), n + 1, rule, fn, "rrule")
-            grads = checks.tangent_shapes(grads, args, rule, fn, "rrule")
+            grads = checks.rule_grads(back(g), n + 1 if own_tangent else n, rule, fn, style)
+            grads = checks.tangent_shapes(grads, args, rule, fn, style)
+            if not own_tangent:
+                grads = (None,) + grads
             if has_kw:
                 return grads + ({},)
             return grads
 
-        return y, rrule_pullback
+        return y, rule_pullback
 
-    return rrule_rule_pair
+    return rule_pair
 
 
 def trimmed(pair, nargs, has_kw, defaulted=()):
