@@ -506,3 +506,53 @@ def list_extend_arg(xs, v):
 def list_pop_arg(xs):
     last = xs.pop()
     return last * xs[0]
+
+
+# ----- writes in place: arrays only the generated code can see -----------------------------
+
+
+def inplace_hidden_states(x, w):
+    """The RNN pattern: a preallocated H written row by row, read whole at the end."""
+    H = np.zeros((4, x.size))
+    h = x
+    for t in range(4):
+        h = np.tanh(w * h + 0.1 * t)
+        H[t] = h
+    return np.sum((H - 0.3) ** 2)
+
+
+def inplace_view_saved_then_written(x):
+    """A view of the row is saved for sin's pullback before the row is overwritten."""
+    H = np.zeros((2, x.size))
+    H[0] = x
+    row = H[0]
+    y = np.sin(row)
+    H[0] = 2.0 * x
+    return np.sum(y) + np.sum(H * H)
+
+
+def inplace_value_read_then_written(x):
+    """The pullback of sin(H) needs H as it was before the later writes."""
+    H = np.zeros(x.size)
+    H[1] = x[0]
+    s = np.sum(np.sin(H))
+    H[1] = x[1]
+    H[3] = x[2] * x[0]
+    return s + np.sum(H * H)
+
+
+def inplace_transposed_view(x):
+    """H.T is a view that survives the write; sin's pullback reads its old values."""
+    H = np.zeros((x.size, 2))
+    H[:, 0] = x
+    Ht = H.T
+    y = np.sin(Ht)
+    H[:, 0] = x * x
+    return np.sum(y) + np.sum(np.cos(H))
+
+
+def inplace_write_into_argument_copy(x, v):
+    """The argument is copied at the first write; later writes go to that copy."""
+    for i in range(x.size):
+        x[i] = x[i] * v + 1.0
+    return np.sum(x ** 2)

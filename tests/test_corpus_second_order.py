@@ -7,17 +7,10 @@ again.
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.errors import MissingAdjointError
 
 from .test_corpus import ROWS
 
-# Known gaps, each failing loudly (a MissingAdjointError names the missing rule) except
-# the one marked: see docs/index.md, "Known limitations".
-_NO_SECOND_ORDER_RULE = {
-    "dictcomp": "dict.pop, inside a run-time helper, has no rule when differentiated again",
-    "subscript_multiple_targets": "dict.pop, inside a run-time helper, has no rule when "
-    "differentiated again",
-}
+# Known gaps: see docs/index.md, "Known limitations".
 _WRONG = {
     "closure_appends_to_outer": "a list mutated by a nested function's pullback loses part "
     "of its second-order flow (9.2 instead of 10.8)",
@@ -30,9 +23,7 @@ def _rows():
         if mode != "grad" or p.marks or not args or not all(type(a) is float for a in args):
             continue
         marks = ()
-        if p.id in _NO_SECOND_ORDER_RULE:
-            marks = pytest.mark.xfail(strict=True, raises=MissingAdjointError, reason=_NO_SECOND_ORDER_RULE[p.id])
-        elif p.id in _WRONG:
+        if p.id in _WRONG:
             marks = pytest.mark.xfail(strict=True, raises=AssertionError, reason=_WRONG[p.id])
         yield pytest.param(fn, args, marks=marks, id=p.id)
 

@@ -9,7 +9,9 @@ gradient whose shape is not the argument's.
 
 What adjoint_s2s does (docs/design.md, "Mutation"): subscript assignment ``a[i] = v`` on
 arrays, lists and dicts is copy-on-write (``_rt.setitem`` rebinds the name to a new
-container), so the caller's array, list or dict is never written by ``gradient``;
+container), so the caller's array, list or dict is never written by ``gradient``; an
+array that only the generated code's variable refers to is written in place (the
+``inplace_*`` rows try to defeat that: views, saved values, arguments);
 ``lst.append(v)`` happens in place, like Python, so an argument list grows; the other
 mutating list methods have no rule and raise ``MissingAdjointError``.
 """
@@ -124,6 +126,12 @@ ROWS = [
     row(M.mutate_arg_array_in_loop, X5),
     row(M.mutate_arg_list_setitem, [0.7, 1.2, -0.4], 0.8),
     row(M.mutate_arg_dict_setitem, {"a": 0.7, "b": 1.2}, 0.8),
+    # ----- in-place writes (arrays that only the generated code holds) -------------------
+    row(M.inplace_hidden_states, V3, 0.9),
+    row(M.inplace_view_saved_then_written, V3),
+    row(M.inplace_value_read_then_written, X5),
+    row(M.inplace_transposed_view, V3),
+    row(M.inplace_write_into_argument_copy, X5, 0.8),
 ]
 
 
@@ -273,3 +281,81 @@ def test_list_methods_extend_pop_insert(fn, args):
     want = numerical_gradient(fn, *fresh(args))
     for g, w in zip(got, want):
         assert isapprox(g, w, rtol=1e-6, atol=1e-8), (got, want)
+
+
+# ----- in-place writes -------------------------------------------------------------------------
+
+
+def test_private_array_is_written_in_place_and_shared_one_is_copied():
+    from adjoint_s2s import runtime
+
+    def private():
+        H = np.zeros(3)
+        first = id(H)
+        H = runtime.setitem(H, 1, 2.0)
+        return first == id(H), H
+
+    def aliased():
+        H = np.zeros(3)
+        G = H
+        H = runtime.setitem(H, 1, 2.0)
+        return G is H, G, H
+
+    same_object, H = private()
+    assert same_object and H[1] == 2.0
+    same_object, G, H = aliased()
+    assert not same_object and G[1] == 0.0 and H[1] == 2.0
+    view_base = np.zeros(4)
+    view = view_base[1:]
+    written = runtime.setitem(view, 0, 5.0)  # a view: its base may be seen elsewhere
+    assert written is not view and view_base[1] == 0.0
+
+
+def test_hidden_states_are_not_saved_on_the_tape():
+    """The pullback reads H only for its shape: the forward pass keeps no old copies."""
+    from adjoint_s2s import emit, runtime
+
+    x = np.array([0.3, -0.8, 0.5])
+    text = emit.source_of(M.inplace_hidden_states, runtime.kinds_of((x, 0.9))).source
+    assert "H = _rt.setitem(H, t, h)" in text
+    assert "append(H)" not in text and "H = _tape" not in text
+
+
+def test_in_place_pullback_can_run_twice():
+    x = np.array([0.3, -0.8, 0.5])
+    _, back = ad.pullback(M.inplace_hidden_states, x, 0.9)
+    first = back(1.0)
+    second = back(1.0)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+
+
+# ----- second order: writes differentiated again ------------------------------------------
+
+
+def _numeric(a):
+    return isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")
+
+
+SECOND_ORDER = [
+    p for p in ROWS
+    if all(_numeric(a) for a in p.values[1]) and not p.marks
+    and not p.values[0].__name__.startswith(("mutate_arg", "inplace_write_into_argument"))
+]
+
+
+@pytest.mark.parametrize("fn, args", SECOND_ORDER)
+def test_second_order_hessian_vector_products(fn, args):
+    """d/dx <∇f(x), u> (nested gradient) against central differences of <∇f(x), u>."""
+    rng = np.random.default_rng(7)
+    dirs = [rng.standard_normal(np.shape(a)) for a in args]
+
+    def directional(*xs):
+        grads = ad.gradient(fn, *xs)
+        return sum(np.sum(np.asarray(0.0 if g is None else g) * u) for g, u in zip(grads, dirs))
+
+    got = ad.gradient(directional, *fresh(args))
+    want = numerical_gradient(directional, *fresh(args))
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = 0.0 * np.asarray(w) if g is None else g
+        assert isapprox(g, w, rtol=1e-5, atol=1e-7), f"argument {i}: got {g!r}, want {w!r}"

@@ -170,12 +170,13 @@ class Raw:
 class Save:
     """Before a primal assignment: keep the old value if the backward pass needs it."""
 
-    __slots__ = ("name", "in_loop", "slot")
+    __slots__ = ("name", "in_loop", "slot", "keeps_shape")
 
     def __init__(self, name, in_loop):
         self.name = name
         self.in_loop = in_loop
         self.slot = None
+        self.keeps_shape = False  # before `name[i] = v`: the new value has the old shape
 
 
 class Restore:

@@ -1267,6 +1267,8 @@ class Generator:
         mark = len(self.saves)
         self.save(name, fwd, depth)
         saves = self.saves[mark:]
+        for sv in saves:
+            sv.keeps_shape = True
         fwd.append(f"{name} = _rt.setitem({name}, {idx}, {src(v)})")
 
         def recipe(st):
@@ -1562,6 +1564,17 @@ class Generator:
         for sv in self.saves:
             counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop else 1)
         overwritten = {n for n, c in counts.items() if c + (1 if n in info.params else 0) >= 2}
+        # containers changed only by `name[i] = v` after their first binding: a pullback
+        # that reads them only for their shape (unbroadcast's `like`, setitem_grad's old
+        # container) does not need the old values, so they are not saved, and the
+        # forward pass can write in place (runtime.setitem)
+        rebinds = {}
+        for sv in self.saves:
+            if not sv.keeps_shape:
+                rebinds[sv.name] = rebinds.get(sv.name, 0) + (2 if sv.in_loop else 1)
+        shape_kept = {
+            n for n in overwritten if rebinds.get(n, 0) + (1 if n in info.params else 0) <= 1
+        }
         # which saved values does the pullback read? A branch that only restores values
         # still reads its test, so restores count as code: iterate to a fixpoint
         restorable = set()
@@ -1571,6 +1584,7 @@ class Generator:
 
             probe = []
             C.render(body, 0, probe_marker, probe)
+            probe = [_blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
             read = _names_read(_fix_empty_blocks(probe), self.locals)
             needed = read & (self.locals | set(info.params))
             new = {n for n in needed if n in overwritten}
@@ -2121,6 +2135,49 @@ def _unparen_simple(line):
     if line.lstrip().startswith("#"):
         return line
     return _PAREN_PRODUCT.sub(r"\1 * ", line)
+
+
+def _blank_shape_reads(line, names):
+    """line with the given names blanked where they are read only for their shape and
+    type: the ``like`` of ``_rt.unbroadcast(g, like)`` and the old container of
+    ``_rt.setitem_grad(b, old, idx, v)`` (not for a slice: a list can change length)."""
+    for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1)):
+        start = line.find(fn)
+        while start >= 0:
+            spans = _call_args(line, start + len(fn))
+            if spans is not None and len(spans) >= 2:
+                a, b = spans[pos]
+                arg = line[a:b].strip()
+                idx = line[spans[2][0]:spans[2][1]] if fn == "_rt.setitem_grad(" and len(spans) > 2 else ""
+                if arg in names and "slice(" not in idx:
+                    line = line[:a] + " " * (b - a) + line[b:]
+            start = line.find(fn, start + 1)
+    return line
+
+
+def _call_args(line, i):
+    """The (start, end) spans of the top-level arguments of the call whose '(' ends at
+    line[i - 1], or None when the line ends first."""
+    spans, depth, begin, quote = [], 0, i, None
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                spans.append((begin, i))
+                return spans
+            depth -= 1
+        elif c == "," and depth == 0:
+            spans.append((begin, i))
+            begin = i + 1
+        i += 1
+    return None
 
 
 def _names_read(lines, fallback):

@@ -7,6 +7,8 @@ pair itself; the small helpers get templates like any primitive.
 """
 import types
 
+import numpy as np
+
 from .. import emit
 from .. import runtime as rt
 from ..tangents import AbstractZero, Tangent, unthunk
@@ -118,6 +120,44 @@ def dict_pair(*args, **kwargs):
         return tuple(out)
 
     return y, dict_pullback
+
+
+@special(rt.setitem)
+def setitem_pair(obj, idx, v):
+    """``H = _rt.setitem(H, i, v)`` in generated code differentiated again. Called from
+    here the container is never private (this frame holds it too), so it is copied."""
+    y = rt.setitem(obj, idx, v)
+
+    def setitem_pullback(g):
+        b_obj, b_v = rt.setitem_grad(g, obj, idx, v)
+        return (None, b_obj, None, b_v)
+
+    return y, setitem_pullback
+
+
+@special(rt.setitem_grad)
+def setitem_grad_pair(b_new, old, idx, v=None):
+    """setitem_grad is linear in b_new and reads old and v only for their shape: its
+    adjoint puts the cotangent of v's part back at idx, over the old part's cotangent."""
+    out = rt.setitem_grad(b_new, old, idx, v)
+
+    def setitem_grad_pullback(g):
+        c_old, c_v = rt.part(g, 0), rt.part(g, 1)
+        if c_old is None and c_v is None:
+            return (None, None, None, None, None)
+        if isinstance(b_new, np.ndarray):
+            kind = np.result_type(b_new.dtype, *(np.asarray(c).dtype for c in (c_old, c_v) if c is not None))
+            c_new = np.zeros(b_new.shape, kind) if c_old is None else np.array(c_old, dtype=kind)
+            c_new[idx] = 0.0 if c_v is None else c_v
+        elif isinstance(b_new, dict):
+            c_new = dict(c_old) if isinstance(c_old, dict) else {}
+            c_new[idx] = c_v
+        else:
+            c_new = list(c_old) if c_old is not None else [None] * len(b_new)
+            c_new[idx] = c_v
+        return (None, c_new, None, None, None)
+
+    return out, setitem_grad_pullback
 
 
 # call_method_primal is emitted only for a method call whose receiver and arguments do not
