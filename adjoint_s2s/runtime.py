@@ -104,8 +104,11 @@ def re_or_self(g, x):
 
 
 def conj(x):
-    if type(x) is float:
+    t = type(x)
+    if t is float:
         return x
+    if t is np.ndarray:
+        return x.conj() if x.dtype.kind == "c" else x
     if isinstance(x, np.ndarray):
         return x.conj() if np.iscomplexobj(x) else x
     if isinstance(x, complex):
@@ -124,8 +127,12 @@ def neg(g):
 def unbroadcast(g, like):
     """Sum g down to the shape of like (broadcasting undone); project onto like's space."""
     if type(g) is np.ndarray and type(like) is np.ndarray:
-        if g.shape == like.shape and g.dtype == like.dtype:
-            return g  # the common case: nothing to undo
+        gs, ls = g.shape, like.shape
+        if gs == ls:
+            if g.dtype == like.dtype:
+                return g  # the common case: nothing to undo
+        elif len(gs) == len(ls) + 1 and gs[1:] == ls and g.dtype == like.dtype:
+            return g.sum(axis=0)  # the next most common: a bias added to a batch
     elif g is None:
         return None
     if isinstance(like, np.ndarray):
@@ -221,6 +228,11 @@ def phase_adjoint(g, z):
 
 
 def matmul_adjoint_a(g, a, b):
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
+        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and b.dtype.kind != "c":
+            out = g @ b.T  # matrices, b real: the common case, no projection needed
+            if out.dtype == a.dtype:
+                return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
     bc = b_.conj() if np.iscomplexobj(b_) else b_
@@ -236,6 +248,11 @@ def matmul_adjoint_a(g, a, b):
 
 
 def matmul_adjoint_b(g, a, b):
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
+        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and a.dtype.kind != "c":
+            out = a.T @ g
+            if out.dtype == b.dtype:
+                return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
     ac = a_.conj() if np.iscomplexobj(a_) else a_
@@ -530,10 +547,10 @@ def getitem_grad(obj, idx, g):
     if isinstance(obj, np.ndarray):
         dtype = np.result_type(obj.dtype, np.asarray(g).dtype, float)
         out = np.zeros(obj.shape, dtype=dtype)
-        if _is_basic_index(idx) or _distinct_positions(obj.shape, idx):
+        if _is_basic_index(idx):
             out[idx] += g
-        else:  # repeated positions accumulate (scatter-add)
-            np.add.at(out, idx, g)
+        else:  # repeated positions accumulate (scatter-add; as fast as a plain write
+            np.add.at(out, idx, g)  # since NumPy 1.25)
         if not np.iscomplexobj(obj) and np.iscomplexobj(out):
             out = out.real
         return out
@@ -560,24 +577,6 @@ def _list_slice_grad(obj, positions, g):
     for j, i in enumerate(positions):
         out[i] = part(g, j)
     return GradList(out)
-
-
-def _distinct_positions(shape, idx):
-    """True when an advanced index reads each position at most once (so a plain
-    assignment scatters as fast as np.add.at would, without its cost)."""
-    try:
-        parts = idx if isinstance(idx, tuple) else (idx,)
-        if len(parts) > len(shape) or not all(
-            isinstance(p, np.ndarray) and p.dtype.kind in "iu" for p in parts
-        ):
-            return False
-        arrays = np.broadcast_arrays(*parts)
-        flat = np.ravel_multi_index(
-            tuple(np.mod(a, shape[k]) for k, a in enumerate(arrays)), shape[: len(parts)]
-        ).ravel()
-        return np.unique(flat).size == flat.size
-    except (ValueError, TypeError):
-        return False
 
 
 def _is_basic_index(idx):

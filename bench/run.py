@@ -26,6 +26,32 @@ def _early_threads(argv):
     return None
 
 
+# glibc hands blocks over ~128 KB back to the kernel as they are freed, and then the next
+# call page-faults its arrays in again: with 800 KB arrays (xent) that costs more than the
+# arithmetic and changes 4x between runs, depending on which frees happen to trim the
+# heap. --malloc steady (the default) fixes glibc's thresholds for every contender, by
+# re-running this script with them set, so that the report measures computation;
+# --malloc default measures with the allocator as it comes.
+STEADY_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(64 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
+
+
+def _early_malloc(argv):
+    for i, a in enumerate(argv):
+        if a == "--malloc" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--malloc="):
+            return a.split("=", 1)[1]
+    return "steady"
+
+
+if (
+    _early_malloc(sys.argv[1:]) == "steady"
+    and sys.platform.startswith("linux")
+    and any(os.environ.get(k) != v for k, v in STEADY_MALLOC.items())
+):
+    os.environ.update(STEADY_MALLOC)
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
 # OpenBLAS reads this when NumPy loads it: set it before anything imports NumPy.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 THREADS = _early_threads(sys.argv[1:])
@@ -421,6 +447,13 @@ def main(argv=None):
         help="limit every contender to N threads (OpenBLAS, OpenMP/MKL, torch.set_num_threads; "
         "XLA only for N = 1); default: each library's own default",
     )
+    ap.add_argument(
+        "--malloc",
+        choices=("steady", "default"),
+        default="steady",
+        help="steady (default): fix glibc's mmap/trim thresholds so that large arrays are "
+        "not page-faulted in again at every call; default: the allocator as it comes",
+    )
     ap.add_argument("--out", help="also write the report to this file")
     opts = ap.parse_args(argv)
 
@@ -476,6 +509,9 @@ def main(argv=None):
         f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT')}")
     rep("threads: " + (f"limited to {opts.threads} (--threads)" if opts.threads else
                        "each library's default (--threads N to limit)"))
+    steady = all(os.environ.get(k) == v for k, v in STEADY_MALLOC.items())
+    rep("malloc: " + ("steady, " + " ".join(f"{k}={v}" for k, v in STEADY_MALLOC.items())
+                      if steady else "the allocator's defaults (--malloc steady to fix them)"))
     rep(f"method: {rounds} interleaved rounds, batches of ~{target * 1e3:.0f} ms per contender, "
         f"median per call")
     rep()

@@ -363,10 +363,14 @@ def np_vecdot_adjoint_b(g, x1, x2, axis=-1):
 
 
 def np_sum_adjoint(g, a, axis=None, keepdims=False):
+    if axis is None and type(g) is float and type(a) is np.ndarray and a.dtype.kind == "f":
+        return np.full(a.shape, g, dtype=a.dtype)  # a whole-array sum: one constant
     return np_fit(_spread(g, np.shape(a), axis, keepdims), a)
 
 
 def np_mean_adjoint(g, a, axis=None, keepdims=False):
+    if axis is None and type(g) is float and type(a) is np.ndarray and a.dtype.kind == "f":
+        return np.full(a.shape, g / a.size, dtype=a.dtype)
     shape = np.shape(a)
     count = _count(shape, axis)
     return np_fit(_spread(g, shape, axis, keepdims) / count, a)
