@@ -1818,8 +1818,8 @@ def _contribution(g, d, cls, k, res_kind, operand):
         return expr
     if d == "1":
         expr = g
-    elif d == "-1":
-        expr = f"-{g}"
+    elif d == "-1":  # negate after summing a broadcast away: on the smaller array
+        return f"-_rt.unbroadcast({g}, {operand})"
     else:
         expr = f"{g} * _rt.conj({d})"
     return f"_rt.unbroadcast({expr}, {operand})"

@@ -40,6 +40,7 @@ __all__ = [
     "np_nanmean_adjoint",
     "np_prod_adjoint",
     "np_extremum_adjoint",
+    "np_extremum_select",
     "np_var_adjoint",
     "np_std_adjoint",
     "np_cumsum_adjoint",
@@ -427,14 +428,41 @@ def np_prod_adjoint(g, a, axis=None, keepdims=False):
 
 
 def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
-    """max/min: the adjoint goes to the elements equal to the result, ties split evenly."""
+    """max/min: the adjoint goes to the elements equal to the result, ties split evenly.
+
+    Linear in g; its transpose is ``np_extremum_select`` (the rules for both, used when
+    a pullback is differentiated again, are in rules/numpy.py)."""
     a = np.asarray(a)
     full = _keep(ans, a.shape, axis, keepdims)
     mask = a == full
-    if np.isnan(np.asarray(ans)).any():  # a NaN extremum: the NaNs take the gradient
+    gk = _keep(g, a.shape, axis, keepdims)
+    nan = np.isnan(np.asarray(ans)).any()
+    if not nan and (axis is None or isinstance(axis, int)) and np.count_nonzero(mask) == np.size(ans):
+        # one extremum per slice (no tie): put g there, O(slices) after the comparison
+        out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
+        if axis is None:
+            out.flat[np.argmax(mask)] = gk.reshape(())
+        else:
+            np.put_along_axis(out, np.argmax(mask, axis=axis, keepdims=True), gk, axis)
+        return np_fit(out, a)
+    if nan:  # a NaN extremum: the NaNs take the gradient
         mask = mask | (np.isnan(a) & np.isnan(full))
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
-    return np_fit(_keep(g, a.shape, axis, keepdims) * mask / count, a)
+    return np_fit((gk / count) * mask, a)
+
+
+def np_extremum_select(c, a, ans, axis=None, keepdims=False):
+    """The transpose of np_extremum_adjoint in its gradient argument: c averaged over the
+    elements equal to the extremum, shaped like the extremum."""
+    a = np.asarray(a)
+    full = _keep(ans, a.shape, axis, keepdims)
+    mask = a == full
+    if np.isnan(np.asarray(ans)).any():
+        mask = mask | (np.isnan(a) & np.isnan(full))
+    axes = _axes(axis, a.ndim)
+    count = np.sum(mask, axis=axes, keepdims=True)
+    out = np.sum(np.asarray(c) * mask, axis=axes, keepdims=True) / count
+    return out.reshape(np.shape(ans))
 
 
 def np_var_adjoint(g, a, axis=None, ddof=0, keepdims=False):

@@ -191,6 +191,13 @@ primitive(
     kind="other",
 )
 primitive(rt.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="other")
+# max/min's adjoint is linear in its gradient, with a transpose of its own (the positions
+# of the extremum do not move under a small change: no gradient to a or ans)
+# (`m` is the extremum: `ans` in a template means the helper's own result)
+primitive(rt.np_extremum_adjoint, "v, a, m, axis=None, keepdims=False",
+          adjoints={"v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
+primitive(rt.np_extremum_select, "v, a, m, axis=None, keepdims=False",
+          adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")

@@ -907,3 +907,56 @@ def test_gradients_are_writeable_arrays():
 def test_row_ids_are_unique():
     ids = [row.id for row in ROWS]
     assert len(ids) == len(set(ids))
+
+
+# ----- max/min differentiated again (their adjoint has a rule of its own) --------------------
+
+
+def _max_rows(x):
+    return np.sum(np.max(x, axis=1) ** 2) + np.max(x) ** 3
+
+
+def _min_kept(x):
+    return np.sum(np.min(x * x, axis=0, keepdims=True) * x)
+
+
+def _max_ties(x):
+    y = np.concatenate([x, x])  # every column's maximum twice: the gradient splits
+    return np.sum(np.max(y, axis=0) ** 2) + np.max(y) ** 2
+
+
+def _max_shifted_softmax(x):
+    z = x - np.max(x, axis=-1, keepdims=True)
+    return np.sum(np.log(np.sum(np.exp(z), axis=-1)) * np.arange(1.0, x.shape[0] + 1))
+
+
+@pytest.mark.parametrize("fn", [_max_rows, _min_kept, _max_ties, _max_shifted_softmax])
+def test_extremum_second_and_third_order(fn):
+    rng = np.random.default_rng(zlib.crc32(fn.__name__.encode()))
+    x, u, v = (rng.standard_normal((3, 4)) for _ in range(3))
+
+    def d1(x):
+        return np.sum(ad.gradient(fn, x)[0] * u)
+
+    def d2(x):
+        return np.sum(ad.gradient(d1, x)[0] * v)
+
+    for f in (fn, d1, d2):
+        (got,) = ad.gradient(f, x)
+        (want,) = numerical_gradient(f, x)
+        assert isapprox(got, want, rtol=1e-5, atol=1e-7), f.__name__
+
+
+def test_extremum_adjoint_and_select_are_transposes():
+    from adjoint_s2s import runtime as rt
+
+    rng = np.random.default_rng(3)
+    a = np.round(rng.standard_normal((4, 5)), 1)
+    a[1, 2] = a[1, 4] = a[1].max() + 1.0  # a tie
+    for axis, keepdims in [(None, False), (0, False), (1, True), (-1, False)]:
+        m = np.max(a, axis=axis, keepdims=keepdims)
+        g = rng.standard_normal(np.shape(m))
+        c = rng.standard_normal(a.shape)
+        lhs = np.sum(rt.np_extremum_adjoint(g, a, m, axis, keepdims) * c)
+        rhs = np.sum(g * rt.np_extremum_select(c, a, m, axis, keepdims))
+        assert abs(lhs - rhs) < 1e-12
