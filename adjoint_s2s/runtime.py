@@ -732,7 +732,12 @@ def setitem(obj, idx, v):
     A loop writing ``H[t] = h`` is then O(1) per step instead of a copy of H.
     """
     if isinstance(obj, np.ndarray):
-        if np.iscomplexobj(v) and not np.iscomplexobj(obj):
+        tv = type(v)
+        if tv is np.ndarray:
+            complex_v = v.dtype.kind == "c"
+        else:
+            complex_v = tv is not float and tv is not int and np.iscomplexobj(v)
+        if complex_v and obj.dtype.kind != "c":
             out = obj.astype(complex)
         elif (
             type(obj) is np.ndarray

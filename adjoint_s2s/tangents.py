@@ -520,6 +520,8 @@ def add(a, b):
 
     Fast paths for numbers and arrays come first: this is called on hot paths.
     """
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return a + b
     if a is None or isinstance(a, AbstractZero):
         return None if isinstance(b, AbstractZero) else b
     if b is None or isinstance(b, AbstractZero):
