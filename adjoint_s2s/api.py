@@ -108,7 +108,11 @@ def _project_args(grads, args):
     n = len(grads)
     for i, x in enumerate(args):
         g = grads[1 + i] if 1 + i < n else None
-        if type(g) is float and type(x) is float:  # the common case, fast
+        if type(g) is float and type(x) is float:  # the common cases, fast
+            out.append(g)
+            continue
+        if (type(g) is np.ndarray and type(x) is np.ndarray and g.dtype == x.dtype
+                and g.shape == x.shape and x.dtype.kind in "fc"):
             out.append(g)
             continue
         g = _merge_object_fields(g, x)
