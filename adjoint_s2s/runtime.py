@@ -549,8 +549,8 @@ def getitem_grad(obj, idx, g):
         out = np.zeros(obj.shape, dtype=dtype)
         if _is_basic_index(idx):
             out[idx] += g
-        else:  # repeated positions accumulate (scatter-add; as fast as a plain write
-            np.add.at(out, idx, g)  # since NumPy 1.25)
+        else:  # scatter-add: repeated positions accumulate (since NumPy 1.25 as fast
+            np.add.at(out, idx, g)  # as a plain write)
         if not np.iscomplexobj(obj) and np.iscomplexobj(out):
             out = out.real
         return out
@@ -766,6 +766,15 @@ def setitem_grad(b_new, old, idx, v=None):
     """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
 
     A value broadcast into several places (a scalar into a slice) gets the sum."""
+    if type(b_new) is np.ndarray and type(v) is np.ndarray:  # an array row into an array
+        g_v = b_new[idx]
+        if type(g_v) is np.ndarray:
+            g_v = g_v.copy()
+            if g_v.shape != v.shape:
+                g_v = unbroadcast(g_v, v)
+            b_old = b_new if sys.getrefcount(b_new) <= _PRIVATE_REFS else b_new.copy()
+            b_old[idx] = 0
+            return b_old, g_v
     if b_new is None or isinstance(b_new, AbstractZero):
         return None, None
     if isinstance(b_new, Thunk):

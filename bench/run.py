@@ -16,14 +16,15 @@ import os
 import sys
 
 
-def _early_threads(argv):
-    """The value of --threads, read before NumPy, PyTorch or JAX load their thread pools."""
+def _early_option(argv, name, default=None):
+    """The value of an option, read before NumPy, PyTorch or JAX load (thread pools and
+    the allocator are set up then)."""
     for i, a in enumerate(argv):
-        if a == "--threads" and i + 1 < len(argv):
+        if a == name and i + 1 < len(argv):
             return argv[i + 1]
-        if a.startswith("--threads="):
+        if a.startswith(name + "="):
             return a.split("=", 1)[1]
-    return None
+    return default
 
 
 # glibc hands blocks over ~128 KB back to the kernel as they are freed, and then the next
@@ -35,17 +36,8 @@ def _early_threads(argv):
 STEADY_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(64 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
 
 
-def _early_malloc(argv):
-    for i, a in enumerate(argv):
-        if a == "--malloc" and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--malloc="):
-            return a.split("=", 1)[1]
-    return "steady"
-
-
 if (
-    _early_malloc(sys.argv[1:]) == "steady"
+    _early_option(sys.argv[1:], "--malloc", "steady") == "steady"
     and sys.platform.startswith("linux")
     and any(os.environ.get(k) != v for k, v in STEADY_MALLOC.items())
 ):
@@ -54,7 +46,7 @@ if (
 
 # OpenBLAS reads this when NumPy loads it: set it before anything imports NumPy.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-THREADS = _early_threads(sys.argv[1:])
+THREADS = _early_option(sys.argv[1:], "--threads")
 if THREADS is not None and THREADS.isdigit() and int(THREADS) > 0:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_var] = THREADS

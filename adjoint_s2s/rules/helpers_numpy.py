@@ -431,7 +431,7 @@ def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
     """max/min: the adjoint goes to the elements equal to the result, ties split evenly.
 
     Linear in g; its transpose is ``np_extremum_select`` (the rules for both, used when
-    a pullback is differentiated again, are in rules/numpy.py)."""
+    a pullback is differentiated again, are in rules/runtime_rules.py)."""
     a = np.asarray(a)
     full = _keep(ans, a.shape, axis, keepdims)
     mask = a == full

@@ -124,8 +124,9 @@ def dict_pair(*args, **kwargs):
 
 @special(rt.setitem)
 def setitem_pair(obj, idx, v):
-    """``H = _rt.setitem(H, i, v)`` in generated code differentiated again. Called from
-    here the container is never private (this frame holds it too), so it is copied."""
+    """``H = _rt.setitem(H, i, v)`` in generated code differentiated again. The pullback
+    reads the old container only for its shape, so whether setitem copies or writes in
+    place (it copies whenever the caller still holds the container) does not matter."""
     y = rt.setitem(obj, idx, v)
 
     def setitem_pullback(g):
