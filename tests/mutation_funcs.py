@@ -556,3 +556,13 @@ def inplace_write_into_argument_copy(x, v):
     for i in range(x.size):
         x[i] = x[i] * v + 1.0
     return np.sum(x ** 2)
+
+
+def list_pop_assign_in_loop(x):
+    """x = lst.pop() in a loop: one tape entry per pop, restored once."""
+    lst = [x, x * x, x * 3.0, 2.0]
+    s = 0.0
+    for _ in range(3):
+        y = lst.pop()
+        s = s + y * y
+    return s

@@ -112,6 +112,7 @@ ROWS = [
     row(M.list_append_negative_reads, 0.7, 1.3),
     row(M.list_append_arrays, X5),
     row(M.list_append_then_setitem, 0.7, 1.3),
+    row(M.list_pop_assign_in_loop, 0.7),
     # ----- dicts ---------------------------------------------------------------------
     row(M.dict_setitem, 0.7, 1.3),
     row(M.dict_setitem_after_read, 0.7, 1.3),

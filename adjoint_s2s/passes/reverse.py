@@ -855,7 +855,7 @@ class Generator:
             and not e.keywords
             and self.kind_of(func.value) == OTHER
         ):
-            return self._pop_assign(x, func.value.id, list(e.args), fwd)
+            return self._pop(x, func.value.id, list(e.args), fwd, self.depth)
         if isinstance(func, gast.Attribute) and obj is None:
             base = func.value
             k = self.kind_of(base)
@@ -879,14 +879,14 @@ class Generator:
         fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
 
-    def _pop_assign(self, x, lst, args, fwd):
-        """x = lst.pop(i) inside an assignment (whose save/restore of x wraps this)."""
+    def _pop(self, x, lst, args, fwd, depth):
+        """x = lst.pop(i), in place: the forward code, and a reverse step that puts x's
+        gradient back into the list's tangent. The caller saves x and restores what was
+        saved since (with_restore), as for any assignment."""
         self.appended.add(lst)
         self.helpers.add("_rt")
-        mark = len(self.saves)
-        where = self.fresh_local(f"{lst}_where", fwd, self.depth)
+        where = self.fresh_local(f"{lst}_where", fwd, depth)
         fwd.append(f"{x}, {where} = _rt.pop({lst}{''.join(', ' + src(a) for a in args)})")
-        saves = self.saves[mark:]
 
         def rev(st):
             b = st.adj(lst)
@@ -894,8 +894,6 @@ class Generator:
             g = st.adj(x) if st.get(x) is not None else "None"
             st.line(f"{b} = _rt.unpop({prev}, {where}, {g})")
             st.status[lst] = MAYBE
-            for sv in reversed(saves):
-                st.out.append(Restore(sv))
 
         return rev
 
@@ -1113,26 +1111,11 @@ class Generator:
         return self._in_place_list_op(lst, v, forward, lambda prev, n: f"uninsert({prev}, {n})")
 
     def list_pop(self, x, lst, args, fwd, depth):
-        """x = lst.pop(i): in place; the gradient of x goes back into the tangent."""
-        self.appended.add(lst)
-        self.helpers.add("_rt")
+        """A `lst.pop(i)` statement: an assignment to a fresh name x."""
         mark = len(self.saves)
         self.save(x, fwd, depth)
-        where = self.fresh_local(f"{lst}_where", fwd, depth)
-        fwd.append(f"{x}, {where} = _rt.pop({lst}{''.join(', ' + src(a) for a in args)})")
-        saves = self.saves[mark:]
-
-        def recipe(st):
-            b = st.adj(lst)
-            prev = b if st.get(lst) is not None else "None"
-            g = st.adj(x) if st.get(x) is not None else "None"
-            st.line(f"{b} = _rt.unpop({prev}, {where}, {g})")
-            st.status[lst] = MAYBE
-            st.consume(x)
-            for sv in reversed(saves):
-                st.out.append(Restore(sv))
-
-        return recipe
+        rev = self._pop(x, lst, args, fwd, depth)
+        return self.with_restore(rev, x, self.saves[mark:])
 
     def append(self, lst, v, fwd, depth, length=None):
         """lst.append(v): in place for lists (the gradient of v is the tangent's last item)."""
