@@ -190,7 +190,7 @@ class Status:
     def merge(self, a, b, out_a, out_b):
         """Join two status maps; write the zeros each side needs into out_a/out_b."""
         result = {}
-        for name in set(a) | set(b):
+        for name in dict.fromkeys([*a, *b]):  # first-seen order: the same code every run
             sa, sb = a.get(name), b.get(name)
             if sa == sb:
                 result[name] = sa
@@ -1765,7 +1765,7 @@ def _flatten(block):
 
 def _join_status(a, b, gen):
     out = {}
-    for name in set(a) | set(b):
+    for name in dict.fromkeys([*a, *b]):
         sa, sb = a.get(name), b.get(name)
         if sa == sb:
             out[name] = sa
