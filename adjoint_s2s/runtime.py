@@ -186,23 +186,6 @@ def digamma(x):
     return acc_ + math.log(x) - 0.5 / x - series
 
 
-def pow_exponent_partial(a, ans):
-    """∂(a**b)/∂b = a**b · log(a), with 0 where a == 0."""
-    if isinstance(a, np.ndarray) or isinstance(ans, np.ndarray):
-        a = np.asarray(a)
-        safe = np.where(a == 0, 1, a)  # log(0) is never taken: the result is 0 there
-        if np.iscomplexobj(a) or np.iscomplexobj(ans):
-            out = ans * np.log(safe.astype(complex))
-        else:
-            out = ans * np.log(np.abs(safe))
-        return np.where(a == 0, 0, out)
-    if a == 0:
-        return 0.0
-    if isinstance(a, complex) or isinstance(ans, complex):
-        return ans * cmath.log(a)
-    return ans * math.log(abs(a))
-
-
 def trunc_div(x, y):
     return float(math.trunc(x / y))
 

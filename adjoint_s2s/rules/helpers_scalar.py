@@ -11,6 +11,7 @@ import numpy as np
 
 from ..tangents import part_value as _part
 from ..tangents import value_or_none as _seed
+from .helpers_numpy import np_power_exponent_partial
 
 __all__ = [
     "recip",
@@ -100,21 +101,12 @@ def _pow_base_partial_array(a, b):
 def pow_exp_partial(a, ans):
     """∂(a**b)/∂b = a**b·log(a) (log|a| for a real negative a), 0 at a == 0."""
     if isinstance(a, np.ndarray) or isinstance(ans, np.ndarray):
-        return _quiet(_pow_exp_partial_array, a, ans)
+        return np_power_exponent_partial(a, ans)
     if a == 0:
         return 0.0
     if isinstance(a, complex) or isinstance(ans, complex):
         return ans * cmath.log(a)
     return ans * math.log(abs(a))
-
-
-def _pow_exp_partial_array(a, ans):
-    a = np.asarray(a)
-    if np.iscomplexobj(a) or np.iscomplexobj(ans):
-        out = ans * np.log(a.astype(complex))
-    else:
-        out = ans * np.log(np.abs(a).astype(float))
-    return np.where(a == 0, 0, out)
 
 
 def pow_base_adjoint(g, a, b, ans):
