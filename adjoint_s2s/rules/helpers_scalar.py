@@ -114,10 +114,7 @@ def pow_base_adjoint(g, a, b, ans):
     g = _seed(g)
     if g is None:
         return None
-    d = pow_base_partial(a, b)
-    if isinstance(d, complex) or isinstance(g, complex):
-        return _re_mul_conj(g, d)
-    return g * d
+    return _real_times(g, pow_base_partial(a, b))
 
 
 def pow_exp_adjoint(g, a, ans):
@@ -125,7 +122,11 @@ def pow_exp_adjoint(g, a, ans):
     g = _seed(g)
     if g is None:
         return None
-    d = pow_exp_partial(a, ans)
+    return _real_times(g, pow_exp_partial(a, ans))
+
+
+def _real_times(g, d):
+    """The adjoint g·d of a real argument whose partial d (or g) may be complex."""
     if isinstance(d, complex) or isinstance(g, complex):
         return _re_mul_conj(g, d)
     return g * d
