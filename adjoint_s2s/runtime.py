@@ -23,7 +23,24 @@ from .errors import MissingAdjointError, NotDifferentiableError
 from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
 
-acc = add
+def acc(a, b):
+    """a + b for generated code's accumulators (``b_x = _rt.acc(b_x, part)``).
+
+    An array accumulator that only the calling variable refers to (see _PRIVATE_REFS)
+    is added to in place, as a hand-written reverse sweep would: no new array per
+    contribution. Anything else is tangents.add."""
+    if (
+        type(a) is np.ndarray
+        and type(b) is np.ndarray
+        and a.shape == b.shape
+        and a.dtype == b.dtype
+        and a.base is None
+        and sys.getrefcount(a) <= _PRIVATE_REFS
+        and a.flags.writeable
+    ):
+        a += b
+        return a
+    return add(a, b)
 
 # ----- zeros, seeds and projection ----------------------------------------------------------
 
@@ -124,6 +141,9 @@ def neg(g):
     return -g
 
 
+_add_reduce = np.add.reduce  # g.sum(axis=0) without ndarray.sum's Python wrapper
+
+
 def unbroadcast(g, like):
     """Sum g down to the shape of like (broadcasting undone); project onto like's space."""
     if type(g) is np.ndarray and type(like) is np.ndarray:
@@ -132,7 +152,7 @@ def unbroadcast(g, like):
             if g.dtype == like.dtype:
                 return g  # the common case: nothing to undo
         elif len(gs) == len(ls) + 1 and gs[1:] == ls and g.dtype == like.dtype:
-            return g.sum(axis=0)  # the next most common: a bias added to a batch
+            return _add_reduce(g, 0)  # the next most common: a bias added to a batch
     elif g is None:
         return None
     if isinstance(like, np.ndarray):

@@ -312,6 +312,28 @@ def test_private_array_is_written_in_place_and_shared_one_is_copied():
     assert written is not view and view_base[1] == 0.0
 
 
+def test_accumulator_is_added_to_in_place_only_when_private():
+    from adjoint_s2s import runtime
+
+    def private():
+        b = np.ones(3)
+        first = id(b)
+        b = runtime.acc(b, np.full(3, 2.0))
+        return first == id(b), b
+
+    def shared():
+        b = np.ones(3)
+        seen = b
+        b = runtime.acc(b, np.full(3, 2.0))
+        return seen is b, seen, b
+
+    same_object, b = private()
+    assert same_object and np.array_equal(b, [3.0, 3.0, 3.0])
+    same_object, seen, b = shared()
+    assert not same_object and np.array_equal(seen, [1.0, 1.0, 1.0])
+    assert np.array_equal(b, [3.0, 3.0, 3.0])
+
+
 def test_hidden_states_are_not_saved_on_the_tape():
     """The pullback reads H only for its shape: the forward pass keeps no old copies."""
     from adjoint_s2s import emit, runtime

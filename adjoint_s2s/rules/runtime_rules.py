@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import emit
 from .. import runtime as rt
-from ..tangents import AbstractZero, Tangent, unthunk
+from ..tangents import AbstractZero, Tangent, add, unthunk
 from . import NONDIFF, SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 
 _R = dict(kind="same")
@@ -180,6 +180,7 @@ primitive(rt.im_seed, "v", adjoints={"v": "_rt.im(g)"}, kind="complex")
 primitive(rt.conj, "v", adjoints={"v": "_rt.conj(g)"}, **_R)
 primitive(rt.neg, "v", adjoints={"v": "_rt.neg(g)"}, kind="other")
 primitive(rt.acc, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")
+primitive(add, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")  # (helpers call it)
 primitive(rt.unbroadcast, "v, like", adjoints={"v": "_rt.broadcast_like(g, v)"}, kind="other")
 primitive(rt.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="other")
 primitive(rt.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
