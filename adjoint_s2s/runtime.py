@@ -28,18 +28,21 @@ def acc(a, b):
 
     An array accumulator that only the calling variable refers to (see _PRIVATE_REFS)
     is added to in place, as a hand-written reverse sweep would: no new array per
-    contribution. Anything else is tangents.add."""
+    contribution. Failing that, a contribution that is a temporary no variable holds
+    (``_rt.acc(b_x, b_y * c)``) takes the sum (floating-point addition commutes).
+    Anything else is tangents.add."""
     if (
         type(a) is np.ndarray
         and type(b) is np.ndarray
         and a.shape == b.shape
         and a.dtype == b.dtype
-        and a.base is None
-        and sys.getrefcount(a) <= _PRIVATE_REFS
-        and a.flags.writeable
     ):
-        a += b
-        return a
+        if a.base is None and sys.getrefcount(a) <= _PRIVATE_REFS and a.flags.writeable:
+            a += b
+            return a
+        if b.base is None and sys.getrefcount(b) <= _TEMP_REFS and b.flags.writeable:
+            b += a
+            return b
     return add(a, b)
 
 # ----- zeros, seeds and projection ----------------------------------------------------------
@@ -143,6 +146,37 @@ def neg(g):
 
 _add_reduce = np.add.reduce  # g.sum(axis=0) without ndarray.sum's Python wrapper
 
+_ONES = {}
+
+
+def _ones(k):
+    v = _ONES.get(k)
+    if v is None:
+        v = _ONES[k] = np.ones(k)
+        v.flags.writeable = False
+    return v
+
+
+def _trailing_sum(g, ls):
+    """g summed over its trailing axes where ls (same ndim) has 1s, or None.
+
+    A matrix-vector product with ones: NumPy's sum over a short last axis loops per row
+    (38 µs for 1000 rows of 100, against 11 µs through BLAS). Only for float64 and rows
+    of at most _BLAS_ROW elements, so the summation error stays that of NumPy's sum."""
+    gs = g.shape
+    j = len(ls)
+    while j and ls[j - 1] == 1:
+        j -= 1
+    if j == len(ls) or gs[:j] != ls[:j] or not g.flags.c_contiguous:
+        return None
+    k = g.size // max(1, math.prod(gs[:j]))
+    if not 1 < k <= _BLAS_ROW or g.size < 4 * k:
+        return None
+    return (g.reshape(-1, k) @ _ones(k)).reshape(ls)
+
+
+_BLAS_ROW = 4096
+
 
 def unbroadcast(g, like):
     """Sum g down to the shape of like (broadcasting undone); project onto like's space."""
@@ -153,6 +187,10 @@ def unbroadcast(g, like):
                 return g  # the common case: nothing to undo
         elif len(gs) == len(ls) + 1 and gs[1:] == ls and g.dtype == like.dtype:
             return _add_reduce(g, 0)  # the next most common: a bias added to a batch
+        elif len(gs) == len(ls) and g.dtype == like.dtype == np.float64:
+            out = _trailing_sum(g, ls)  # a per-row quantity (a row max, a row sum)
+            if out is not None:
+                return out
     elif g is None:
         return None
     if isinstance(like, np.ndarray):
@@ -525,6 +563,19 @@ def _count_private_refs():
 
 # references to an accumulator that only generated code holds
 _PRIVATE_REFS = _count_private_refs()
+
+
+def _count_temp_refs():
+    """References to a temporary passed straight to a function (``f(g(x))``), as seen
+    there by ``sys.getrefcount``: one fewer than a variable's, since no name holds it."""
+
+    def probe(obj):
+        return sys.getrefcount(obj)
+
+    return probe(np.zeros(1))
+
+
+_TEMP_REFS = _count_temp_refs()
 
 
 _OWNED = {}

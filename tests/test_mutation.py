@@ -327,11 +327,46 @@ def test_accumulator_is_added_to_in_place_only_when_private():
         b = runtime.acc(b, np.full(3, 2.0))
         return seen is b, seen, b
 
+    def shared_with_temporary():  # the temporary contribution takes the sum
+        b = np.ones(3)
+        seen = b
+        b = runtime.acc(b, np.full(3, 2.0))
+        return seen, b
+
+    def shared_with_variable():  # a contribution some variable holds is left alone
+        b = np.ones(3)
+        seen = b
+        part = np.full(3, 2.0)
+        b = runtime.acc(b, part)
+        return seen, part, b
+
     same_object, b = private()
     assert same_object and np.array_equal(b, [3.0, 3.0, 3.0])
     same_object, seen, b = shared()
     assert not same_object and np.array_equal(seen, [1.0, 1.0, 1.0])
     assert np.array_equal(b, [3.0, 3.0, 3.0])
+    seen, b = shared_with_temporary()
+    assert np.array_equal(seen, [1.0, 1.0, 1.0]) and np.array_equal(b, [3.0, 3.0, 3.0])
+    seen, part, b = shared_with_variable()
+    assert np.array_equal(seen, [1.0, 1.0, 1.0]) and np.array_equal(part, [2.0, 2.0, 2.0])
+    assert np.array_equal(b, [3.0, 3.0, 3.0]) and b is not part
+
+
+@pytest.mark.parametrize(
+    "gshape, lshape",
+    [((7, 5), (7, 1)), ((4, 3, 6), (4, 1, 1)), ((4, 3, 6), (4, 3, 1)), ((4, 3, 6), (1, 3, 1)),
+     ((2, 5), (1, 1)), ((6, 1, 3), (6, 1, 1))],
+)
+def test_unbroadcast_sums_trailing_axes_like_numpy(gshape, lshape):
+    """unbroadcast's matrix-vector path for row sums agrees with NumPy's sum."""
+    from adjoint_s2s import runtime
+
+    g = np.random.default_rng(3).standard_normal(gshape)
+    like = np.zeros(lshape)
+    axes = tuple(i for i, n in enumerate(lshape) if n == 1 and gshape[i] != 1)
+    out = runtime.unbroadcast(g, like)
+    assert out.shape == lshape and out.dtype == g.dtype
+    np.testing.assert_allclose(out, g.sum(axis=axes, keepdims=True), rtol=1e-13, atol=1e-13)
 
 
 def test_hidden_states_are_not_saved_on_the_tape():
