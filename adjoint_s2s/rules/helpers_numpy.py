@@ -442,6 +442,10 @@ def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
         out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
         if axis is None:
             out.flat[np.argmax(mask)] = gk.reshape(())
+        elif axis in (-1, a.ndim - 1) and a.ndim > 1:  # rows: one flat write per row
+            k = a.shape[-1]
+            rows = np.arange(0, out.size, k)
+            out.reshape(-1)[rows + np.argmax(mask, axis=-1).reshape(-1)] = gk.reshape(-1)
         else:
             np.put_along_axis(out, np.argmax(mask, axis=axis, keepdims=True), gk, axis)
         return np_fit(out, a)
