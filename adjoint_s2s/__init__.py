@@ -30,6 +30,7 @@ from .advanced import checkpoint, hessian, hook, hvp, jacobian, showgrad  # noqa
 from .errors import (  # noqa: E402
     AdjointError,
     MissingAdjointError,
+    MutationError,
     NoSourceError,
     RuleError,
     UnsupportedSyntaxError,
@@ -82,6 +83,7 @@ __all__ = [
     "AdjointError",
     "UnsupportedSyntaxError",
     "MissingAdjointError",
+    "MutationError",
     "NoSourceError",
     "RuleError",
 ]

@@ -55,6 +55,12 @@ class RuleError(AdjointError, ValueError):
     """A rule returned something of the wrong form (count, shape, type)."""
 
 
+class MutationError(AdjointError, ValueError):
+    """A write into a container that differentiated code cannot make visible where Python
+    would (a callee writing into an array its caller reads again, a second name for the
+    written array)."""
+
+
 class NotDifferentiableError(AdjointError, TypeError):
     """A value or operation that has no derivative where one is needed."""
 

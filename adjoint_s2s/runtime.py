@@ -803,17 +803,75 @@ def setitem(obj, idx, v):
         else:
             out = obj.copy()
         out[idx] = v
+        if _KEEP_DEPTH and out is not obj:
+            _REPLACED.append(obj)
         return out
     if isinstance(obj, list):
         out = list(obj)
         out[idx] = v
-        return out
-    if isinstance(obj, dict):
+    elif isinstance(obj, dict):
         out = dict(obj)
         out[idx] = v
+    else:
+        obj[idx] = v
+        return obj
+    if _KEEP_DEPTH:
+        _REPLACED.append(obj)
+    return out
+
+
+# A callee that writes into an array, list or dict it was given writes into a copy (see
+# setitem): a caller that reads its own variable afterwards would see the old values,
+# where Python shows the write. Generated code calls such functions through
+# call_keeping, naming the arguments it reads again; while one runs, setitem logs the
+# containers it copied, and call_keeping raises if one of them is such an argument.
+_KEEP_DEPTH = 0
+_REPLACED = []
+
+
+def call_keeping(keep, f, /, *args, **kwargs):
+    """call(f, *args, **kwargs) for a caller that reads args[i], i in keep, afterwards:
+    an error instead of a stale value if f wrote into one of them (copy on write)."""
+    return keeping(keep, f, args, call, kwargs)
+
+
+def keeping(keep, f, args, run, kwargs):
+    """run(f, *args, **kwargs), raising MutationError if it copied args[i] on write for
+    an i in keep (call_keeping, and its rule for differentiating generated code again)."""
+    global _KEEP_DEPTH
+    mark = len(_REPLACED)
+    _KEEP_DEPTH += 1
+    try:
+        out = run(f, *args, **kwargs)
+        if len(_REPLACED) > mark:
+            for i in keep:
+                a = args[i]
+                if any(r is a for r in _REPLACED[mark:]):
+                    raise _written_argument(f, i)
         return out
-    obj[idx] = v
-    return obj
+    finally:
+        _KEEP_DEPTH -= 1
+        if not _KEEP_DEPTH:
+            _REPLACED.clear()
+
+
+def _written_argument(f, i):
+    from .errors import MutationError, describe, short_name
+
+    code = getattr(f, "__code__", None)
+    if code is not None and i < code.co_argcount:
+        what = f"its argument `{code.co_varnames[i]}`"
+    else:
+        what = f"its argument #{i + 1}"
+    name = short_name(f).rsplit(".", 1)[-1]
+    return MutationError(
+        f"{describe(f)} writes into {what} (directly or through a function it calls), "
+        f"and the calling function reads that container again after the call. Inside "
+        f"differentiated code a write into an array, list or dict that other code still "
+        f"refers to goes to a copy, so the caller would keep the old values where Python "
+        f"shows the new ones. Return the container from {name} and rebind it "
+        f"(`x = {name}(x, ...)`), or pass a copy the caller does not read again"
+    )
 
 
 def setitem_grad(b_new, old, idx, v=None):
@@ -985,6 +1043,15 @@ def call_method(obj, name, /, *args, **kwargs):
     raise MissingAdjointError(
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
     )
+
+
+def call_method_keeping(keep, obj, name, /, *args, **kwargs):
+    """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
+    meth = getattr(type(obj), name, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call_keeping(tuple(i + 1 for i in keep), meth, obj, *args, **kwargs)
+        return y, _drop_first(pb)
+    return call_method(obj, name, *args, **kwargs)
 
 
 def call_method_primal(obj, name, /, *args, **kwargs):

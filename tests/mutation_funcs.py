@@ -566,3 +566,149 @@ def list_pop_assign_in_loop(x):
         y = lst.pop()
         s = s + y * y
     return s
+
+
+# =====================================================================================
+# A callee writing into a container it was given (see runtime.call_keeping)
+# =====================================================================================
+
+
+def _fill_first(a, v):
+    a[0] = v
+    return 0.0
+
+
+def _fill_through(a, v):  # the write happens one call further down
+    return _fill_first(a, v)
+
+
+def _set_row(H, t, h):
+    H[t] = h
+    return H
+
+
+def _weighted(a, w):  # reads its argument only
+    return np.sum(a * w)
+
+
+def callee_writes_array_caller_reads(x, v):
+    y = x * 1.0
+    _fill_first(y, v)
+    return np.sum(y * y)
+
+
+def callee_writes_list_caller_reads(x, v):
+    y = [x, x * x]
+    _fill_first(y, v)
+    return y[0] * y[1]
+
+
+def callee_writes_deeper_caller_reads(x, v):
+    y = x * 1.0
+    _fill_through(y, v)
+    return np.sum(y)
+
+
+def callee_writes_inside_loop_caller_reads(x, v):
+    H = np.zeros((3, x.size))
+    for t in range(3):
+        _fill_first(H, v * t)
+        H = H + x
+    return np.sum(H * H)
+
+
+def callee_writes_and_caller_rebinds(x):
+    H = np.zeros((3, x.size))
+    h = x
+    for t in range(3):
+        h = np.tanh(1.5 * h)
+        H = _set_row(H, t, h)
+    return np.sum(H * H)
+
+
+def callee_writes_what_caller_drops(x, v):
+    y = x * 2.0
+    z = _set_row(y, 0, v)
+    return np.sum(z * z)
+
+
+def callee_reads_what_caller_reads(x, w):
+    y = np.sin(x)
+    s = _weighted(y, w)
+    return s * np.sum(y)
+
+
+# =====================================================================================
+# Writes that another name, an attribute or an outer container has to show
+# =====================================================================================
+
+
+def alias_rebound_before_write(x, v):
+    prev = x * 1.0
+    y = prev
+    y = y * 2.0  # y is a new array: prev no longer names what is written
+    y[0] = v
+    return np.sum(prev * y)
+
+
+_BUFFER = np.zeros(5)
+
+
+def write_into_global(x, v):
+    _BUFFER[0] = v
+    return np.sum(_BUFFER * x)
+
+
+def write_into_captured(x, v):
+    y = x * 1.0
+
+    def put(w):
+        y[0] = w * w
+        return 0.0
+
+    put(v)
+    return np.sum(y * y)
+
+
+class _Holder:
+    def __init__(self, data):
+        self.data = data
+
+
+def write_through_attribute(x, v):
+    b = _Holder(np.zeros(x.size))
+    b.data[0] = v
+    b.data[1:] = x[1:] * v
+    return np.sum(b.data * x)
+
+
+def augmented_write_through_attribute(x, v):
+    b = _Holder(x * 1.0)
+    b.data[0] += v * v
+    b.data[2] *= v
+    return np.sum(b.data ** 2)
+
+
+def write_into_nested_list(x, v):
+    m = [[x, x * x], [v, 1.0]]
+    m[0][1] = v * x
+    m[1][0] += x
+    return m[0][0] * m[0][1] + m[1][0] * m[1][1]
+
+
+def write_into_row_of_dict(x, v):
+    d = {"w": x * 1.0, "c": v}
+    d["w"][0] = v * d["c"]
+    return np.sum(d["w"] ** 2)
+
+
+class Filler:
+    def fill(self, arr, v):
+        arr[0] = v
+        return 0.0
+
+
+def method_writes_caller_reads(x, v):
+    y = x * 1.0
+    Filler().fill(y, v)
+    return np.sum(y * y)

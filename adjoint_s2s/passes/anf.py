@@ -341,6 +341,10 @@ class Normalizer:
         out = []
         for s in stmts:
             new = self.stmt(s)
+            if hasattr(s, "lineno"):
+                for n in new:  # the user's line, for errors found later
+                    if not hasattr(n, "src_line"):
+                        n.src_line = s.lineno + self.line_offset
             if new and hasattr(s, "lineno") and not hasattr(new[0], "origin"):
                 new[0].origin = self.origin_of(s)
                 if not hasattr(new[-1], "origin_end"):
@@ -471,10 +475,11 @@ class Normalizer:
                 else:
                     self.assign_target(e, self.atom(item, out), out)
         elif isinstance(tgt, gast.Subscript):
-            obj = self.atom(tgt.value, out)
+            obj, write_back = self.container(tgt.value, out)
             idx = self.index(tgt.slice, out)
             store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
             out.append(gast.Assign(targets=[store], value=value, type_comment=None))
+            write_back()
         elif isinstance(tgt, gast.Attribute):
             obj = self.atom(tgt.value, out)
             store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
@@ -487,6 +492,34 @@ class Normalizer:
                 None,
             )
 
+    def container(self, e, out):
+        """The container a subscript write goes into, as an atom, and a function that
+        appends the statements putting it back where it came from. Writes copy on write
+        (runtime.setitem), so ``b.data[0] = v`` is ``data = b.data; data[0] = v;
+        b.data = data``, and ``m[i][j] = v`` writes the row back into ``m``: what was
+        written shows where Python shows it."""
+        if isinstance(e, gast.Attribute):
+            base = self.atom(e.value, out)
+            obj = self.atom(gast.Attribute(value=base, attr=e.attr, ctx=gast.Load()), out)
+
+            def write_back():
+                store = gast.Attribute(value=base, attr=e.attr, ctx=gast.Store())
+                out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
+
+            return obj, write_back
+        if isinstance(e, gast.Subscript):
+            base, outer_back = self.container(e.value, out)
+            idx = self.index(e.slice, out)
+            obj = self.atom(gast.Subscript(value=base, slice=idx, ctx=gast.Load()), out)
+
+            def write_back():
+                store = gast.Subscript(value=base, slice=idx, ctx=gast.Store())
+                out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
+                outer_back()
+
+            return obj, write_back
+        return self.atom(e, out), lambda: None
+
     def augassign(self, s):
         out = []
         tgt = s.target
@@ -498,13 +531,14 @@ class Normalizer:
             out.append(T.assign(tgt.id, new))
             return out
         if isinstance(tgt, gast.Subscript):
-            obj = self.atom(tgt.value, out)
+            obj, write_back = self.container(tgt.value, out)
             idx = self.index(tgt.slice, out)
             cur = self.atom(gast.Subscript(value=obj, slice=idx, ctx=gast.Load()), out)
             rhs = self.atom(s.value, out)
             new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
             store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
             out.append(gast.Assign(targets=[store], value=new, type_comment=None))
+            write_back()
             return out
         if isinstance(tgt, gast.Attribute):
             obj = self.atom(tgt.value, out)

@@ -50,6 +50,7 @@ import gast
 import numpy as np
 
 from .. import rules as R
+from ..errors import UnsupportedSyntaxError
 from ..naming import Namer
 from . import codegen as C
 from .activity import (
@@ -205,6 +206,55 @@ class Status:
         return result
 
 
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def live_after(body):
+    """For each statement of a normalised body (by id), the names read after it before
+    being bound again: a backward dataflow over blocks, branches and loops. Conservative
+    where it is cheap to be (break and continue fall through; a nested def reads every
+    name it mentions)."""
+    out_of = {}
+
+    def block(stmts, live):
+        live = set(live)
+        for s in reversed(stmts):
+            out_of[id(s)] = frozenset(live)
+            live = stmt(s, live)
+        return live
+
+    def stmt(s, live):
+        if isinstance(s, gast.If):
+            return _loads(s.test) | block(s.body, live) | block(s.orelse, live)
+        if isinstance(s, (gast.For, gast.While)):
+            after_else = block(s.orelse, live)
+            head = set(after_else)
+            while True:  # the back edge: iterate to the fixed point (sets only grow)
+                body_in = block(s.body, head | live)
+                if isinstance(s, gast.For):
+                    new = (body_in - set(stmt_targets(s))) | after_else
+                else:
+                    new = _loads(s.test) | body_in | after_else
+                if new <= head:
+                    break
+                head |= new
+            return head | (_loads(s.iter) if isinstance(s, gast.For) else set())
+        if isinstance(s, gast.Return):
+            return _loads(s.value) if s.value is not None else set()
+        if isinstance(s, gast.Assign):
+            tgt = s.targets[0]
+            if isinstance(tgt, gast.Name):
+                return (live - {tgt.id}) | _loads(s.value)
+            return live | _loads(s)
+        if isinstance(s, gast.FunctionDef):
+            return (live - {s.name}) | _loads(s)
+        return live | _loads(s)
+
+    block(body, set())
+    return out_of
+
+
 class Generator:
     def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines, taken=None,
                  user_names=None):
@@ -235,6 +285,9 @@ class Generator:
         for s in walk_block(fn_node.body):
             self.locals.update(stmt_targets(s))
         self._reads_cache = {}
+        self.live_after = live_after(fn_node.body)
+        self.live = frozenset()  # names read after the statement being generated
+        self.aliases = {}  # user name -> user names bound to the same object (z = y)
         self.kinds = {}
         for p, k in zip(info.positional, arg_kinds):
             self.kinds[p] = k
@@ -592,6 +645,8 @@ class Generator:
     def stmt(self, s, fwd, depth):
         self.depth = depth
         self.fwd = fwd
+        self.live = self.live_after.get(id(s), frozenset())
+        self.cur_stmt = s
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -620,6 +675,7 @@ class Generator:
 
     # ----- assignments -------------------------------------------------------------------
     def assign(self, x, e, fwd, depth):
+        self.note_alias(x, e)
         active = x in self.active
         mark = len(self.saves)
         self.save(x, fwd, depth)
@@ -870,14 +926,32 @@ class Generator:
                         return rev
             self.helpers.add("_rt")
             pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+            keep = self._kept_arguments(x, e)
+            how = f"call_method_keeping({keep!r}, " if keep else "call_method("
             fwd.append(
-                f"{x}, {pbn} = _rt.call_method({src(base)}, {func.attr!r}{_args_src(e, lead=True)})"
+                f"{x}, {pbn} = _rt.{how}{src(base)}, {func.attr!r}{_args_src(e, lead=True)})"
             )
             return self.rev_call_pullback(x, pbn, [base] + list(e.args), with_df=False, call=e)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
-        fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
+        keep = self._kept_arguments(x, e)
+        if keep:  # the caller reads these containers again: the callee must not write them
+            fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
+        else:
+            fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+
+    def _kept_arguments(self, x, e):
+        """Positions of the container arguments of a call that the caller reads again
+        afterwards (a callee writing into one would write into a copy: see
+        runtime.call_keeping)."""
+        if _has_starred(e) or not self._may_mutate(e):
+            return ()
+        return tuple(
+            i for i, a in enumerate(e.args)
+            if isinstance(a, gast.Name) and a.id != x and a.id in self.live
+            and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
+        )
 
     def _pop(self, x, lst, args, fwd, depth):
         """x = lst.pop(i), in place: the forward code, and a reverse step that puts x's
@@ -1233,10 +1307,45 @@ class Generator:
 
         return rev
 
+    def note_alias(self, x, e):
+        """Follow `z = y` between the user's names in the order the code is generated
+        (a rebinding ends an alias): enough to catch a write through one name that the
+        other would have to show (see setitem)."""
+        for z in self.aliases.pop(x, ()):
+            self.aliases.get(z, set()).discard(x)
+        if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
+            self.aliases.setdefault(x, set()).add(e.id)
+            self.aliases.setdefault(e.id, set()).add(x)
+
     def setitem(self, tgt, v, fwd, depth):
         obj = tgt.value
+        if isinstance(obj, gast.Name):
+            seen = sorted(z for z in self.aliases.get(obj.id, ()) if z in self.live)
+            if seen:
+                raise UnsupportedSyntaxError(
+                    f"writing into `{obj.id}` while `{seen[0]}` names the same container "
+                    f"(`{seen[0]}` is used afterwards)",
+                    self.info.filename,
+                    getattr(self.cur_stmt, "src_line", None),
+                    hint=f"writes copy on write in differentiated code, so `{seen[0]}` "
+                    f"would keep the old values. Write `{seen[0]} = {obj.id}.copy()` if it "
+                    f"should keep them, or use `{obj.id}` after the write",
+                )
         idx = C.index_value_src(tgt.slice)
         line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
+        if (
+            isinstance(obj, gast.Name)
+            and obj.id not in self.locals | set(self.info.params)
+            and self.is_active(v)
+        ):
+            where = "captured from an enclosing function" if obj.id in self.info.freevars else "a global"
+            raise UnsupportedSyntaxError(
+                f"writing a differentiated value into `{obj.id}` ({where})",
+                self.info.filename,
+                getattr(self.cur_stmt, "src_line", None),
+                hint=f"its gradient would be lost. Pass `{obj.id}` in as an argument and "
+                f"return the written container, or build it in this function",
+            )
         if (
             not isinstance(obj, gast.Name)
             or obj.id not in self.active

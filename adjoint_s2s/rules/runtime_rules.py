@@ -87,6 +87,16 @@ def call_pair(f, /, *args, **kwargs):
     return res, call_pullback
 
 
+@special(rt.call_keeping)
+def call_keeping_pair(keep, f, /, *args, **kwargs):
+    res, pb = rt.keeping(keep, f, args, call_pair, kwargs)
+
+    def call_keeping_pullback(g):
+        return (None, None) + tuple(pb(g)[1:])
+
+    return res, call_keeping_pullback
+
+
 @special(rt.call_primal)
 def call_primal_pair(f, /, *args, **kwargs):
     res, pb = call_pair(f, *args, **kwargs)
