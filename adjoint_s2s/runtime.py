@@ -1312,6 +1312,11 @@ def take_fields(obj):
     return entry[1] or None
 
 
+def forget_fields(obj):
+    """Drop obj's field gradients: obj was made from constants, so they go nowhere."""
+    take_fields(obj)
+
+
 def with_fields(g, obj):
     """The structural tangent g of obj, plus obj's field gradients from the store."""
     fields = take_fields(obj)

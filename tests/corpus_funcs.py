@@ -1368,3 +1368,67 @@ def make_counter_poly(c, d):
         return acc
 
     return poly
+
+
+# =====================================================================================
+# Fields of objects written in place (second order: the field store, differentiated again)
+# =====================================================================================
+
+
+class _Total:
+    def __init__(self):
+        self.s = 0.0
+
+    def add(self, v):
+        self.s = self.s + v * v
+        return self
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+def _make_pair(x):
+    o = _Pair(x, x * x)
+    o.b = o.b * o.a
+    return o
+
+
+def _bump(o, v):
+    o.a = o.a * v
+    o.b = o.b + v
+    return 0.0
+
+
+def field_written_twice_inline(x):
+    t = _Total()
+    t.s = t.s + x * x
+    t.s = t.s + 4.0 * x * x
+    return t.s * x
+
+
+def method_mutates_self_twice(x):
+    t = _Total()
+    t.add(x)
+    t.add(2.0 * x)
+    return t.s * x
+
+
+def object_returned_by_helper(x):
+    o = _make_pair(x)
+    return o.a * o.b + o.b
+
+
+def helper_mutates_object_argument(x):
+    o = _Pair(x, 3.0)
+    _bump(o, x)
+    return o.a * o.b
+
+
+def field_updated_in_loop(x):
+    o = _Pair(x, 1.0)
+    for _ in range(3):
+        o.b = o.b * o.a + x
+    return o.b

@@ -279,6 +279,11 @@ ROWS = [
     grad(C.complex_methods, 1.2 - 0.7j),
     grad(C.abs_round_int, -3, 0.7),
     grad(C.builtin_keywords, 1.33, 0.7, [0.8, -1.3]),
+    grad(C.field_written_twice_inline, 0.7),
+    grad(C.method_mutates_self_twice, 0.7),
+    grad(C.object_returned_by_helper, 0.7),
+    grad(C.helper_mutates_object_argument, 0.7),
+    grad(C.field_updated_in_loop, 0.7),
     closure(C.make_applier, (0.6,), (0.9,)),
     closure(C.make_counter_poly, (0.6, -1.1), (0.9,)),
 ]

@@ -687,6 +687,8 @@ class Generator:
             else:
                 fwd.append(f"{x} = {src(e)}")
             rev = None
+            if active and isinstance(e, gast.Call) and self.kinds.get(x) == OTHER and x in self._attribute_bases():
+                rev = self.rev_forget_fields(x)
         elif isinstance(e, gast.Name):
             fwd.append(f"{x} = {e.id}")
             rev = self.rev_copy(x, e.id)
@@ -713,6 +715,27 @@ class Generator:
             fwd.append(f"{x} = {src(e)}")
             rev = None
         return self.with_restore(rev, x, self.saves[mark:])
+
+    def _attribute_bases(self):
+        """Names whose attributes the function reads."""
+        bases = getattr(self, "_attr_bases", None)
+        if bases is None:
+            bases = self._attr_bases = {
+                n.value.id for n in gast.walk(self.fn)
+                if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
+            }
+        return bases
+
+    def rev_forget_fields(self, x):
+        """An object made from constants: the field gradients its reads left in the store
+        end here (nothing before it depends on them). Left there, they would meet the
+        gradients of the same fields when the pullback is differentiated again."""
+
+        def rev(st):
+            self.helpers.add("_rt")
+            st.line(f"_rt.forget_fields({x})")
+
+        return rev
 
     def with_restore(self, rev, x, saves):
         def recipe(st):

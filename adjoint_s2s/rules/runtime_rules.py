@@ -324,10 +324,28 @@ def take_field_grad_pair(obj, name):
     return rt.take_field_grad(obj, name), take_field_grad_pullback
 
 
+@special(rt.setattr_grad)
+def setattr_grad_pair(obj, name):
+    # setattr_grad is take_field_grad: the written value's gradient leaves the store
+    return take_field_grad_pair(obj, name)
+
+
+@special(rt.forget_fields)
+def forget_fields_pair(obj):
+    # the fields' gradients end here: claim the puts' cells, and nothing flows into them
+    fields = rt.take_fields(obj)
+    for name in fields or ():
+        _claim_cells(obj, name)
+
+    def forget_fields_pullback(_):
+        return (None, None)
+
+    return None, forget_fields_pullback
+
+
 nondifferentiable_builtin(
     rt.new_instance,
     rt.take_fields,
-    rt.setattr_grad,
     rt._seed_fields,
     rt._primitive_pair,
     rt._user_rule_pair,
