@@ -462,7 +462,9 @@ def starred_grad(grads, i, value, lens):
     """The gradients of the items of a *starred argument, shaped like the value."""
     j = _arg_offset(i, lens)
     n = lens[i - 1]
-    chunk = [grads[k] if k < len(grads) and not isinstance(grads[k], dict) else None for k in range(j, j + n)]
+    # (positions past the positional arguments are not read: a dict there is the keyword
+    # arguments' gradient, but within them a dict is a dict argument's gradient)
+    chunk = [grads[k] if k < len(grads) else None for k in range(j, j + n)]
     if all(c is None for c in chunk):
         return None
     return tuple(chunk) if isinstance(value, tuple) else chunk

@@ -1432,3 +1432,12 @@ def field_updated_in_loop(x):
     for _ in range(3):
         o.b = o.b * o.a + x
     return o.b
+
+
+def _merged(*dicts):
+    return dict(*dicts)
+
+
+def dict_through_starred_call(x, y):
+    # a dict passed in *args: its gradient is a dict among the positional ones
+    return _merged({"a": x, "b": y})["a"] * y

@@ -207,33 +207,13 @@ class Row_(Row):
         self.more = [Row(f"{self.id}:{f.__name__}", self.fn, f, sets) for f, sets in more]
 
 
-# core bugs met by the second-order checks (see the xfail reasons)
-_CORE_CONJ = pytest.mark.xfail(
-    strict=True,
-    reason="core: the reverse pass gives a real operand of a complex-valued `**` the "
-    "contribution g*partial, without conj and real part ((a ** b).imag at a < 0)",
-)
-_CORE_NESTED = pytest.mark.xfail(
-    strict=True,
-    reason="core: second-order gradients lose contributions (a loop `t = t + 1.0 * x * x` "
-    "over a list gives half the Hessian; with two next() calls the second item's is lost)",
-)
-_CORE_METHOD = pytest.mark.xfail(
-    strict=True,
-    reason="core: differentiating runtime.call_method again needs a rule for getattr",
-)
-
 ROWS = [
     # numbers: templates
     Row_("abs", abs, b_abs, [(U(-3, 3, away=(0,)),), (C(),), (Arr((3,)),), (Arr((2, 2), complex_=True),)]),
     Row_("float", float, b_float, [R3, (U(-3, 3),)]),
     Row_("getattr", getattr, b_getattr, [R3], rule="special", dispatch=False),
     Row_("dict", dict, b_dict_copy, [(U(-3, 3), U(-3, 3))], rule="special", dispatch=False,
-         more=[(b_dict_fields, (U(-3, 3), U(-3, 3)))],
-         second_marks=pytest.mark.xfail(
-             strict=True,
-             reason="core: differentiated again, the dict rule's pullback loses the tangent "
-             "of a value that went through a dict literal (gives 0.0)")),
+         more=[(b_dict_fields, (U(-3, 3), U(-3, 3)))]),
     Row_("complex/1", complex, b_complex1, [R3, (C(),)]),
     Row_("complex/2", complex, b_complex2, [(U(-3, 3), U(-3, 3)), (C(), C()), (U(-3, 3), C())],
          more=[(b_complex_kw, (U(-3, 3), U(-3, 3)))]),
@@ -290,11 +270,11 @@ ROWS = [
     Row_("dict.values", dict.values, d_values, (Seq(3, U(-3, 3), dict),), rule="method",
          dispatch=False, more=[(d_values_list, (Seq(3, U(-3, 3), dict),))]),
     Row_("dict.items", dict.items, d_items, (Seq(3, U(-3, 3), dict),), rule="method",
-         dispatch=False, second_marks=_CORE_METHOD),
+         dispatch=False),
     Row_("dict.keys", dict.keys, d_keys, (Seq(3, U(-3, 3), dict),), rule="method",
          dispatch=False),
     Row_("dict.get", dict.get, d_get, (Seq(3, U(-3, 3), dict),), rule="method", dispatch=False,
-         second_marks=_CORE_METHOD, more=[(d_get_default, (Seq(2, U(-3, 3), dict), U(-3, 3)))]),
+         more=[(d_get_default, (Seq(2, U(-3, 3), dict), U(-3, 3)))]),
 ]
 
 
