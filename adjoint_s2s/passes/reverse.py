@@ -687,7 +687,13 @@ class Generator:
             else:
                 fwd.append(f"{x} = {src(e)}")
             rev = None
-            if active and isinstance(e, gast.Call) and self.kinds.get(x) == OTHER and x in self._attribute_bases():
+            if (
+                active
+                and isinstance(e, gast.Call)
+                and isinstance(self.resolve(e.func), type)  # a new object, made from constants
+                and self.kinds.get(x) == OTHER
+                and x in self._attribute_bases()
+            ):
                 rev = self.rev_forget_fields(x)
         elif isinstance(e, gast.Name):
             fwd.append(f"{x} = {e.id}")
