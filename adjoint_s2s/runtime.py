@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from . import rules as R
-from .errors import MissingAdjointError, NotDifferentiableError
+from .errors import MissingAdjointError, MutationError, NotDifferentiableError, describe, short_name
 from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
 
@@ -147,6 +147,7 @@ def neg(g):
 _add_reduce = np.add.reduce  # g.sum(axis=0) without ndarray.sum's Python wrapper
 
 _ONES = {}
+_BLAS_ROW = 4096  # the longest row _trailing_sum sums through BLAS
 
 
 def _ones(k):
@@ -173,9 +174,6 @@ def _trailing_sum(g, ls):
     if not 1 < k <= _BLAS_ROW or g.size < 4 * k:
         return None
     return (g.reshape(-1, k) @ _ones(k)).reshape(ls)
-
-
-_BLAS_ROW = 4096
 
 
 def unbroadcast(g, like):
@@ -858,8 +856,6 @@ def keeping(keep, f, args, run, kwargs):
 
 
 def _written_argument(f, i):
-    from .errors import MutationError, describe, short_name
-
     code = getattr(f, "__code__", None)
     if code is not None and i < code.co_argcount:
         what = f"its argument `{code.co_varnames[i]}`"

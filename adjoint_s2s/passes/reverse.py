@@ -1336,6 +1336,12 @@ class Generator:
 
         return rev
 
+    def refuse(self, construct, hint):
+        """UnsupportedSyntaxError for the statement being generated, at the user's line."""
+        raise UnsupportedSyntaxError(
+            construct, self.info.filename, getattr(self.cur_stmt, "src_line", None), hint=hint
+        )
+
     def note_alias(self, x, e):
         """Follow `z = y` between the user's names in the order the code is generated
         (a rebinding ends an alias): enough to catch a write through one name that the
@@ -1351,14 +1357,12 @@ class Generator:
         if isinstance(obj, gast.Name):
             seen = sorted(z for z in self.aliases.get(obj.id, ()) if z in self.live)
             if seen:
-                raise UnsupportedSyntaxError(
+                self.refuse(
                     f"writing into `{obj.id}` while `{seen[0]}` names the same container "
                     f"(`{seen[0]}` is used afterwards)",
-                    self.info.filename,
-                    getattr(self.cur_stmt, "src_line", None),
-                    hint=f"writes copy on write in differentiated code, so `{seen[0]}` "
-                    f"would keep the old values. Write `{seen[0]} = {obj.id}.copy()` if it "
-                    f"should keep them, or use `{obj.id}` after the write",
+                    f"writes copy on write in differentiated code, so `{seen[0]}` would keep "
+                    f"the old values. Write `{seen[0]} = {obj.id}.copy()` if it should keep "
+                    f"them, or use `{obj.id}` after the write",
                 )
         idx = C.index_value_src(tgt.slice)
         line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
@@ -1368,12 +1372,10 @@ class Generator:
             and self.is_active(v)
         ):
             where = "captured from an enclosing function" if obj.id in self.info.freevars else "a global"
-            raise UnsupportedSyntaxError(
+            self.refuse(
                 f"writing a differentiated value into `{obj.id}` ({where})",
-                self.info.filename,
-                getattr(self.cur_stmt, "src_line", None),
-                hint=f"its gradient would be lost. Pass `{obj.id}` in as an argument and "
-                f"return the written container, or build it in this function",
+                f"its gradient would be lost. Pass `{obj.id}` in as an argument and return "
+                f"the written container, or build it in this function",
             )
         if (
             not isinstance(obj, gast.Name)

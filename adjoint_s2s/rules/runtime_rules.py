@@ -324,10 +324,8 @@ def take_field_grad_pair(obj, name):
     return rt.take_field_grad(obj, name), take_field_grad_pullback
 
 
-@special(rt.setattr_grad)
-def setattr_grad_pair(obj, name):
-    # setattr_grad is take_field_grad: the written value's gradient leaves the store
-    return take_field_grad_pair(obj, name)
+# setattr_grad is take_field_grad: the written value's gradient leaves the store
+special(rt.setattr_grad)(take_field_grad_pair)
 
 
 @special(rt.forget_fields)
