@@ -624,6 +624,28 @@ def getitem_grad(obj, idx, g):
     raise NotDifferentiableError(f"no gradient for indexing a {type(obj).__name__}")
 
 
+def acc_getitem_grad(acc_, obj, idx, g):
+    """``acc(acc_, getitem_grad(obj, idx, g))`` for generated code's accumulators: g is
+    added at idx of the accumulator, in place when only the calling variable holds it
+    (see ``acc``), else in a copy. Reading x[i] in a loop costs O(1) a step, not a zero
+    array the size of x and an addition."""
+    if (
+        type(acc_) is np.ndarray
+        and type(obj) is np.ndarray
+        and acc_.shape == obj.shape
+        and isinstance(g, (float, np.ndarray, np.generic))
+        and acc_.dtype == np.result_type(obj.dtype, np.asarray(g).dtype, float)
+    ):
+        if not (acc_.base is None and sys.getrefcount(acc_) <= _PRIVATE_REFS and acc_.flags.writeable):
+            acc_ = acc_.copy()
+        if _is_basic_index(idx):
+            acc_[idx] += g
+        else:  # repeated positions accumulate, as in getitem_grad
+            np.add.at(acc_, idx, g)
+        return acc_
+    return acc(acc_, getitem_grad(obj, idx, g))
+
+
 def _list_slice_grad(obj, positions, g):
     if g is None or isinstance(g, AbstractZero):
         return None

@@ -96,6 +96,24 @@ def const_kind(v):
     return OTHER
 
 
+# contributions that are zero but at a few positions: added into the accumulator there
+_SCATTERING = {
+    "_rt.getitem_grad(": "_rt.acc_getitem_grad(",
+    "_rt.np_extremum_adjoint(": "_rt.acc_extremum_adjoint(",
+}
+
+
+def acc_call(b, expr):
+    """``_rt.acc(b, expr)``; when expr is one call to a helper whose result is a scatter
+    into zeros (getitem_grad, np_extremum_adjoint), the fused helper that scatters into
+    the accumulator b instead."""
+    for name, fused in _SCATTERING.items():
+        spans = _call_args(expr, len(name)) if expr.startswith(name) else None
+        if spans and spans[-1][1] == len(expr) - 1:  # the call is the whole expression
+            return f"{fused}{b}, {expr[len(name):]}"
+    return f"_rt.acc({b}, {expr})"
+
+
 class FunctionInfo:
     """What the reverse pass needs to know about the function it transforms."""
 
@@ -168,11 +186,11 @@ class Status:
                 self.line(f"{b} = {b} - {expr[1:]}")
                 return
             self.line(f"{b} = {b} + {expr}" if num else (
-                f"{b} = {b} + {fix}({expr})" if scalar else f"{b} = _rt.acc({b}, {expr})"))
+                f"{b} = {b} + {fix}({expr})" if scalar else f"{b} = {acc_call(b, expr)}"))
             if not num and not scalar:
                 self.status[name] = MAYBE
         else:
-            self.line(f"{b} = _rt.acc({b}, {expr})")
+            self.line(f"{b} = {acc_call(b, expr)}")
             self.status[name] = MAYBE
 
     def consume(self, name):

@@ -13,6 +13,8 @@ symmetrised gradient, as autograd, JAX and ChainRules do.
 """
 import string
 
+import sys
+
 import numpy as np
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "np_nanmean_adjoint",
     "np_prod_adjoint",
     "np_extremum_adjoint",
+    "acc_extremum_adjoint",
     "np_extremum_select",
     "np_var_adjoint",
     "np_std_adjoint",
@@ -433,26 +436,63 @@ def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
     Linear in g; its transpose is ``np_extremum_select`` (the rules for both, used when
     a pullback is differentiated again, are in rules/runtime_rules.py)."""
     a = np.asarray(a)
-    full = _keep(ans, a.shape, axis, keepdims)
-    mask = a == full
     gk = _keep(g, a.shape, axis, keepdims)
-    nan = np.isnan(np.asarray(ans)).any()
-    if not nan and (axis is None or isinstance(axis, int)) and np.count_nonzero(mask) == np.size(ans):
-        # one extremum per slice (no tie): put g there, O(slices) after the comparison
+    mask, pos = _extremum_positions(a, ans, axis, keepdims)
+    if pos is not None:  # one extremum per slice (no tie): g goes there, O(slices)
         out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
-        if axis is None:
-            out.flat[np.argmax(mask)] = gk.reshape(())
-        elif axis in (-1, a.ndim - 1) and a.ndim > 1:  # rows: one flat write per row
-            k = a.shape[-1]
-            rows = np.arange(0, out.size, k)
-            out.reshape(-1)[rows + np.argmax(mask, axis=-1).reshape(-1)] = gk.reshape(-1)
-        else:
-            np.put_along_axis(out, np.argmax(mask, axis=axis, keepdims=True), gk, axis)
+        out.reshape(-1)[pos] = gk.reshape(-1)
         return np_fit(out, a)
-    if nan:  # a NaN extremum: the NaNs take the gradient
-        mask = mask | (np.isnan(a) & np.isnan(full))
+    if mask is None:  # a tie-free extremum along another axis
+        out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
+        full = _keep(ans, a.shape, axis, keepdims)
+        np.put_along_axis(out, np.argmax(a == full, axis=axis, keepdims=True), gk, axis)
+        return np_fit(out, a)
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
     return np_fit((gk / count) * mask, a)
+
+
+def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
+    """``acc + np_extremum_adjoint(g, a, ans, axis, keepdims)``, for generated code's
+    accumulators. When the extremum is one element per slice, g goes to those positions
+    of the accumulator: in place when only the calling variable holds it (as for
+    ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
+    rt = _runtime()
+    if type(acc) is np.ndarray and isinstance(a, np.ndarray) and acc.shape == a.shape:
+        private = (
+            acc.base is None
+            and sys.getrefcount(acc) <= rt._PRIVATE_REFS
+            and acc.flags.writeable
+            and acc.flags.c_contiguous
+        )
+        gk = _keep(g, a.shape, axis, keepdims)
+        if acc.dtype == np.result_type(a.dtype, gk.dtype, float):
+            _mask, pos = _extremum_positions(a, ans, axis, keepdims)
+            if pos is not None:
+                out = acc if private else np.array(acc, order="C")
+                out.reshape(-1)[pos] += gk.reshape(-1)
+                return out
+    return rt.acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
+
+
+def _extremum_positions(a, ans, axis, keepdims):
+    """(mask, positions) for the extremum ans of a along axis. positions: the flat
+    positions of the extremum in the order of ans's elements, when every slice along a
+    last (or the only) axis has exactly one; else None. mask: the elements the gradient
+    is shared between (NaN extrema take it), or None when the extremum is unique in
+    every slice along another axis."""
+    full = _keep(ans, a.shape, axis, keepdims)
+    mask = a == full
+    nan = np.isnan(np.asarray(ans)).any()
+    if not nan and (axis is None or isinstance(axis, int)):
+        if axis is None or a.ndim == 1 or axis in (-1, a.ndim - 1):
+            pos = np.flatnonzero(mask)  # in row order: slice by slice when one in each
+            if pos.size == np.size(ans):
+                return mask, pos
+        elif np.count_nonzero(mask) == np.size(ans):
+            return None, None
+    if nan:  # a NaN extremum: the NaNs take the gradient
+        mask = mask | (np.isnan(a) & np.isnan(full))
+    return mask, None
 
 
 def np_extremum_select(c, a, ans, axis=None, keepdims=False):

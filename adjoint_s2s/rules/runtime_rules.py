@@ -196,6 +196,7 @@ primitive(rt.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="ot
 primitive(rt.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
 primitive(rt.field_adjoint, "name, v", adjoints={"v": "_rt.field(g, name)"}, kind="other")
 primitive(rt.getitem_grad, "obj, idx, v", adjoints={"v": "_rt.part(g, idx)"}, kind="other")
+primitive(rt.acc_getitem_grad, "acc, obj, idx, v", adjoints={"acc": "g", "v": "_rt.part(g, idx)"}, kind="other")
 primitive(
     rt.item_grad,
     "acc, seq, k, v",
@@ -208,6 +209,8 @@ primitive(rt.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="other")
 # (`m` is the extremum: `ans` in a template means the helper's own result)
 primitive(rt.np_extremum_adjoint, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
+primitive(rt.acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
+          adjoints={"acc": "g", "v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
 primitive(rt.np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
