@@ -167,3 +167,29 @@ def test_max_and_min_adjoints_accumulate_at_first_and_second_order():
 
     (h,) = ad.gradient(directional, x)
     np.testing.assert_allclose(h, numerical_gradient(directional, x)[0], rtol=1e-6, atol=1e-7)
+
+
+def shift_by_row_max(x):
+    z = x - np.max(x, axis=1, keepdims=True)
+    return np.sum(z * z)
+
+
+def shift_by_constant(x):
+    z = x - 1.5
+    return np.sum(z * z)
+
+
+def test_a_passed_on_adjoint_is_let_go_when_its_alias_is_added_to():
+    """b_x = unbroadcast(b_z, x) may be b_z itself: once b_z is passed on, the pullback
+    lets go of it, so the max adjoint is added into b_x in place, not into a copy."""
+    x = RNG.standard_normal((3, 4))
+    text = emit.source_of(shift_by_row_max, runtime.kinds_of((x,))).source
+    lines = [line.strip() for line in text.splitlines()]
+    assert "b_z = None" in lines
+    assert lines.index("b_z = None") < next(i for i, s in enumerate(lines) if "acc_extremum_adjoint" in s)
+    (g,) = ad.gradient(shift_by_row_max, x)
+    np.testing.assert_allclose(g, numerical_gradient(shift_by_row_max, x)[0], rtol=1e-7, atol=1e-8)
+    # nothing is added to b_x later: no line lets go of b_z
+    text = emit.source_of(shift_by_constant, runtime.kinds_of((x,))).source
+    assert "b_z = None" not in [line.strip() for line in text.splitlines()]
+

@@ -188,6 +188,19 @@ class Restore:
         self.save = save
 
 
+class Release:
+    """In the backward pass, where an array adjoint has been passed on: let go of it
+    (``b_z = None``) when another adjoint may be the same array and is added to later,
+    so that the addition can happen in place (runtime.acc and friends add in place
+    only into an array nothing else holds)."""
+
+    __slots__ = ("name", "targets")
+
+    def __init__(self, name, targets):
+        self.name = name
+        self.targets = targets
+
+
 class LoopInit:
     """Before a primal loop: give names first bound inside it a value the tape can save."""
 

@@ -67,7 +67,7 @@ from .activity import (
     stmt_targets,
     walk_block,
 )
-from .codegen import Block, If, Loop, Raw, Restore, Save, src
+from .codegen import Block, If, Loop, Raw, Release, Restore, Save, src
 
 NUM, MAYBE = "num", "maybe"
 
@@ -103,14 +103,36 @@ _SCATTERING = {
 }
 
 
-def acc_call(b, expr):
-    """``_rt.acc(b, expr)``; when expr is one call to a helper whose result is a scatter
-    into zeros (getitem_grad, np_extremum_adjoint), the fused helper that scatters into
-    the accumulator b instead."""
-    for name, fused in _SCATTERING.items():
+def _passed_through(expr):
+    """The adjoint name expr may return as it is (``b_z``, ``_rt.unbroadcast(b_z, z)``),
+    or None."""
+    if expr.startswith("b_") and expr.isidentifier():
+        return expr
+    if expr.startswith("_rt.unbroadcast(b_"):
+        spans = _call_args(expr, len("_rt.unbroadcast("))
+        if spans and len(spans) == 2 and spans[-1][1] == len(expr) - 1:
+            first = expr[spans[0][0]:spans[0][1]].strip()
+            if first.isidentifier():
+                return first
+    return None
+
+
+def _scattered(expr):
+    """The helper call name when expr is one call to a helper whose result is a scatter
+    into zeros (getitem_grad, np_extremum_adjoint), else None."""
+    for name in _SCATTERING:
         spans = _call_args(expr, len(name)) if expr.startswith(name) else None
         if spans and spans[-1][1] == len(expr) - 1:  # the call is the whole expression
-            return f"{fused}{b}, {expr[len(name):]}"
+            return name
+    return None
+
+
+def acc_call(b, expr):
+    """``_rt.acc(b, expr)``; for a scatter into zeros, the fused helper that scatters
+    into the accumulator b instead."""
+    name = _scattered(expr)
+    if name is not None:
+        return f"{_SCATTERING[name]}{b}, {expr[len(name):]}"
     return f"_rt.acc({b}, {expr})"
 
 
@@ -151,6 +173,8 @@ class Status:
         self.gen = gen
         self.status = {}
         self.out = Block()
+        self.aliases = {}  # adjoint name -> adjoint names that may be the same array
+        self.added_to = set()  # adjoint names some line adds to (acc and friends)
 
     def snapshot(self):
         return dict(self.status)
@@ -178,6 +202,10 @@ class Status:
             if num or not scalar:
                 self.line(f"{b} = {expr}")
                 self.status[name] = NUM if (num and kind in NUMERIC) else MAYBE
+                if not scalar:
+                    src_ = _passed_through(expr)
+                    if src_ is not None:
+                        self.aliases.setdefault(src_, set()).add(b)
             else:
                 self.line(f"{b} = {fix}({expr})")
                 self.status[name] = NUM
@@ -185,17 +213,24 @@ class Status:
             if num and expr.startswith("-") and not expr.startswith("-("):
                 self.line(f"{b} = {b} - {expr[1:]}")
                 return
-            self.line(f"{b} = {b} + {expr}" if num else (
-                f"{b} = {b} + {fix}({expr})" if scalar else f"{b} = {acc_call(b, expr)}"))
-            if not num and not scalar:
-                self.status[name] = MAYBE
+            if not scalar and (not num or _scattered(expr)):
+                self.line(f"{b} = {acc_call(b, expr)}")
+                self.added_to.add(b)
+                if not num:
+                    self.status[name] = MAYBE
+            else:
+                self.line(f"{b} = {b} + {expr}" if num else f"{b} = {b} + {fix}({expr})")
         else:
             self.line(f"{b} = {acc_call(b, expr)}")
             self.status[name] = MAYBE
+            self.added_to.add(b)
 
     def consume(self, name):
         """The adjoint of name has been passed on: older versions start from zero."""
         self.status.pop(name, None)
+        targets = self.aliases.pop(self.adj(name), None)
+        if targets:
+            self.out.append(Release(self.adj(name), targets))
 
     def zero_line(self, name):
         kind = self.gen.kinds.get(name, OTHER)
@@ -1768,6 +1803,8 @@ class Generator:
             return assigned_first.get(id(m), set())
 
         def resolve_rev(m):
+            if isinstance(m, Release):
+                return [f"{m.name} = None"] if m.targets & st.added_to else []
             if isinstance(m, Restore):
                 sv = m.save
                 if sv.name not in restorable:
