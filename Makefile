@@ -22,7 +22,7 @@ demo: $(VENV)/.installed-base
 	$(PY) examples/quickstart.py
 
 test: $(VENV)/.installed-test
-	$(PY) -m pytest -q tests $(SPEC_FILES)
+	$(PY) -m pytest -q -m "not stress" tests $(SPEC_FILES)
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/run.py

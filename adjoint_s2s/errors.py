@@ -61,6 +61,35 @@ class MutationError(AdjointError, ValueError):
     written array)."""
 
 
+def shared_write_message(name, other, op=None, element=False):
+    """(what, way out) for a write into `name` (``name[...] = v``, or ``name op= v`` when op
+    is given) while `other` names the same container or a view of it and is read later
+    (element: `name` is an item of the container `other`)."""
+    if element:
+        what = f"writing into `{name}` while `{other}` holds it (`{other}` is used afterwards)"
+        hint = (
+            f"writes copy on write in differentiated code, so `{other}` would keep the old "
+            f"`{name}`. Write through `{other}` (`{other}[i][j] = v` is written back into "
+            f"`{other}`), or write into a copy of `{name}` if `{other}` should keep the old values"
+        )
+        return what, hint
+    if op is None:
+        what = f"writing into `{name}`"
+        why = f"writes copy on write in differentiated code, so `{other}` would keep the old values"
+    else:
+        what = f"`{name} {op}= ...`"
+        why = (
+            f"in Python the array or list changes in place, so `{other}` shows the change; "
+            f"differentiated code gives `{name}` a new value and `{other}` would keep the old one"
+        )
+    what += f" while `{other}` names the same container or a view of it (`{other}` is used afterwards)"
+    hint = (
+        f"{why}. Write `{other} = {name}.copy()` if it should keep the old values, or use "
+        f"`{name}` after the write"
+    )
+    return what, hint
+
+
 class NotDifferentiableError(AdjointError, TypeError):
     """A value or operation that has no derivative where one is needed."""
 

@@ -10,6 +10,7 @@ user rule → built-in rule → Python source (transformed) → bound method →
 ``MissingAdjointError``.
 """
 import cmath
+import linecache
 import math
 import operator
 import sys
@@ -19,7 +20,7 @@ import weakref
 import numpy as np
 
 from . import rules as R
-from .errors import MissingAdjointError, MutationError, NotDifferentiableError, describe, short_name
+from .errors import MissingAdjointError, MutationError, NotDifferentiableError, describe, shared_write_message, short_name
 from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
 
@@ -875,6 +876,37 @@ def keeping(keep, f, args, run, kwargs):
         _KEEP_DEPTH -= 1
         if not _KEEP_DEPTH:
             _REPLACED.clear()
+
+
+def check_shared(value, other, name, other_name, op, line):
+    """Generated before a write into `name` (``name[i] = v``, or ``name op= v`` when op is
+    given) while `other_name` may name the same container and is read afterwards, where
+    that depends on values: differentiated code writes a copy (or rebinds), so the other
+    name would keep the old values where Python shows the new ones. Raises MutationError
+    when they do share: arrays sharing memory, `value` an element of the list or dict
+    `other`, or the same container."""
+    if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
+        return  # numbers: `a += v` rebinds in Python too; they cannot be written into
+    element = False
+    if isinstance(value, np.ndarray) and isinstance(other, np.ndarray):
+        shared = np.may_share_memory(value, other)
+    elif isinstance(other, (list, dict)) and other is not value:
+        items = other.values() if isinstance(other, dict) else other
+        shared = element = any(item is value for item in items)
+    else:
+        shared = other is value
+    if shared:
+        what, hint = shared_write_message(name, other_name, op, element)
+        raise MutationError(f"{what}, in differentiated code at {_user_file(1)}, line {line}: {hint}")
+
+
+def _user_file(depth):
+    """The user's file the generated code calling us (depth frames up) came from."""
+    gname = sys._getframe(depth + 1).f_code.co_filename
+    head = linecache.getline(gname, 1)
+    if "(" in head and ", line" in head:
+        return head[head.index("(") + 1:head.rindex(", line")]
+    return gname
 
 
 def _written_argument(f, i):

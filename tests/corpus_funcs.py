@@ -1427,6 +1427,16 @@ def helper_mutates_object_argument(x):
     return o.a * o.b
 
 
+def _append_tanh(lst, v):
+    lst.append(math.tanh(v))
+
+
+def helper_appends_to_list_argument(x):
+    seen = [x]
+    _append_tanh(seen, x)
+    return min(seen) * x
+
+
 def field_updated_in_loop(x):
     o = _Pair(x, 1.0)
     for _ in range(3):

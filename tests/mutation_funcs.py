@@ -712,3 +712,32 @@ def method_writes_caller_reads(x, v):
     y = x * 1.0
     Filler().fill(y, v)
     return np.sum(y * y)
+
+
+def written_on_one_branch_rebound_on_the_other(x, v, w):
+    a = np.tanh(v * x)
+    a[1] = x
+    if x > 0.0:
+        a[1:3] = w[1:3] * 0.5
+    else:
+        a = np.array([x, x, 1.0, x * x, 0.5])
+    return np.sum(a * a)
+
+
+def _fill_middle(out, s):
+    out[1:3] = s
+    return out
+
+
+def helper_writes_while_a_view_is_read(v):
+    a = np.sin(v)
+    view = np.flip(a)
+    a = _fill_middle(a, 2.0)
+    return np.sum(view * v) + np.sum(a)
+
+
+def written_through_a_view_name(v):
+    a = v * 2.0
+    z = a[1:]
+    a[1] = 5.0
+    return np.sum(z * z)

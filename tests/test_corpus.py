@@ -283,6 +283,7 @@ ROWS = [
     grad(C.method_mutates_self_twice, 0.7),
     grad(C.object_returned_by_helper, 0.7),
     grad(C.helper_mutates_object_argument, 0.7),
+    grad(C.helper_appends_to_list_argument, 0.7),
     grad(C.field_updated_in_loop, 0.7),
     grad(C.dict_through_starred_call, 0.7, 1.3),
     closure(C.make_applier, (0.6,), (0.9,)),

@@ -520,3 +520,33 @@ def test_second_order_hessian_vector_products(fn, args):
     for i, (g, w) in enumerate(zip(got, want)):
         g = 0.0 * np.asarray(w) if g is None else g
         assert isapprox(g, w, rtol=1e-5, atol=1e-7), f"argument {i}: got {g!r}, want {w!r}"
+
+
+@pytest.mark.parametrize("x", [0.7, -0.7])
+def test_second_derivative_when_a_write_happens_on_one_branch_only(x):
+    """The written array's cotangent is zero on the path that rebinds it: the rule for
+    setitem_grad took its structure from that zero (found by `make stress`)."""
+    f = M.written_on_one_branch_rebound_on_the_other
+    v = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    w = v[::-1].copy()
+
+    def dx(x, v, w):
+        return ad.gradient(f, x, v, w)[0]
+
+    got = ad.gradient(dx, x, v, w)
+    want = numerical_gradient(dx, x, v, w)
+    for g, n in zip(got, want):
+        np.testing.assert_allclose(0.0 if g is None else g, n, rtol=1e-6, atol=1e-7)
+
+
+def test_views_and_aliases_written_directly_are_refused():
+    with pytest.raises(ad.UnsupportedSyntaxError, match="view of it"):
+        ad.gradient(M.written_through_a_view_name, np.array([0.3, -1.2, 0.7]))
+
+
+@pytest.mark.xfail(strict=True, reason="a callee writing into an array while a view of it "
+                   "is read afterwards: the view keeps the old values (docs/index.md)")
+def test_helper_writing_while_a_view_is_read():
+    v = np.array([0.3, -1.2, 0.7, 0.1])
+    y, _ = ad.pullback(M.helper_writes_while_a_view_is_read, v)
+    assert y == pytest.approx(M.helper_writes_while_a_view_is_read(v.copy()))

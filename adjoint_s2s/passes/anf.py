@@ -175,9 +175,12 @@ class Normalizer:
         if isinstance(node, gast.Attribute):
             return gast.Attribute(value=a(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, gast.Subscript):
-            return gast.Subscript(
+            out_ = gast.Subscript(
                 value=a(node.value), slice=self.index(node.slice, out), ctx=gast.Load()
             )
+            if getattr(node, "written_back", False):
+                out_.written_back = True
+            return out_
         if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
             elts = [
                 gast.Starred(value=a(e.value), ctx=gast.Load())
@@ -510,7 +513,9 @@ class Normalizer:
         if isinstance(e, gast.Subscript):
             base, outer_back = self.container(e.value, out)
             idx = self.index(e.slice, out)
-            obj = self.atom(gast.Subscript(value=base, slice=idx, ctx=gast.Load()), out)
+            part = gast.Subscript(value=base, slice=idx, ctx=gast.Load())
+            part.written_back = True  # not a view to watch: the write goes back into base
+            obj = self.atom(part, out)
 
             def write_back():
                 store = gast.Subscript(value=base, slice=idx, ctx=gast.Store())

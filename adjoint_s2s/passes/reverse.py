@@ -50,7 +50,7 @@ import gast
 import numpy as np
 
 from .. import rules as R
-from ..errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError, shared_write_message
 from ..naming import Namer
 from . import codegen as C
 from .activity import (
@@ -101,6 +101,26 @@ _SCATTERING = {
     "_rt.getitem_grad(": "_rt.acc_getitem_grad(",
     "_rt.np_extremum_adjoint(": "_rt.acc_extremum_adjoint(",
 }
+
+
+_AUG_SYMBOLS = {
+    "Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+    "MatMult": "@", "BitOr": "|", "BitAnd": "&", "BitXor": "^", "LShift": "<<", "RShift": ">>",
+}
+
+# what can return a view of its first argument (memory shared with it)
+_VIEW_FUNCS = frozenset(
+    f for f in (
+        getattr(np, n, None) for n in (
+            "flip", "fliplr", "flipud", "transpose", "permute_dims", "matrix_transpose",
+            "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to",
+            "reshape", "ravel", "diagonal", "real", "imag", "asarray", "asanyarray",
+            "atleast_1d", "atleast_2d", "atleast_3d", "rot90",
+        )
+    ) if f is not None
+)
+_VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal"})
+_VIEW_ATTRS = frozenset({"T", "mT", "real", "imag"})
 
 
 def _passed_through(expr):
@@ -340,7 +360,8 @@ class Generator:
         self._reads_cache = {}
         self.live_after = live_after(fn_node.body)
         self.live = frozenset()  # names read after the statement being generated
-        self.aliases = {}  # user name -> user names bound to the same object (z = y)
+        self.aliases = {}  # name -> names bound to the same object or a view of it (z = y)
+        self.maybe_views = set()  # names bound by z = y[i]: a view of a row, or a number
         self.kinds = {}
         for p, k in zip(info.positional, arg_kinds):
             self.kinds[p] = k
@@ -728,6 +749,8 @@ class Generator:
 
     # ----- assignments -------------------------------------------------------------------
     def assign(self, x, e, fwd, depth):
+        if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
+            self.check_augmented(e, fwd)
         self.note_alias(x, e)
         active = x in self.active
         mark = len(self.saves)
@@ -1396,27 +1419,94 @@ class Generator:
         )
 
     def note_alias(self, x, e):
-        """Follow `z = y` between the user's names in the order the code is generated
-        (a rebinding ends an alias): enough to catch a write through one name that the
-        other would have to show (see setitem)."""
+        """Follow `z = y` between the user's names, and `z = y[1:]`, `z = y.T`,
+        `z = np.flip(y)`... (views, which share y's memory), in the order the code is
+        generated (a rebinding ends an alias): enough to catch a write through one name
+        that the other would have to show (see setitem)."""
         for z in self.aliases.pop(x, ()):
             self.aliases.get(z, set()).discard(x)
+        self.maybe_views.discard(x)
         if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
-            self.aliases.setdefault(x, set()).add(e.id)
-            self.aliases.setdefault(e.id, set()).add(x)
+            base = e.id
+        else:
+            base = self._view_base(e)
+            if base == x or base is None:
+                return
+            if isinstance(e, gast.Subscript) and self._element_index(e.slice):
+                self.maybe_views.add(x)  # y[i]: a view of a row, or a number
+        group = {base} | self.aliases.get(base, set())
+        for z in group:
+            self.aliases.setdefault(z, set()).add(x)
+        self.aliases[x] = group
+
+    def check_augmented(self, e, fwd):
+        """`a += v` changes an array or list in place in Python, and every other name for
+        it shows the change; differentiated code gives `a` a new value instead."""
+        kind = self.kind_of(e.left)
+        if kind in SCALAR or kind == CONST:
+            return  # numbers: `a += v` rebinds in Python too
+        op = _AUG_SYMBOLS.get(type(e.op).__name__, "+")
+        self.check_shared_write(e.left.id, op, fwd, refuse=kind == ARRAY)
+
+    def check_shared_write(self, name, op, fwd, refuse=True):
+        """A write into name (`name[i] = v`, or `name op= v`) while another name for the
+        same container (or a view of it) is read afterwards: differentiated code writes a
+        copy, so the other name would keep the old values where Python shows the new ones.
+        Refused here when the two surely share (`z = y`, `z = y[1:]`, `z = y.T`); checked
+        when it runs when that depends on values (`z = y[i]` is a view of a row, or a
+        number; a value of unknown kind may be a number, for which `a += v` rebinds)."""
+        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live):
+            if refuse and name not in self.maybe_views and z not in self.maybe_views:
+                self.refuse(*shared_write_message(name, z, op))
+            self.helpers.add("_rt")
+            line = getattr(self.cur_stmt, "src_line", None)
+            fwd.append(f"_rt.check_shared({name}, {z}, {name!r}, {z!r}, {op!r}, {line!r})")
+
+    def _view_base(self, e):
+        """The name e may be a view of (basic indexing, .T, reshape, np.flip, ...), or None."""
+        if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name):
+            if getattr(e, "written_back", False):
+                return None
+            if self.kind_of(e.value) in SCALAR or not self._basic_index(e.slice):
+                return None
+            return e.value.id
+        if isinstance(e, gast.Attribute) and isinstance(e.value, gast.Name) and e.attr in _VIEW_ATTRS:
+            return e.value.id
+        if isinstance(e, gast.Call) and e.args and not isinstance(e.args[0], gast.Starred):
+            f = e.func
+            if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.attr in _VIEW_METHODS:
+                if self.resolve(f.value) is None and self.kind_of(f.value) not in SCALAR:
+                    return f.value.id
+            if isinstance(e.args[0], gast.Name) and self.kind_of(e.args[0]) not in SCALAR:
+                fn = self.resolve(f)
+                try:
+                    if fn is not None and fn in _VIEW_FUNCS:
+                        return e.args[0].id
+                except TypeError:  # an unhashable callee
+                    return None
+        return None
+
+    def _element_index(self, idx):
+        """Only integers (no slice, ..., None): y[idx] may be an element, not a view."""
+        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+        return not any(isinstance(p, (gast.Slice, gast.Starred)) for p in parts) and not any(
+            isinstance(p, gast.Constant) and p.value in (None, Ellipsis) for p in parts
+        )
+
+    def _basic_index(self, idx):
+        """Could indexing with idx give a view (ints, slices, ..., None; not index arrays)?"""
+        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+        for p in parts:
+            if isinstance(p, gast.Name) and self.kind_of(p) == ARRAY:
+                return False
+            if isinstance(p, (gast.List, gast.ListComp)):
+                return False
+        return True
 
     def setitem(self, tgt, v, fwd, depth):
         obj = tgt.value
         if isinstance(obj, gast.Name):
-            seen = sorted(z for z in self.aliases.get(obj.id, ()) if z in self.live)
-            if seen:
-                self.refuse(
-                    f"writing into `{obj.id}` while `{seen[0]}` names the same container "
-                    f"(`{seen[0]}` is used afterwards)",
-                    f"writes copy on write in differentiated code, so `{seen[0]}` would keep "
-                    f"the old values. Write `{seen[0]} = {obj.id}.copy()` if it should keep "
-                    f"them, or use `{obj.id}` after the write",
-                )
+            self.check_shared_write(obj.id, None, fwd)
         idx = C.index_value_src(tgt.slice)
         line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
         if (

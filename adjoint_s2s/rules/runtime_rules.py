@@ -156,15 +156,17 @@ def setitem_grad_pair(b_new, old, idx, v=None):
         c_old, c_v = rt.part(g, 0), rt.part(g, 1)
         if c_old is None and c_v is None:
             return (None, None, None, None, None)
-        if isinstance(b_new, np.ndarray):
-            kind = np.result_type(b_new.dtype, *(np.asarray(c).dtype for c in (c_old, c_v) if c is not None))
-            c_new = np.zeros(b_new.shape, kind) if c_old is None else np.array(c_old, dtype=kind)
+        # the cotangent of b_new has the structure of the container (b_new may be a zero)
+        like = old if isinstance(old, (np.ndarray, dict, list)) else b_new
+        if isinstance(like, np.ndarray):
+            kind = np.result_type(like.dtype, float, *(np.asarray(c).dtype for c in (c_old, c_v) if c is not None))
+            c_new = np.zeros(like.shape, kind) if c_old is None else np.array(c_old, dtype=kind)
             c_new[idx] = 0.0 if c_v is None else c_v
-        elif isinstance(b_new, dict):
+        elif isinstance(like, dict):
             c_new = dict(c_old) if isinstance(c_old, dict) else {}
             c_new[idx] = c_v
         else:
-            c_new = list(c_old) if c_old is not None else [None] * len(b_new)
+            c_new = list(c_old) if isinstance(c_old, (list, tuple)) else [None] * len(like)
             c_new[idx] = c_v
         return (None, c_new, None, None, None)
 
@@ -345,6 +347,7 @@ def forget_fields_pair(obj):
 
 
 nondifferentiable_builtin(
+    rt.check_shared,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,
