@@ -20,7 +20,14 @@ import weakref
 import numpy as np
 
 from . import rules as R
-from .errors import MissingAdjointError, MutationError, NotDifferentiableError, describe, shared_write_message, short_name
+from .errors import (
+    MissingAdjointError,
+    MutationError,
+    NotDifferentiableError,
+    describe,
+    shared_write_message,
+    short_name,
+)
 from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
 
@@ -634,8 +641,8 @@ def acc_getitem_grad(acc_, obj, idx, g):
         type(acc_) is np.ndarray
         and type(obj) is np.ndarray
         and acc_.shape == obj.shape
-        and isinstance(g, (float, np.ndarray, np.generic))
-        and acc_.dtype == np.result_type(obj.dtype, np.asarray(g).dtype, float)
+        and (type(g) is float or isinstance(g, (np.ndarray, np.generic)))
+        and acc_.dtype == np.result_type(obj.dtype, float if type(g) is float else g.dtype, float)
     ):
         if not (acc_.base is None and sys.getrefcount(acc_) <= _PRIVATE_REFS and acc_.flags.writeable):
             acc_ = acc_.copy()
@@ -897,12 +904,12 @@ def check_shared(value, other, name, other_name, op, line):
         shared = other is value
     if shared:
         what, hint = shared_write_message(name, other_name, op, element)
-        raise MutationError(f"{what}, in differentiated code at {_user_file(1)}, line {line}: {hint}")
+        raise MutationError(f"{what}, in differentiated code at {_user_file()}, line {line}: {hint}")
 
 
-def _user_file(depth):
-    """The user's file the generated code calling us (depth frames up) came from."""
-    gname = sys._getframe(depth + 1).f_code.co_filename
+def _user_file():
+    """The user's file that the generated code calling check_shared came from."""
+    gname = sys._getframe(2).f_code.co_filename
     head = linecache.getline(gname, 1)
     if "(" in head and ", line" in head:
         return head[head.index("(") + 1:head.rindex(", line")]

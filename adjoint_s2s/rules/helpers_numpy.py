@@ -12,7 +12,6 @@ Matrix functions of a symmetric/Hermitian argument (``cholesky``, ``eigh``) retu
 symmetrised gradient, as autograd, JAX and ChainRules do.
 """
 import string
-
 import sys
 
 import numpy as np
@@ -437,15 +436,13 @@ def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
     a pullback is differentiated again, are in rules/runtime_rules.py)."""
     a = np.asarray(a)
     gk = _keep(g, a.shape, axis, keepdims)
-    mask, pos = _extremum_positions(a, ans, axis, keepdims)
-    if pos is not None:  # one extremum per slice (no tie): g goes there, O(slices)
+    mask, pos, unique = _extremum_positions(a, ans, axis, keepdims)
+    if unique:  # one extremum per slice (no tie): g goes there, O(slices)
         out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
-        out.reshape(-1)[pos] = gk.reshape(-1)
-        return np_fit(out, a)
-    if mask is None:  # a tie-free extremum along another axis
-        out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
-        full = _keep(ans, a.shape, axis, keepdims)
-        np.put_along_axis(out, np.argmax(a == full, axis=axis, keepdims=True), gk, axis)
+        if pos is not None:
+            out.reshape(-1)[pos] = gk.reshape(-1)
+        else:
+            np.put_along_axis(out, np.argmax(mask, axis=axis, keepdims=True), gk, axis)
         return np_fit(out, a)
     count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
     return np_fit((gk / count) * mask, a)
@@ -466,7 +463,7 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
         )
         gk = _keep(g, a.shape, axis, keepdims)
         if acc.dtype == np.result_type(a.dtype, gk.dtype, float):
-            _mask, pos = _extremum_positions(a, ans, axis, keepdims)
+            _mask, pos, _unique = _extremum_positions(a, ans, axis, keepdims)
             if pos is not None:
                 out = acc if private else np.array(acc, order="C")
                 out.reshape(-1)[pos] += gk.reshape(-1)
@@ -475,24 +472,22 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
 
 
 def _extremum_positions(a, ans, axis, keepdims):
-    """(mask, positions) for the extremum ans of a along axis. positions: the flat
-    positions of the extremum in the order of ans's elements, when every slice along a
-    last (or the only) axis has exactly one; else None. mask: the elements the gradient
-    is shared between (NaN extrema take it), or None when the extremum is unique in
-    every slice along another axis."""
+    """(mask, positions, unique) for the extremum ans of a along axis. mask: the elements
+    equal to the extremum (and the NaNs, when it is NaN: they take the gradient); unique:
+    every slice has exactly one; positions: then, along a last (or the only) axis, their
+    flat positions in the order of ans's elements, else None."""
     full = _keep(ans, a.shape, axis, keepdims)
     mask = a == full
-    nan = np.isnan(np.asarray(ans)).any()
-    if not nan and (axis is None or isinstance(axis, int)):
-        if axis is None or a.ndim == 1 or axis in (-1, a.ndim - 1):
-            pos = np.flatnonzero(mask)  # in row order: slice by slice when one in each
-            if pos.size == np.size(ans):
-                return mask, pos
-        elif np.count_nonzero(mask) == np.size(ans):
-            return None, None
-    if nan:  # a NaN extremum: the NaNs take the gradient
-        mask = mask | (np.isnan(a) & np.isnan(full))
-    return mask, None
+    if np.isnan(np.asarray(ans)).any():
+        return mask | (np.isnan(a) & np.isnan(full)), None, False
+    if axis is not None and not isinstance(axis, int):
+        return mask, None, False
+    if axis is None or a.ndim == 1 or axis in (-1, a.ndim - 1):
+        pos = np.flatnonzero(mask)  # in row order: slice by slice when one in each
+        if pos.size == np.size(ans):
+            return mask, pos, True
+        return mask, None, False
+    return mask, None, bool(np.count_nonzero(mask) == np.size(ans))
 
 
 def np_extremum_select(c, a, ans, axis=None, keepdims=False):
