@@ -25,7 +25,7 @@ import numpy as np
 from . import rules as R
 from .errors import AdjointError, UnsupportedSyntaxError
 from .naming import Namer
-from .passes import anf, check
+from .passes import anf, check, sparse
 from .passes.activity import OTHER
 from .passes.reverse import FunctionInfo, Generator
 
@@ -113,7 +113,7 @@ def generate(fn, key):
             node, info, arg_kinds, free_kinds, lines, taken=namer.taken,
             user_names=user_names | set(code.co_varnames),
         )
-        pair_src = gen.generate()
+        pair_src = sparse.sparse_scatters(gen.generate())
     except AdjointError:
         raise
     except RecursionError:

@@ -51,6 +51,24 @@ def acc(a, b):
         if b.base is None and sys.getrefcount(b) <= _TEMP_REFS and b.flags.writeable:
             b += a
             return b
+    if type(a) is Scattered or type(b) is Scattered:
+        # the sum is always an array, never a Scattered (see passes/sparse.py). Into an
+        # array only the caller holds, or a temporary, the few positions go in place.
+        if type(b) is Scattered:
+            if (type(a) is np.ndarray and a.shape == b.shape and a.dtype == b.dtype
+                    and a.base is None and a.flags.writeable
+                    and sys.getrefcount(a) <= _PRIVATE_REFS):
+                return b.add_into(a)
+            a, b = b, a
+        elif (type(b) is np.ndarray and b.shape == a.shape and b.dtype == a.dtype
+                and b.base is None and b.flags.writeable
+                and sys.getrefcount(b) <= _TEMP_REFS):
+            return a.add_into(b)
+        if type(b) is Scattered:
+            return b.add_into(a.add_into(None))
+        if type(b) is np.ndarray and b.shape == a.shape:
+            return a.add_into(b, copy=True)
+        return add(b, a.add_into(None))
     return add(a, b)
 
 # ----- zeros, seeds and projection ----------------------------------------------------------
@@ -199,6 +217,10 @@ def unbroadcast(g, like):
                 return out
     elif g is None:
         return None
+    elif type(g) is Scattered:
+        if type(like) is np.ndarray:
+            return g if g.shape == like.shape and g.dtype == like.dtype else g.reduce_to(like)
+        return unbroadcast(g.add_into(None), like)
     if isinstance(like, np.ndarray):
         if not isinstance(g, np.ndarray):
             g = np.asarray(g)
@@ -630,6 +652,102 @@ def getitem_grad(obj, idx, g):
     if isinstance(obj, str):
         return None
     raise NotDifferentiableError(f"no gradient for indexing a {type(obj).__name__}")
+
+
+class Scattered:
+    """The adjoint of ``obj[idx]`` for an array obj, before it is written out: g at idx of
+    an array of zeros shaped like obj.
+
+    Generated code asks for one (``getitem_grad_sparse``) only where passes/sparse.py
+    has checked that nothing but ``unbroadcast``, unary minus, ``acc`` and None tests
+    reads it, so it never reaches a rule or the user: ``acc`` adds the few positions into
+    the other contribution instead of adding a whole array of zeros to it, and a
+    reduction by ``unbroadcast`` (a row sum) reads only them."""
+
+    __slots__ = ("shape", "dtype", "idx", "g")
+
+    def __init__(self, shape, dtype, idx, g):
+        self.shape, self.dtype, self.idx, self.g = shape, dtype, idx, g
+
+    def __neg__(self):
+        return Scattered(self.shape, self.dtype, self.idx, -self.g)
+
+    def add_into(self, out, copy=False):
+        """out + self: into out itself (an array nobody else holds), a copy of it (copy),
+        or, out None, an array of zeros."""
+        if out is None:
+            out = np.zeros(self.shape, self.dtype)
+        elif copy or type(out) is not np.ndarray or out.dtype != self.dtype:
+            out = np.array(np.broadcast_to(out, self.shape), dtype=np.result_type(out, self.dtype))
+        flat = self.flat(self.shape)
+        if flat is not None and out.flags.c_contiguous and out.dtype == self.dtype:
+            np.add.at(out.reshape(-1), flat, self.g)  # one index: several times faster
+        elif _is_basic_index(self.idx):
+            out[self.idx] += self.g
+        else:  # repeated positions accumulate
+            np.add.at(out, self.idx, self.g)
+        return out
+
+    def flat(self, shape, keep=None):
+        """The positions as flat indices into an array of shape (the axes not in keep
+        taken at 0), when the index is one integer array per axis; else None. The
+        indices are valid: the primal read x[idx] succeeded."""
+        idx = self.idx
+        if not (type(idx) is tuple and len(idx) == len(shape) and all(
+                type(i) is np.ndarray and i.dtype.kind in "iu" for i in idx)):
+            return None
+        if keep is None:
+            return np.ravel_multi_index(idx, shape, mode="wrap")  # wrap: negative indices
+        # the reduced axes have size 1: the kept ones alone place an element
+        kept = [(i, n) for i, n, k in zip(idx, shape, keep) if k]
+        if not kept:
+            flat = np.zeros(idx[0].shape, np.intp)
+        elif len(kept) == 1:
+            flat = np.remainder(kept[0][0], kept[0][1])
+        else:
+            flat = np.ravel_multi_index(
+                tuple(i for i, _ in kept), tuple(n for _, n in kept), mode="wrap")
+        first = idx[0].shape
+        if any(i.shape != first for i in idx):
+            flat = np.broadcast_to(flat, np.broadcast_shapes(*(i.shape for i in idx)))
+        return flat
+
+    def reduce_to(self, like):
+        """unbroadcast(self, like): summed over the axes where like has size 1, reading
+        only the nonzeros when the index is one integer array per axis."""
+        shape = like.shape
+        if len(shape) == len(self.shape) and all(
+                n == m or n == 1 for n, m in zip(shape, self.shape)):
+            flat = self.flat(shape, [n != 1 for n in shape])
+            if flat is not None:
+                size = math.prod(shape)
+                g = self.g
+                if np.shape(g) != flat.shape:
+                    g = np.broadcast_to(g, flat.shape)
+                if self.dtype == np.float64 and type(g) is np.ndarray:
+                    out = np.bincount(flat.reshape(-1), g.reshape(-1), size)
+                else:
+                    out = np.zeros(size, self.dtype)
+                    np.add.at(out, flat, g)
+                return unbroadcast(out.reshape(shape), like)
+        return unbroadcast(self.add_into(None), like)
+
+
+def dense(v):
+    """v, with a Scattered written out as an array (see passes/sparse.py)."""
+    return v.add_into(None) if type(v) is Scattered else v
+
+
+def getitem_grad_sparse(obj, idx, g):
+    """getitem_grad as a Scattered for a float array obj (else the array itself). Only
+    generated code that passes/sparse.py checked calls it."""
+    if type(obj) is np.ndarray and obj.dtype.kind in "fc" and (
+        type(g) is float or type(g) is np.ndarray or isinstance(g, np.floating)
+    ):
+        dtype = np.result_type(obj.dtype, g.dtype if type(g) is not float else float, float)
+        if dtype == obj.dtype:
+            return Scattered(obj.shape, dtype, idx, g)
+    return getitem_grad(obj, idx, g)
 
 
 def acc_getitem_grad(acc_, obj, idx, g):

@@ -87,6 +87,13 @@ def call_pair(f, /, *args, **kwargs):
     return res, call_pullback
 
 
+@special(rt.getitem_grad_sparse)
+def getitem_grad_sparse_pair(obj, idx, v):
+    # differentiated (a pullback under a nested gradient), the scatter is written out:
+    # a Scattered is for first-order pullbacks, whose every reader passes/sparse.py knows
+    return rt.call(rt.getitem_grad, obj, idx, v)
+
+
 @special(rt.call_keeping)
 def call_keeping_pair(keep, f, /, *args, **kwargs):
     res, pb = rt.keeping(keep, f, args, call_pair, kwargs)
@@ -198,6 +205,7 @@ primitive(rt.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="ot
 primitive(rt.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
 primitive(rt.field_adjoint, "name, v", adjoints={"v": "_rt.field(g, name)"}, kind="other")
 primitive(rt.getitem_grad, "obj, idx, v", adjoints={"v": "_rt.part(g, idx)"}, kind="other")
+primitive(rt.dense, "v", adjoints={"v": "g"}, kind="other")
 primitive(rt.acc_getitem_grad, "acc, obj, idx, v", adjoints={"acc": "g", "v": "_rt.part(g, idx)"}, kind="other")
 primitive(
     rt.item_grad,
