@@ -992,10 +992,11 @@ def keeping(keep, f, args, run, kwargs):
     try:
         out = run(f, *args, **kwargs)
         if len(_REPLACED) > mark:
-            for i in keep:
+            for k in keep:  # a position, or (position, the other name it is read by)
+                i, via = (k, None) if type(k) is int else k
                 a = args[i]
                 if any(r is a for r in _REPLACED[mark:]):
-                    raise _written_argument(f, i)
+                    raise _written_argument(f, i, via)
         return out
     finally:
         _KEEP_DEPTH -= 1
@@ -1034,20 +1035,27 @@ def _user_file():
     return gname
 
 
-def _written_argument(f, i):
+def _written_argument(f, i, via=None):
     code = getattr(f, "__code__", None)
     if code is not None and i < code.co_argcount:
         what = f"its argument `{code.co_varnames[i]}`"
     else:
         what = f"its argument #{i + 1}"
     name = short_name(f).rsplit(".", 1)[-1]
+    if via is None:
+        read = "the calling function reads that container again after the call"
+        way = (f"Return the container from {name} and rebind it (`x = {name}(x, ...)`), or "
+               f"pass a copy the caller does not read again")
+    else:
+        read = (f"the calling function reads it again after the call through `{via}`, "
+                f"another name for it or a view of it")
+        way = (f"Take `{via}` after the call, or pass {name} a copy "
+               f"(`{name}(x.copy(), ...)`)")
     return MutationError(
         f"{describe(f)} writes into {what} (directly or through a function it calls), "
-        f"and the calling function reads that container again after the call. Inside "
-        f"differentiated code a write into an array, list or dict that other code still "
-        f"refers to goes to a copy, so the caller would keep the old values where Python "
-        f"shows the new ones. Return the container from {name} and rebind it "
-        f"(`x = {name}(x, ...)`), or pass a copy the caller does not read again"
+        f"and {read}. Inside differentiated code a write into an array, list or dict that "
+        f"other code still refers to goes to a copy, so the caller would keep the old "
+        f"values where Python shows the new ones. {way}"
     )
 
 
@@ -1226,7 +1234,7 @@ def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
-        y, pb = call_keeping(tuple(i + 1 for i in keep), meth, obj, *args, **kwargs)
+        y, pb = call_keeping(tuple(k + 1 if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)
 

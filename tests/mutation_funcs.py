@@ -736,6 +736,14 @@ def helper_writes_while_a_view_is_read(v):
     return np.sum(view * v) + np.sum(a)
 
 
+def helper_writes_after_the_view_is_read(v):
+    a = np.sin(v)
+    view = np.flip(a)
+    t = np.sum(view * v)
+    a = _fill_middle(a, 2.0)
+    return t + np.sum(a)
+
+
 def written_through_a_view_name(v):
     a = v * 2.0
     z = a[1:]

@@ -1052,11 +1052,16 @@ class Generator:
         runtime.call_keeping)."""
         if _has_starred(e) or not self._may_mutate(e):
             return ()
-        return tuple(
-            i for i, a in enumerate(e.args)
-            if isinstance(a, gast.Name) and a.id != x and a.id in self.live
-            and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
-        )
+        keep = []
+        for i, a in enumerate(e.args):
+            if isinstance(a, gast.Name) and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
+                if a.id != x and a.id in self.live:
+                    keep.append(i)
+                else:  # read again through another name for it, or a view of it?
+                    via = sorted(z for z in self.aliases.get(a.id, ()) if z != x and z in self.live)
+                    if via:
+                        keep.append((i, via[0]))
+        return tuple(keep)
 
     def _pop(self, x, lst, args, fwd, depth):
         """x = lst.pop(i), in place: the forward code, and a reverse step that puts x's
