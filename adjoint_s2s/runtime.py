@@ -1755,6 +1755,10 @@ def _const_pair(f):
 _PRIM_PAIRS = {}
 
 
+def _fit_other(g, like):
+    return g if like is None else unbroadcast(g, like)
+
+
 def _primitive_pair(prim):
     """A run-time pair for a primitive (for calls the generator could not inline)."""
     pair = _PRIM_PAIRS.get(id(prim))
@@ -1768,12 +1772,15 @@ def _primitive_pair(prim):
     outs = []
     mapping = {p: p for p in params}
     mapping.update(ans="ans", g="g")
+    # the helpers that take adjoints (kind "other": acc, setitem_grad, ...) take None for
+    # a zero of unknown shape: its cotangent is passed on as it is, not summed to a number
+    fit = "fit_other" if prim.kind == "other" else "unbroadcast"
     for p in params:
         adj = prim.adjoints.get(p)
         if isinstance(adj, dict):
             adj = adj.get("array", adj.get("any"))
         if adj is not None:
-            outs.append(f"unbroadcast({R.fill(adj, mapping)}, {p})")
+            outs.append(f"{fit}({R.fill(adj, mapping)}, {p})")
         elif prim.partials.get(p) is not None:
             d = R.fill(prim.partials[p], mapping)
             outs.append(f"unbroadcast(g * conj({d}), {p})")
@@ -1787,6 +1794,7 @@ def _primitive_pair(prim):
         "fn": prim.fn,
         "seed": seed,
         "unbroadcast": unbroadcast,
+        "fit_other": _fit_other,
         "conj": conj,
         "math": math,
         "cmath": cmath,

@@ -187,6 +187,22 @@ def fill_zeros(x, v):
     return np.sum(y * y)
 
 
+def _fill_middle_from(out, a, s):
+    out[1:3] = a[1:3] * s
+    return out
+
+
+def callee_write_then_dead_writes(s, x):
+    """Writes nothing reads afterwards give zero adjoints (None) that reach acc: under a
+    nested gradient their cotangent was summed to a number (found by `make stress`)."""
+    a = x.copy()
+    a = _fill_middle_from(a, x, s)
+    b = np.tanh(a * np.sum(a * x))
+    a[3] -= a[2] * 0.5
+    a[0] += s
+    return np.sum(b)
+
+
 def fill_zeros_2d(x):
     M = np.zeros((3, 3))
     M[0, 0] = x[0]

@@ -79,6 +79,7 @@ ROWS = [
     row(M.aug_whole_array, X5, 0.8),
     # ----- arrays made inside the function, writes in loops -----------------------------
     row(M.fill_zeros, X5, 0.8),
+    row(M.callee_write_then_dead_writes, 0.8, X5),
     row(M.fill_zeros_2d, V3),
     row(M.fill_zeros_loop, X5),
     row(M.fill_ones_like, X5, 0.8),
