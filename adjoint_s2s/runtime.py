@@ -1069,7 +1069,8 @@ def setitem_grad(b_new, old, idx, v=None):
             g_v = g_v.copy()
             if g_v.shape != v.shape:
                 g_v = unbroadcast(g_v, v)
-            b_old = b_new if sys.getrefcount(b_new) <= _PRIVATE_REFS else b_new.copy()
+            private = b_new.base is None and b_new.flags.writeable
+            b_old = b_new if private and sys.getrefcount(b_new) <= _PRIVATE_REFS else b_new.copy()
             b_old[idx] = 0
             return b_old, g_v
     if b_new is None or isinstance(b_new, AbstractZero):
@@ -1081,9 +1082,12 @@ def setitem_grad(b_new, old, idx, v=None):
         g_v = part_.copy() if isinstance(part_, np.ndarray) else part_
         if v is not None and np.shape(g_v) != np.shape(v):
             g_v = unbroadcast(np.asarray(g_v), v) if isinstance(v, np.ndarray) else np.sum(g_v)
+        del part_  # a view of b_new holds it too
         # the gradient array is reused when nothing else holds it (O(1) per write in a
-        # loop instead of a copy); under nested gradients the outer level holds it
-        b_old = b_new if sys.getrefcount(b_new) <= _PRIVATE_REFS + 1 else b_new.copy()
+        # loop instead of a copy): not when another adjoint is the same array (b_v below
+        # `b_a1 = unbroadcast(b_add, a1); b_v = unbroadcast(b_add, v)`)
+        private = b_new.base is None and b_new.flags.writeable
+        b_old = b_new if private and sys.getrefcount(b_new) <= _PRIVATE_REFS else b_new.copy()
         b_old[idx] = 0
         return b_old, g_v
     if isinstance(b_new, dict):

@@ -203,6 +203,15 @@ def callee_write_then_dead_writes(s, x):
     return np.sum(b)
 
 
+def element_write_then_add_argument(v, w):
+    """b_a and b_v are one array after `a += v`'s adjoint; the element write's adjoint
+    zeroed b_a[4] in place, and so b_v[4] too (found by `make stress`)."""
+    a = w * v
+    a[4] -= a[4] * 0.5
+    a += v
+    return np.sum(a * np.linspace(-1.0, 1.0, 5))
+
+
 def fill_zeros_2d(x):
     M = np.zeros((3, 3))
     M[0, 0] = x[0]

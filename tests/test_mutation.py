@@ -80,6 +80,7 @@ ROWS = [
     # ----- arrays made inside the function, writes in loops -----------------------------
     row(M.fill_zeros, X5, 0.8),
     row(M.callee_write_then_dead_writes, 0.8, X5),
+    row(M.element_write_then_add_argument, X5, X5[::-1].copy()),
     row(M.fill_zeros_2d, V3),
     row(M.fill_zeros_loop, X5),
     row(M.fill_ones_like, X5, 0.8),
