@@ -769,6 +769,17 @@ def helper_writes_after_the_view_is_read(v):
     return t + np.sum(a)
 
 
+def view_rebound_on_one_branch(v, s):
+    """z is a view of a on one path only: whether the write must be refused, the run tells
+    (found by `make stress`: the rebinding ended the alias on both paths)."""
+    a = v * 2.0
+    z = a[::-1]
+    if s > 0.0:
+        z = z - a
+    a[3] += s
+    return np.sum(z * v) + np.sum(a * a)
+
+
 def written_through_a_view_name(v):
     a = v * 2.0
     z = a[1:]

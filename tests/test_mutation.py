@@ -554,6 +554,17 @@ def test_helper_writing_while_a_view_is_read_is_refused():
         ad.pullback(M.helper_writes_while_a_view_is_read, v)
 
 
+def test_a_view_on_one_path_only_is_checked_when_it_runs():
+    f = M.view_rebound_on_one_branch
+    v = np.array([0.3, -1.2, 0.7, 0.1, 0.5])
+    y, back = ad.pullback(f, v, 0.8)  # z was rebound: nothing shares a
+    assert y == pytest.approx(f(v.copy(), 0.8))
+    for got, want in zip(back(1.0), numerical_gradient(f, v, 0.8)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ad.MutationError, match="`z` would keep the old values"):
+        ad.pullback(f, v, -0.8)  # z is still a view of a
+
+
 def test_helper_writing_while_a_view_is_not_read_again():
     """The same call with the view no longer read afterwards is fine."""
     v = np.array([0.3, -1.2, 0.7, 0.1])

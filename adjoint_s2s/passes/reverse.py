@@ -1444,6 +1444,22 @@ class Generator:
             self.aliases.setdefault(z, set()).add(x)
         self.aliases[x] = group
 
+    def alias_state(self):
+        """A copy of what note_alias knows, to join the paths of an if or a loop."""
+        return {k: set(v) for k, v in self.aliases.items()}, set(self.maybe_views)
+
+    def join_aliases(self, other):
+        """Aliases after two paths meet: those of either (a rebinding on one path does not
+        end the alias on the other). An alias of one path only is checked when the code
+        runs (check_shared), as for `z = y[i]`."""
+        aliases, maybe = other
+        for k in set(aliases) | set(self.aliases):
+            mine, theirs = self.aliases.get(k, set()), aliases.get(k, set())
+            if mine != theirs:  # on one path only: whether they share, the run tells
+                self.maybe_views |= {k} | (mine ^ theirs)
+            self.aliases[k] = mine | theirs
+        self.maybe_views |= maybe
+
     def check_augmented(self, e, fwd):
         """`a += v` changes an array or list in place in Python, and every other name for
         it shows the change; differentiated code gives `a` a new value instead."""
@@ -1618,8 +1634,12 @@ class Generator:
                 cond_saves.append(self.saves[-1])
                 fwd.append(f"{cond} = {test}")
                 test = cond
+        before = self.alias_state()
         body, rb = self.block(s.body, depth)
+        after_body = self.alias_state()
+        self.aliases, self.maybe_views = before
         orelse, ro = self.block(s.orelse, depth)
+        self.join_aliases(after_body)  # a view on either path is a view after the if
         fwd.append(If(test, body, orelse))
 
         def recipe(st):
@@ -1671,7 +1691,9 @@ class Generator:
             header = "while True"
             outer_saves = self.saves[mark:]
         body_fwd.append(f"{counter} += 1")
+        before = self.alias_state()
         inner, rb = self.block(s.body, depth + 1)
+        self.join_aliases(before)  # the loop may run no time
         body_fwd.extend(inner)
         init.loop = Loop(header, body_fwd)
         fwd.append(init.loop)
