@@ -1059,6 +1059,32 @@ def _written_argument(f, i, via=None):
     )
 
 
+def setitem_grad_acc(b_new, old, idx, v, acc_):
+    """``b_old, g_v = setitem_grad(b_new, old, idx, v)`` and then ``acc(acc_, g_v)``, as
+    one call: for an array written into a row of another (``H[t] = h`` in a loop), the
+    row's adjoint is added straight into v's accumulator when only the calling variables
+    hold the two arrays, with no copy of the row."""
+    if (
+        type(b_new) is np.ndarray
+        and type(acc_) is np.ndarray
+        and type(v) is np.ndarray
+        and acc_.shape == v.shape
+        and b_new.base is None
+        and acc_.base is None
+        and b_new.flags.writeable
+        and acc_.flags.writeable
+        and sys.getrefcount(b_new) <= _PRIVATE_REFS
+        and sys.getrefcount(acc_) <= _PRIVATE_REFS
+    ):
+        row = b_new[idx]
+        if type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype:
+            acc_ += row
+            b_new[idx] = 0
+            return b_new, acc_
+    b_old, g_v = setitem_grad(b_new, old, idx, v)
+    return b_old, acc(acc_, g_v)
+
+
 def setitem_grad(b_new, old, idx, v=None):
     """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
 

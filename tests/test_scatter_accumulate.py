@@ -193,3 +193,52 @@ def test_a_passed_on_adjoint_is_let_go_when_its_alias_is_added_to():
     text = emit.source_of(shift_by_constant, runtime.kinds_of((x,))).source
     assert "b_z = None" not in [line.strip() for line in text.splitlines()]
 
+
+
+# ----- a row written into an array: setitem_grad_acc ---------------------------------------
+
+ROW_WRITES = [
+    ((5, 3), 2, (3,)),
+    ((5, 3), -1, (3,)),
+    ((4, 2, 3), 1, (2, 3)),
+    ((6, 4), slice(1, 3), (2, 4)),
+    ((6, 4), (slice(None), 2), (6,)),
+]
+
+
+def _row_case(shape, idx, vshape):
+    b_new = RNG.standard_normal(shape)
+    old = RNG.standard_normal(shape)
+    v = RNG.standard_normal(vshape)
+    acc0 = RNG.standard_normal(vshape)
+    b_ref, g_v = runtime.setitem_grad(b_new.copy(), old, idx, v)
+    return b_new, old, v, acc0, b_ref, acc0 + g_v
+
+
+@pytest.mark.parametrize("shape, idx, vshape", ROW_WRITES)
+def test_setitem_grad_acc_is_setitem_grad_then_acc(shape, idx, vshape):
+    b_new, old, v, acc0, b_want, acc_want = _row_case(shape, idx, vshape)
+    # private: both arrays held by these variables only, as in generated code
+    b, a = b_new.copy(), acc0.copy()
+    ids = (id(b), id(a))
+    b, a = runtime.setitem_grad_acc(b, old, idx, v, a)
+    np.testing.assert_array_equal(b, b_want)
+    np.testing.assert_allclose(a, acc_want, rtol=1e-15)
+    assert (id(b), id(a)) == ids  # in place: no copy of either
+    # shared: another name holds each array, which must keep its values
+    b, a = b_new.copy(), acc0.copy()
+    b_seen, a_seen = b, a
+    b, a = runtime.setitem_grad_acc(b, old, idx, v, a)
+    np.testing.assert_array_equal(b, b_want)
+    np.testing.assert_allclose(a, acc_want, rtol=1e-15)
+    np.testing.assert_array_equal(b_seen, b_new)
+    np.testing.assert_array_equal(a_seen, acc0)
+
+
+def test_setitem_grad_acc_with_no_accumulator_or_no_adjoint():
+    b_new, old, v, acc0, b_want, _ = _row_case((5, 3), 2, (3,))
+    b, a = runtime.setitem_grad_acc(b_new.copy(), old, 2, v, None)
+    np.testing.assert_array_equal(b, b_want)
+    np.testing.assert_array_equal(a, b_new[2])
+    b, a = runtime.setitem_grad_acc(None, old, 2, v, acc0)
+    assert b is None and a is acc0

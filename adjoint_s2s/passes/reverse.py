@@ -1561,12 +1561,22 @@ class Generator:
         def recipe(st):
             if st.get(name) is not None:
                 b = st.adj(name)
-                t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
-                vsrc = src(v) if self.is_active(v) else "None"
-                st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx}, {vsrc})")
-                st.status[name] = MAYBE
-                if self.is_active(v):
-                    st.acc(v.id, t, False)
+                if (
+                    self.is_active(v)
+                    and st.get(v.id) is not None
+                    and self.kinds.get(v.id, OTHER) not in SCALAR
+                ):  # v's adjoint is added to: the row goes straight into it
+                    bv = st.adj(v.id)
+                    st.line(f"{b}, {bv} = _rt.setitem_grad_acc({b}, {name}, {idx}, {src(v)}, {bv})")
+                    st.status[name] = st.status[v.id] = MAYBE
+                    st.added_to.add(bv)
+                else:
+                    t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
+                    vsrc = src(v) if self.is_active(v) else "None"
+                    st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx}, {vsrc})")
+                    st.status[name] = MAYBE
+                    if self.is_active(v):
+                        st.acc(v.id, t, False)
             for sv in reversed(saves):
                 st.out.append(Restore(sv))
 
@@ -2435,15 +2445,16 @@ def _unparen_simple(line):
 def _blank_shape_reads(line, names):
     """line with the given names blanked where they are read only for their shape and
     type: the ``like`` of ``_rt.unbroadcast(g, like)`` and the old container of
-    ``_rt.setitem_grad(b, old, idx, v)`` (not for a slice: a list can change length)."""
-    for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1)):
+    ``_rt.setitem_grad(b, old, idx, v)`` and ``_rt.setitem_grad_acc(b, old, idx, v, acc)``
+    (not for a slice: a list can change length)."""
+    for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1), ("_rt.setitem_grad_acc(", 1)):
         start = line.find(fn)
         while start >= 0:
             spans = _call_args(line, start + len(fn))
             if spans is not None and len(spans) >= 2:
                 a, b = spans[pos]
                 arg = line[a:b].strip()
-                idx = line[spans[2][0]:spans[2][1]] if fn == "_rt.setitem_grad(" and len(spans) > 2 else ""
+                idx = line[spans[2][0]:spans[2][1]] if fn != "_rt.unbroadcast(" and len(spans) > 2 else ""
                 if arg in names and "slice(" not in idx:
                     line = line[:a] + " " * (b - a) + line[b:]
             start = line.find(fn, start + 1)

@@ -87,6 +87,21 @@ def call_pair(f, /, *args, **kwargs):
     return res, call_pullback
 
 
+@special(rt.setitem_grad_acc)
+def setitem_grad_acc_pair(b_new, old, idx, v, acc_):
+    # differentiated again: setitem_grad's rule, then acc's
+    (b_old, g_v), setitem_back = setitem_grad_pair(b_new, old, idx, v)
+    total, acc_back = rt.call(rt.acc, acc_, g_v)
+
+    def setitem_grad_acc_pullback(g):
+        c_old, c_total = rt.part(g, 0), rt.part(g, 1)
+        _, c_acc, c_gv = acc_back(c_total)
+        c_new = setitem_back((c_old, c_gv))[1]
+        return (None, c_new, None, None, None, c_acc)
+
+    return (b_old, total), setitem_grad_acc_pullback
+
+
 @special(rt.getitem_grad_sparse)
 def getitem_grad_sparse_pair(obj, idx, v):
     # differentiated (a pullback under a nested gradient), the scatter is written out:
