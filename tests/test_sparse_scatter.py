@@ -162,6 +162,18 @@ def test_pass_follows_names_and_writes_out_other_reads():
     assert "_rt.unbroadcast(b_y, a)" in out  # the readers that take one are left alone
 
 
+def test_pass_rebinding_by_tuple_assignment_ends_the_sparse_value():
+    src = ("def pullback(g, a, idx, h):\n"
+           "    b_x = _rt.getitem_grad(a, idx, g)\n"
+           "    b_z = _rt.unbroadcast(b_x, a)\n"
+           "    b_y, b_x = _rt.setitem_grad(b_z, a, 0, h)\n"
+           "    return (b_x, b_y)\n")
+    out = sparse_scatters(src)
+    assert "_rt.getitem_grad_sparse(a, idx, g)" in out
+    assert "_rt.setitem_grad(_rt.dense(b_z), a, 0, h)" in out
+    assert "return (b_x, b_y)" in out  # both rebound to arrays
+
+
 @pytest.mark.parametrize("reader", [
     "    for i in range(2):\n        b_q = b_x + i\n",  # a loop reads it
     "    f = lambda: b_x\n",  # a nested function reads it

@@ -158,9 +158,11 @@ class _Flow:
             if isinstance(s, (ast.Assign, ast.AugAssign)):
                 targets = s.targets if isinstance(s, ast.Assign) else [s.target]
                 for t in targets:
-                    if any(isinstance(n, ast.Name) and n.id in live for n in ast.walk(t)):
-                        raise _Unsafe
-                    live = live - {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                    names = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
+                    if isinstance(s, ast.Assign) and all(isinstance(n, ast.Name) for n in names):
+                        live = live - {n.id for n in names}  # rebound to what dense() gave
+                    elif any(isinstance(n, ast.Name) and n.id in live for n in ast.walk(t)):
+                        raise _Unsafe  # written into (b[i] = ..., b += ...)
             return live
         if any(isinstance(n, ast.Name) and n.id in live for n in ast.walk(s)):
             raise _Unsafe  # a loop, a nested function...: reads we do not follow
