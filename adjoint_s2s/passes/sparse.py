@@ -65,7 +65,7 @@ class _Flow:
             only = _ACCS[helper]
             for i, a in enumerate(e.args):
                 if only is None or i == only:
-                    self.benefit |= self.sink(a, live)
+                    self.benefit |= self.expr(a, live)
                 else:
                     self.dense(a, live)
             return False
@@ -78,22 +78,14 @@ class _Flow:
             and isinstance(e.comparators[0], ast.Constant)
             and e.comparators[0].value is None
         ):
-            self.sink(e.left, live)
+            self.expr(e.left, live)
             return False
         self.dense(e, live)
         return False
 
-    def sink(self, e, live):
-        """e is read by a helper that takes a Scattered: may it be one?"""
-        return self.expr(e, live)
-
     def dense(self, e, live):
         """e must not see a Scattered: wrap the reads in it that may."""
-        if isinstance(e, ast.Name):
-            if e.id in live:
-                self.wrap.append(e)
-            return
-        if self.expr_is_sparse_chain(e, live):
+        if _chain(e, live):
             self.wrap.append(e)
             return
         for child in ast.iter_child_nodes(e):
@@ -106,17 +98,6 @@ class _Flow:
         if isinstance(e, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             if any(isinstance(n, ast.Name) and n.id in live for n in ast.walk(e)):
                 raise _Unsafe  # a read the wrapping above cannot reach safely
-
-    def expr_is_sparse_chain(self, e, live):
-        """e is unbroadcast(...)/unary minus over a name that may hold the Scattered."""
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            return self.expr_is_sparse_chain(e.operand, live) or (
-                isinstance(e.operand, ast.Name) and e.operand.id in live
-            )
-        if _rt_call(e, "unbroadcast") and len(e.args) == 2:
-            a = e.args[0]
-            return (isinstance(a, ast.Name) and a.id in live) or self.expr_is_sparse_chain(a, live)
-        return False
 
     # -- statements ---------------------------------------------------------------------
     def block(self, stmts, live, started):
@@ -167,6 +148,17 @@ class _Flow:
         if any(isinstance(n, ast.Name) and n.id in live for n in ast.walk(s)):
             raise _Unsafe  # a loop, a nested function...: reads we do not follow
         return live
+
+
+def _chain(e, live):
+    """e is a name that may hold the Scattered, or unbroadcast / unary minus over one."""
+    if isinstance(e, ast.Name):
+        return e.id in live
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        return _chain(e.operand, live)
+    if _rt_call(e, "unbroadcast") and len(e.args) == 2:
+        return _chain(e.args[0], live)
+    return False
 
 
 def _contains(tree, node):
