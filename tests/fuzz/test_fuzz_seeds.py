@@ -1,0 +1,33 @@
+"""A fixed set of fuzz programs (tests/fuzz/gen.py) under `make test`: every one must pass
+the oracle (tests/fuzz/oracle.py) or be refused with a clear error that names a line.
+
+KNOWN lists the seeds that fail today, by failure family (see /work/findings/fuzz.md and
+tests/fuzz/README.md); they are strict xfails, so a fix makes them fail here until the seed
+is removed from KNOWN. Reproduce and shrink one with ``python -m tests.fuzz --repro SEED``.
+"""
+
+import pytest
+
+from .gen import generate
+from .oracle import check
+
+SEEDS = range(0, 300)
+
+KNOWN = {
+}
+
+
+def _param(seed):
+    if seed in KNOWN:
+        return pytest.param(seed, marks=pytest.mark.xfail(strict=True, reason=KNOWN[seed]))
+    return seed
+
+
+@pytest.mark.parametrize("seed", [_param(s) for s in SEEDS])
+def test_fuzz_seed(seed):
+    prog = generate(seed)
+    v = check(prog.source, seed)
+    assert v.verdict in ("pass", "refused"), (
+        f"{v}\n" + "\n".join(v.details[:5]) + f"\n{prog.source}\n"
+        f"reproduce and shrink: python -m tests.fuzz --repro {seed}"
+    )
