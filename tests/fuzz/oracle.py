@@ -177,7 +177,9 @@ def coord_name(i, like, params):
     for a, p in zip(like, params):
         n = 1 if isinstance(a, float) else a.size
         if i < k + n:
-            return p if isinstance(a, float) else f"{p}[{np.unravel_index(i - k, a.shape)}]".replace("(", "").replace(",)", "").replace(")", "")
+            if isinstance(a, float):
+                return p
+            return f"{p}[{', '.join(str(int(j)) for j in np.unravel_index(i - k, a.shape))}]"
         k += n
     return str(i)
 
@@ -187,7 +189,7 @@ def classify_error(exc, order):
     if isinstance(exc, AdjointError):
         if LINE.search(str(exc)):
             return Verdict("refused", order, refusal_kind(exc), msg)
-        return Verdict("crash", order, "refusal without line: " + type(exc).__name__, msg)
+        return Verdict("crash", order, "refusal without line: " + refusal_kind(exc), msg)
     if isinstance(exc, Timeout):
         return Verdict("crash", order, "timeout", msg)
     return Verdict("crash", order, type(exc).__name__, msg, [tb_tail(exc)])
@@ -252,7 +254,7 @@ def _check(f, seed, second):
     if not math.isfinite(want):
         return Verdict("invalid", 0, "not finite", f"f = {want}")
 
-    ad.refresh()  # every program starts from an empty cache: a seed's verdict is its own
+    forget_programs()  # a seed's verdict is its own, whatever ran before in this process
 
     # ----- first order -----
     try:
@@ -288,7 +290,7 @@ def _check(f, seed, second):
     scale = max(1.0, float(np.max(np.abs(d1))) if np.all(np.isfinite(d1)) else 1.0)
     bad = compare(g, d1, d2, scale)
     if bad:
-        details = [f"d/d{coord_name(i, like, params)}: adjoint {g[i]!r}, differences {d1[i]!r}" for i in bad]
+        details = [f"d/d{coord_name(i, like, params)}: adjoint {g[i]:.9g}, differences {d1[i]:.9g}" for i in bad]
         kind = "None gradient" if all(grads[_arg_of(i, like)] is None for i in bad if isinstance(grads, tuple)) else "gradient"
         return Verdict("wrong", 1, kind, details[0], details)
 
@@ -325,9 +327,31 @@ def _check(f, seed, second):
     scale = max(1.0, float(np.max(np.abs(e1))) if np.all(np.isfinite(e1)) else 1.0)
     bad = compare(hv, e1, e2, scale)
     if bad:
-        details = [f"(H u) at {coord_name(i, like, params)}: adjoint {hv[i]!r}, differences {e1[i]!r}" for i in bad]
+        details = [f"(H u) at {coord_name(i, like, params)}: adjoint {hv[i]:.9g}, differences {e1[i]:.9g}" for i in bad]
         return Verdict("wrong", 2, "hessian-vector", details[0], details)
     return Verdict("pass")
+
+
+def forget_programs():
+    """Drop the generated entries of earlier programs. Programs from different files can
+    hold functions whose code objects compare equal (same text at the same line); a cache
+    that keys on code equality would hand one program another's entry, and a seed's
+    verdict would depend on what ran before. Entries of library code stay (refreshing
+    everything costs seconds per program at second order)."""
+    try:
+        from adjoint_s2s import emit
+
+        cache = emit._CACHE
+        where = workdir()
+        for key in list(cache.keys()):
+            parts = key if isinstance(key, tuple) else (key,)
+            for part in parts:
+                name = getattr(part, "co_filename", part)
+                if isinstance(name, str) and name.startswith(where):
+                    cache.pop(key, None)
+                    break
+    except Exception:  # the cache changed shape: fall back to forgetting everything
+        ad.refresh()
 
 
 def _arg_of(i, like):

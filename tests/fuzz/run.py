@@ -39,7 +39,7 @@ def shrink_task(seed, budget):
     prog = generate(seed)
     v = check(prog.source, seed)
     small = shrink(prog.source, seed, v, budget=budget) if v.verdict in ("wrong", "crash") else prog.source
-    return seed, v, small
+    return seed, v, small, check(small, seed)
 
 
 def repro_command(seed):
@@ -52,9 +52,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SEED", 0)))
     ap.add_argument("--workers", type=int, default=int(os.environ.get("FUZZ_WORKERS", 2)))
     ap.add_argument("--count", type=int, default=None, help="stop after this many programs")
-    ap.add_argument("--shrink-groups", type=int, default=int(os.environ.get("FUZZ_SHRINK_GROUPS", 12)),
-                    help="shrink one program of at most this many wrong/crash groups")
-    ap.add_argument("--shrink-seconds", type=float, default=30.0, help="budget per shrink")
+    ap.add_argument("--shrink", type=int, default=int(os.environ.get("FUZZ_SHRINK", 10)),
+                    help="shrink at most this many wrong/crash programs (spread over the groups)")
+    ap.add_argument("--shrink-seconds", type=float, default=20.0, help="budget per shrink")
     ap.add_argument("--repro", type=int, default=None, help="show, check and shrink one seed")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--list", action="store_true", help="print one line per program")
@@ -87,21 +87,50 @@ def main(argv=None):
         results.sort(key=lambda r: r[0])
         report(results, elapsed, args)
         bad = [r for r in results if r[1].verdict in ("wrong", "crash")]
-        if bad and not args.no_shrink and args.shrink_groups:
+        if bad and not args.no_shrink and args.shrink:
             groups = collections.OrderedDict()
             for seed, v, cons, dt in bad:
-                groups.setdefault(v.key(), []).append(seed)
-            reps = [(key, min(seeds, key=lambda s: len(generate(s).source))) for key, seeds in groups.items()]
-            reps = reps[: args.shrink_groups]
-            print(f"\n=== shrinking one program of {len(reps)} of {len(groups)} wrong/crash groups "
+                groups.setdefault(v.key(), []).append((seed, set(cons)))
+            reps = pick_representatives(groups, args.shrink)
+            print(f"\n=== shrinking {len(reps)} programs from {len(groups)} wrong/crash groups "
                   f"({args.shrink_seconds:.0f} s each) ===")
             jobs = [(key, pool.apply_async(shrink_task, (seed, args.shrink_seconds))) for key, seed in reps]
             for key, job in jobs:
-                seed, v, small = job.get()
-                print(f"\n--- {v}\n    seeds: {' '.join(map(str, groups[key][:30]))}"
+                seed, v, small, sv = job.get()
+                print(f"\n--- {v}\n    shrunk: {sv}\n    seeds: {' '.join(str(sd) for sd, _ in groups[key][:30])}"
                       f"{' ...' if len(groups[key]) > 30 else ''}\n    reproduce: {repro_command(seed)}")
                 print(indent(small))
     return 1 if any(r[1].verdict in ("wrong", "crash") for r in results) else 0
+
+
+def pick_representatives(groups, count):
+    """Up to `count` (key, seed) pairs, round-robin over the groups (largest first); inside
+    a group the next pick is the program whose constructs overlap least with the picks
+    made there so far (ties: the shortest source), so different causes get shrunk."""
+    order = sorted(groups, key=lambda k: -len(groups[k]))
+    picked = {k: [] for k in order}
+    out = []
+    while len(out) < count:
+        progress = False
+        for key in order:
+            if len(out) >= count:
+                break
+            left = [(sd, cons) for sd, cons in groups[key] if sd not in {p for p, _ in picked[key]}]
+            if not left:
+                continue
+
+            def overlap(item):
+                sd, cons = item
+                worst = max((len(cons & c) / max(1, len(cons | c)) for _, c in picked[key]), default=0.0)
+                return (worst, len(generate(sd).source))
+
+            best = min(left[:200], key=overlap)
+            picked[key].append(best)
+            out.append((key, best[0]))
+            progress = True
+        if not progress:
+            break
+    return out
 
 
 def indent(text):
@@ -149,7 +178,10 @@ def repro(seed, do_shrink, budget):
         print("#   " + d.replace("\n", "\n#   "))
     if do_shrink and v.verdict in ("wrong", "crash"):
         small = shrink(prog.source, seed, v, budget=budget)
-        print(f"\n# shrunk (same verdict: {check(small, seed).key()}):")
+        sv = check(small, seed)
+        print(f"\n# shrunk: {sv}")
+        for d in sv.details[:5]:
+            print("#   " + d.replace("\n", "\n#   "))
         print(small)
     return 1 if v.verdict in ("wrong", "crash") else 0
 
