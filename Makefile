@@ -6,7 +6,7 @@ SPEC := ../shared/spec
 # spec files join the run once they pass in full
 SPEC_FILES := $(SPEC)/test_core.py $(SPEC)/test_numpy.py $(SPEC)/test_types_and_rules.py $(SPEC)/test_advanced.py
 
-.PHONY: demo test bench stress clean
+.PHONY: demo test bench stress fuzz clean
 
 $(VENV)/.installed-base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ bench: $(VENV)/.installed-test
 
 stress: $(VENV)/.installed-test
 	$(PY) -m pytest -q tests -m stress -p no:cacheprovider
+
+# differential fuzzer (tests/fuzz/README.md): FUZZ_SECONDS (default 600), FUZZ_SEED (first seed)
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= 0
+fuzz: $(VENV)/.installed-test
+	$(PY) -m tests.fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --workers 2
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,774 @@
+"""Random programs in the style users write, for the differential fuzzer.
+
+``generate(seed)`` returns a ``Program``: the source of a module that defines
+``f(x, v, w)`` or ``f(x, v, w, A)`` (x a float, v and w float arrays of length N, A an
+R x N float array) returning a float, and the sorted list of the construct families the
+program uses. The same seed always gives the same text (only ``random.Random(seed)``
+decides; no set or hash order leaks into the output).
+
+Every construct family is one small method ``c_<family>`` that appends statements to the
+body of ``f`` (and, for helpers and classes, a definition to the module) and records its
+name. Expressions are built by shape (``expr(shape, depth)``), so every program is valid
+Python that runs at the inputs.
+
+The programs stay smooth where they are evaluated: every nonlinearity is squashed
+(``tanh``, ``1 + z*z`` under logs, roots and divisions), branch tests and the kinks of
+``maximum``/``clip``/``where`` compare against constants that random inputs only hit with
+tiny probability, and loop and recursion counts are integers. The oracle drops the few
+coordinates where central differences at two step sizes disagree.
+"""
+
+import random
+from dataclasses import dataclass, field
+
+N = 4  # length of v and w
+R = 3  # rows of A
+
+S = ()
+V = (N,)
+RV = (R,)
+M = (R, N)
+MT = (N, R)
+SHAPES = [S, V, RV, M, MT]
+
+HEADER = """\
+import math
+from dataclasses import dataclass
+
+import numpy as np
+"""
+
+
+@dataclass
+class Program:
+    seed: int
+    source: str
+    constructs: list = field(default_factory=list)
+    params: tuple = ("x", "v", "w")
+
+
+def fmt(c):
+    return repr(round(c, 2))
+
+
+class Gen:
+    def __init__(self, seed):
+        self.seed = seed
+        self.r = random.Random(seed)
+        self.matrix = self.r.random() < 0.35
+        self.params = ("x", "v", "w", "A") if self.matrix else ("x", "v", "w")
+        self.env = {"x": S, "v": V, "w": V}
+        if self.matrix:
+            self.env["A"] = M
+        self.owned = []  # local arrays that may be written in place (copies, and views of them)
+        self.lists = []  # local lists of floats
+        self.defs = []  # module-level definitions (source blocks)
+        self.lines = []  # body of f, each (indent, text)
+        self.used = set()
+        self.n = 0
+        self.early = False
+
+    # ----- bookkeeping -------------------------------------------------------------------
+    def new(self, prefix):
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def emit(self, text, indent=0):
+        self.lines.append((indent, text))
+
+    def use(self, name):
+        self.used.add(name)
+
+    def names(self, shape):
+        return [k for k, s in self.env.items() if s == shape]
+
+    def const(self, lo=-1.0, hi=1.0):
+        return fmt(self.r.uniform(lo, hi))
+
+    def pick(self, options):
+        return self.r.choice(options)
+
+    def bind(self, name, shape):
+        self.env[name] = shape
+
+    # ----- expressions by shape ----------------------------------------------------------
+    def leaf(self, shape):
+        names = self.names(shape)
+        if shape == S:
+            opts = list(names) * 2 + [self.const(), f"v[{self.r.randrange(N)}]"]
+            if self.matrix:
+                opts.append(f"A[{self.r.randrange(R)}, {self.r.randrange(N)}]")
+            return self.pick(opts)
+        if names:
+            return self.pick(names)
+        if shape == RV:
+            return "A[:, 1]" if self.matrix else "v[:3]"
+        if shape == M:
+            return "A" if self.matrix else "np.outer(v[:3], w)"
+        if shape == MT:
+            return "A.T" if self.matrix else "np.outer(w, v[1:])"
+        if shape == (N, N):
+            return "(A.T @ A)" if self.matrix else "np.outer(v, w)"
+        if shape == (R, R):
+            return "(A @ A.T)" if self.matrix else "np.outer(w[1:], v[:3])"
+        return self.pick(["v", "w"])
+
+    def expr(self, shape, d=2):
+        if d <= 0 or self.r.random() < 0.2:
+            return self.leaf(shape)
+        if shape == S:
+            return self.scalar(d)
+        if len(shape) == 1:
+            return self.vector(shape[0], d)
+        return self.matrix_expr(shape, d)
+
+    def scalar(self, d):
+        r = self.r
+        e = lambda: self.expr(S, d - 1)  # noqa: E731
+        k = r.random()
+        if k < 0.35:
+            a, b = e(), e()
+            return self.pick([
+                f"({a} + {b})",
+                f"({a} - {b})",
+                f"{a} * {b}",
+                f"{a} / (1.0 + {b} * {b})",
+                f"{a} / (2.0 + math.cos({b}))",
+                f"({a}) ** 2",
+                f"max({a}, {b})",
+            ])
+        if k < 0.6:
+            a = e()
+            return self.pick([
+                f"math.sin({a})",
+                f"math.tanh({a})",
+                f"math.cos({a})",
+                f"math.exp(math.tanh({a}))",
+                f"math.log(1.0 + {a} * {a})",
+                f"math.sqrt(1.0 + {a} * {a})",
+                f"math.atan({a})",
+                f"float(np.tanh({a}))",
+            ])
+        self.use("reduction")
+        return self.reduction(d)
+
+    def reduction(self, d):
+        a = self.expr(V, d - 1)
+        b = self.expr(V, d - 1)
+        c = self.const(-0.5, 0.5)
+        opts = [
+            f"np.sum({a})",
+            f"({a}).sum()",
+            f"({a}).mean()",
+            f"np.dot({a}, {b})",
+            f"({a}).dot({b})",
+            f"({a} * {b}).sum()",
+            f"({a}).max()",
+            f"np.min({a})",
+            f"np.linalg.norm({a})",
+            f"np.prod(np.tanh({a}) + 1.5)",
+            f"({a}).std()",
+            f"np.sum(np.where({a} > {c}, {a}, 0.0))",
+            f"({a})[({a}) > {c}].sum()",
+            f"({a})[{self.r.randrange(-N, N)}]",
+            f"({a}).reshape(2, 2).T.dot(({b})[:2]).sum()",
+            f"({a})[::-1].cumsum()[-1]",
+            f"float(({a})[{self.r.randrange(N)}])",
+        ]
+        if self.matrix or self.r.random() < 0.3:
+            m = self.expr(M, d - 1)
+            u = self.expr(RV, d - 1)
+            opts += [
+                f"({m}).T.sum()",
+                f"({m}).sum(axis={self.r.randrange(2)}).mean()",
+                f"np.sum({m}, axis=0, keepdims=True).sum()",
+                f"np.trace(({m}) @ (({m}).T))",
+                f"({m}).T.dot({u}).sum()",
+                f"np.mean(({m})[::-1, 1])",
+                f"({m})[{self.r.randrange(R)}, {self.r.randrange(N)}]",
+                f"np.max({m}, axis=1).sum()",
+            ]
+        return self.pick(opts)
+
+    def vector(self, n, d):
+        shape = (n,)
+        e = lambda: self.expr(shape, d - 1)  # noqa: E731
+        s = lambda: self.expr(S, d - 1)  # noqa: E731
+        k = self.r.random()
+        c = self.const(-0.5, 0.5)
+        if k < 0.3:
+            a, b = e(), e()
+            return self.pick([
+                f"({a} + {b})",
+                f"({a} - {b})",
+                f"{a} * {b}",
+                f"{s()} * {a}",
+                f"({a} + {s()})",
+                f"{a} / (1.0 + {b} * {b})",
+                f"({a}) ** 2",
+            ])
+        if k < 0.5:
+            a = e()
+            return self.pick([
+                f"np.tanh({a})",
+                f"np.sin({a})",
+                f"np.exp(np.tanh({a}))",
+                f"np.log1p({a} * {a})",
+                f"np.sqrt(1.0 + {a} * {a})",
+                f"np.cumsum({a})",
+                f"np.roll({a}, 1)",
+                f"np.sort({a})",
+            ])
+        if k < 0.7:
+            a, b = e(), e()
+            self.use("where_maximum_clip")
+            return self.pick([
+                f"np.where({a} > {c}, {a}, {b})",
+                f"np.maximum({a}, {c})",
+                f"np.minimum({a}, {b})",
+                f"np.clip({a}, {fmt(-abs(float(c)) - 0.4)}, {fmt(abs(float(c)) + 0.4)})",
+            ])
+        if k < 0.82:
+            a = e()
+            self.use("indexing")
+            perm = list(range(n))
+            self.r.shuffle(perm)
+            rep = [self.r.randrange(n) for _ in range(n)]
+            return self.pick([
+                f"({a})[::-1]",
+                f"({a})[{perm}]",
+                f"({a})[np.array({rep})]",
+            ])
+        # from matrices
+        self.use("matrix_vector")
+        other = N if n == R else R
+        opts = [
+            f"np.sum({self.expr((other, n), d - 1)}, axis=0)",
+            f"({self.expr((n, other), d - 1)}).mean(axis=1)",
+            f"({self.expr((other, n), d - 1)}).T.dot({self.expr((other,), d - 1)})",
+            f"(({self.expr((n, other), d - 1)}) @ ({self.expr((other,), d - 1)}))",
+            f"({self.expr((other, n), d - 1)})[{self.r.randrange(other)}]",
+            f"({self.expr((n, other), d - 1)})[:, {self.r.randrange(other)}]",
+            f"({self.expr((other, n), d - 1)}).max(axis=0)",
+        ]
+        if n == N:
+            a, b = e(), e()
+            opts += [
+                f"({a}).reshape(2, 2).T.ravel()",
+                f"({a}).reshape(2, 2).T.reshape(-1)",
+                f"np.concatenate([({a})[:2], ({b})[2:]])",
+                f"np.r_[({a})[:2], ({b})[2:]]",
+            ]
+        return self.pick(opts)
+
+    def matrix_expr(self, shape, d):
+        a_, b_ = shape
+        e = lambda: self.expr(shape, d - 1)  # noqa: E731
+        k = self.r.random()
+        self.use("matrix")
+        if k < 0.3:
+            a, b = e(), e()
+            return self.pick([
+                f"({a} + {b})",
+                f"{a} * {b}",
+                f"{self.expr(S, d - 1)} * {a}",
+                f"np.tanh({a})",
+                f"({a})[::-1]",
+                f"({a})[:, ::-1]",
+            ])
+        if k < 0.5:
+            self.use("transpose")
+            return f"({self.expr((b_, a_), d - 1)}).T"
+        if k < 0.75:
+            self.use("broadcasting")
+            u, w = self.expr((a_,), d - 1), self.expr((b_,), d - 1)
+            a = e()
+            return self.pick([
+                f"np.outer({u}, {w})",
+                f"({u})[:, None] * ({w})[None, :]",
+                f"({u}).reshape(-1, 1) + {w}",
+                f"{a} - ({a}).mean(axis=1, keepdims=True)",
+                f"{a} / (1.0 + np.sum({a} * {a}, axis=0, keepdims=True))",
+                f"{a} * np.max({a}, axis=0, keepdims=True)",
+            ])
+        kk = self.pick([R, N])
+        return f"(({self.expr((a_, kk), d - 1)}) @ ({self.expr((kk, b_), d - 1)}))"
+
+    # ----- construct families (statements) ----------------------------------------------
+    def c_assign(self, ind=0):
+        shape = self.pick([S, S, V, V, RV, M] if self.matrix else [S, S, V, V])
+        name = self.new("s" if shape == S else "u" if len(shape) == 1 else "B")
+        self.emit(f"{name} = {self.expr(shape)}", ind)
+        self.bind(name, shape)
+
+    def c_inplace(self, ind=0, vector=False):
+        self.use("inplace")
+        if self.matrix and not vector and self.r.random() < 0.3:
+            B = self.new("B")
+            self.emit(f"{B} = {self.pick(['A.copy()', 'np.array(A)', 'A * 1.0'])}", ind)
+            for _ in range(self.r.randint(1, 3)):
+                self.emit(self.pick([
+                    f"{B}[{self.r.randrange(R)}] = {self.expr(V, 1)}",
+                    f"{B}[:, {self.r.randrange(N)}] *= {self.expr(S, 1)}",
+                    f"{B}[{self.r.randrange(R)}, {self.r.randrange(N)}] += {self.expr(S, 1)}",
+                    f"{B} -= {self.expr(M, 1)}",
+                ]), ind)
+            self.bind(B, M)
+            return
+        b = self.new("b")
+        self.emit(f"{b} = {self.pick(['v.copy()', 'w.copy()', 'np.array(v)', 'v + 0.0'])}", ind)
+        i, j = sorted(self.r.sample(range(N + 1), 2))
+        idx = [self.r.randrange(N) for _ in range(3)]
+        for _ in range(self.r.randint(1, 3)):
+            self.emit(self.pick([
+                f"{b}[{self.r.randrange(N)}] = {self.expr(S, 1)}",
+                f"{b}[{self.r.randrange(N)}] += {self.expr(S, 1)}",
+                f"{b}[{i}:{j}] = ({self.expr(V, 1)})[{i}:{j}]",
+                f"{b}[{i}:{j}] *= {self.expr(S, 1)}",
+                f"{b}[np.array({idx})] *= {self.const(0.5, 2.0)}",
+                f"{b}[np.array({idx})] = {b}[np.array({idx})] * {self.expr(S, 1)}",
+                f"{b}[np.array({idx})] += {self.expr(S, 1)}",
+                f"{b} += {self.expr(V, 1)}",
+                f"{b} *= {self.expr(S, 1)}",
+                f"{b}[{b} > {self.const(0.3, 0.9)}] = {self.const()}",
+            ]), ind)
+        self.bind(b, V)
+        self.owned.append(b)
+
+    def c_alias(self, ind=0):
+        self.use("alias")
+        if not self.owned:
+            self.c_inplace(ind, vector=True)
+        a = self.pick(self.owned)
+        c = self.new("c")
+        if self.r.random() < 0.5:
+            self.emit(f"{c} = {a}", ind)
+            self.emit(self.pick([f"{c} += {self.expr(V, 1)}", f"{c}[{self.r.randrange(N)}] *= {self.expr(S, 1)}",
+                                 f"{c} *= {self.expr(S, 1)}"]), ind)
+            self.bind(c, V)
+        else:
+            self.use("view")
+            i = self.r.randrange(1, N - 1)
+            self.emit(f"{c} = {a}[{i}:]", ind)
+            self.emit(self.pick([f"{c} *= {self.expr(S, 1)}", f"{c}[0] = {self.expr(S, 1)}",
+                                 f"{c} += 1.0"]), ind)
+            self.bind(c, (N - i,))
+        s = self.new("s")
+        self.emit(f"{s} = np.sum({a} * {self.expr(V, 1)})", ind)
+        self.bind(s, S)
+
+    def c_list(self, ind=0):
+        self.use("list")
+        L = self.new("lst")
+        k = self.r.random()
+        if k < 0.3:
+            self.emit(f"{L} = []", ind)
+            i = self.new("i")
+            self.emit(f"for {i} in range({N}):", ind)
+            self.emit(f"{L}.append(({self.expr(V, 1)})[{i}] * {self.expr(S, 1)})", ind + 1)
+        elif k < 0.5:
+            self.emit(f"{L} = [{self.expr(S, 1)}, {self.expr(S, 1)}]", ind)
+            self.emit(self.pick([f"{L}.append({self.expr(S, 1)})", f"{L} += [{self.expr(S, 1)}]",
+                                 f"{L}.extend([{self.expr(S, 1)}, 0.5])", f"{L}.insert(0, {self.expr(S, 1)})"]), ind)
+        elif k < 0.7:
+            t = self.new("t")
+            self.emit(f"{L} = [math.sin({t}) * {self.expr(S, 1)} for {t} in {self.pick(['v', 'w'])}]", ind)
+        elif k < 0.85:
+            self.emit(f"{L} = {self.pick(['list(v)', 'list(w)', 'v.tolist()'])}", ind)
+            self.emit(f"{L}[{self.r.randrange(N)}] = {self.expr(S, 1)}", ind)
+        else:
+            self.use("dict")
+            D = self.new("d")
+            self.emit(f"{D} = {{'a': {self.expr(S, 1)}, 'b': {self.expr(S, 1)}}}", ind)
+            self.emit(f"{D}['c'] = {D}['a'] * {self.expr(S, 1)}", ind)
+            self.emit(f"{D}['a'] += {self.expr(S, 1)}", ind)
+            s = self.new("s")
+            self.emit(self.pick([f"{s} = sum({D}.values())",
+                                 f"{s} = sum(val * 0.5 for key, val in {D}.items())",
+                                 f"{s} = {D}['a'] + {D}.get('c', 0.0)"]), ind)
+            self.bind(s, S)
+            return
+        s = self.new("s")
+        self.emit(self.pick([f"{s} = sum({L})", f"{s} = {L}[0] + {L}[-1]", f"{s} = max({L}) + min({L})",
+                             f"{s} = sum({L}) / len({L})"]), ind)
+        self.lists.append(L)
+        self.bind(s, S)
+
+    def c_unpack(self, ind=0):
+        self.use("unpack")
+        p, q = self.new("p"), self.new("q")
+        k = self.r.random()
+        if k < 0.4:
+            self.emit(f"{p}, {q} = {self.expr(S, 1)}, {self.expr(S, 1)}", ind)
+            self.emit(f"{p}, {q} = {q}, {p} * {self.expr(S, 1)}", ind)
+        elif k < 0.7:
+            z = self.new("z")
+            self.emit(f"({p}, {q}), {z} = ({self.expr(S, 1)}, {self.expr(S, 1)}), {self.expr(S, 1)}", ind)
+            self.emit(f"{p} = {p} + {z}", ind)
+        else:
+            a = self.new("a")
+            self.emit(f"{p}, {q}, *{a} = {self.expr(V, 1)}", ind)
+            self.emit(f"{p} = {p} * sum({a})", ind)
+        self.bind(p, S)
+        self.bind(q, S)
+
+    def c_if(self, ind=0):
+        self.use("if")
+        t = self.new("s")
+        cond = f"{self.expr(S, 1)} > {self.const()}"
+        self.emit(f"if {cond}:", ind)
+        self.emit(f"{t} = {self.expr(S)}", ind + 1)
+        if self.r.random() < 0.5:
+            self.use("elif")
+            self.emit(f"elif {self.expr(S, 1)} < {self.const()}:", ind)
+            self.emit(f"{t} = {self.expr(S)}", ind + 1)
+        self.emit("else:", ind)
+        self.emit(f"{t} = {self.expr(S)}", ind + 1)
+        self.bind(t, S)
+        if self.r.random() < 0.3:
+            self.use("ifexp")
+            u = self.new("s")
+            self.emit(f"{u} = {self.expr(S, 1)} if {self.expr(S, 1)} > {self.const()} else {self.expr(S, 1)}", ind)
+            self.bind(u, S)
+
+    def c_for(self, ind=0):
+        self.use("for")
+        acc = self.new("s")
+        self.emit(f"{acc} = {self.expr(S, 1)}", ind)
+        i = self.new("i")
+        kind = self.r.random()
+        if kind < 0.4:
+            self.emit(f"for {i} in range({self.r.randint(1, N)}):", ind)
+            item = f"({self.expr(V, 1)})[{i}]"
+        elif kind < 0.7:
+            t = self.new("t")
+            self.use("enumerate")
+            self.emit(f"for {i}, {t} in enumerate({self.expr(V, 1)}):", ind)
+            item = t
+        else:
+            t, t2 = self.new("t"), self.new("t")
+            self.use("zip")
+            self.emit(f"for {t}, {t2} in zip({self.expr(V, 1)}, {self.pick(['v', 'w'])}):", ind)
+            self.emit(f"{i} = 1", ind + 1)
+            item = f"{t} * {t2}"
+        if self.r.random() < 0.4:
+            self.use("continue")
+            self.emit(f"if {i} == {self.r.randrange(N)}:", ind + 1)
+            self.emit("continue", ind + 2)
+        self.emit(self.pick([f"{acc} = {acc} * 0.8 + math.sin({item})",
+                             f"{acc} = math.tanh({acc}) + {item} * {self.expr(S, 1)}",
+                             f"{acc} += {item} * {item}"]), ind + 1)
+        if self.r.random() < 0.4:
+            self.use("break")
+            self.emit(self.pick([f"if {i} >= {self.r.randrange(1, N)}:", f"if {acc} > {self.const(2.0, 4.0)}:"]), ind + 1)
+            self.emit("break", ind + 2)
+            if self.r.random() < 0.5:
+                self.use("for_else")
+                self.emit("else:", ind)
+                self.emit(f"{acc} = {acc} * {self.expr(S, 1)}", ind + 1)
+        self.bind(acc, S)
+
+    def c_while(self, ind=0):
+        self.use("while")
+        acc, k = self.new("s"), self.new("k")
+        self.emit(f"{acc} = {self.expr(S, 1)}", ind)
+        self.emit(f"{k} = 0", ind)
+        self.emit(f"while {k} < {self.r.randint(1, 4)}:", ind)
+        self.emit(f"{k} += 1", ind + 1)
+        if self.r.random() < 0.3:
+            self.use("continue")
+            self.emit(f"if {k} == 2:", ind + 1)
+            self.emit("continue", ind + 2)
+        self.emit(f"{acc} = 0.7 * {acc} + 0.2 * math.cos({acc}) * {self.expr(S, 1)}", ind + 1)
+        if self.r.random() < 0.3:
+            self.use("break")
+            self.emit(f"if abs({acc}) > {self.const(3.0, 5.0)}:", ind + 1)
+            self.emit("break", ind + 2)
+            self.emit("else:", ind)
+            self.emit(f"{acc} = {acc} + 0.5", ind + 1)
+        self.bind(acc, S)
+
+    def c_early_return(self, ind=0):
+        if self.early:
+            return self.c_assign(ind)
+        self.early = True
+        self.use("early_return")
+        self.emit(f"if {self.expr(S, 1)} > {self.const(0.8, 1.6)}:", ind)
+        self.emit(f"return {self.expr(S)}", ind + 1)
+
+    def c_closure(self, ind=0):
+        self.use("closure")
+        g = self.new("g")
+        z = "z"
+        cap = self.expr(S, 1)
+        c = self.new("s")
+        self.emit(f"{c} = {cap}", ind)
+        self.bind(c, S)
+        if self.r.random() < 0.3:
+            self.use("recursion")
+            self.emit(f"def {g}(z, n=3):", ind)
+            self.emit(f"return z if n == 0 else {g}(math.sin(z) + {c} * 0.1, n - 1)", ind + 1)
+        else:
+            self.emit(f"def {g}({z}):", ind)
+            if self.r.random() < 0.5:
+                self.emit(f"h = {z} * {c}", ind + 1)
+                self.emit(f"return math.tanh(h) + {z}", ind + 1)
+            else:
+                self.emit(f"return {z} * {c} + math.sin({z})", ind + 1)
+        s = self.new("s")
+        self.emit(f"{s} = {g}({self.expr(S, 1)}) + {g}({self.expr(S, 1)})", ind)
+        self.bind(s, S)
+
+    def c_lambda(self, ind=0):
+        self.use("lambda")
+        s = self.new("s")
+        cap = self.pick(self.names(S))
+        k = self.r.random()
+        vec = self.expr(V, 1)
+        if k < 0.25:
+            sq = self.new("sq")
+            self.emit(f"{sq} = lambda t: t * t + {cap}", ind)
+            self.emit(f"{s} = {sq}({self.expr(S, 1)}) * 0.5", ind)
+        elif k < 0.5:
+            self.emit(f"{s} = sum(map(lambda t: math.sin(t) * {cap}, {vec}))", ind)
+        elif k < 0.7:
+            self.emit(f"{s} = sorted([{self.expr(S, 1)}, {self.expr(S, 1)}, {cap}], key=lambda t: -t)[0]", ind)
+        elif k < 0.85:
+            self.emit(f"{s} = max(list({vec}), key=lambda t: abs(t - {self.const(-3, -2)}))", ind)
+        else:
+            j = self.new("j")
+            self.emit(f"{j} = min(range({N}), key=lambda i: v[i])", ind)
+            self.emit(f"{s} = w[{j}] * {cap}", ind)
+        self.bind(s, S)
+
+    def c_dataclass(self, ind=0):
+        self.use("dataclass")
+        P = f"Pt{self.n}"
+        self.n += 1
+        self.defs.append(f"""\
+@dataclass
+class {P}:
+    a: float
+    b: float
+
+    def norm2(self):
+        return self.a * self.a + {self.const(0.5, 2.0)} * self.b * self.b
+
+    def scaled(self, s):
+        return {P}(self.a * s, self.b + s)
+""")
+        p, s = self.new("p"), self.new("s")
+        self.emit(f"{p} = {P}({self.expr(S, 1)}, {self.expr(S, 1)})", ind)
+        self.emit(self.pick([f"{s} = {p}.norm2()", f"{s} = {p}.scaled({self.expr(S, 1)}).norm2()",
+                             f"{s} = {p}.a * {p}.b + {p}.scaled(0.5).a"]), ind)
+        self.bind(s, S)
+
+    def c_class(self, ind=0):
+        self.use("class")
+        C = f"Lin{self.n}"
+        self.n += 1
+        self.defs.append(f"""\
+class {C}:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    @property
+    def w2(self):
+        return self.w * self.w
+
+    def __call__(self, z):
+        return self.w * z + self.b
+
+    def shift(self, d):
+        self.b = self.b + d
+        return self
+""")
+        m, s = self.new("m"), self.new("s")
+        self.emit(f"{m} = {C}({self.expr(S, 1)}, {self.const()})", ind)
+        k = self.r.random()
+        if k < 0.3:
+            self.use("attr_write")
+            self.emit(f"{m}.w = {m}.w * {self.expr(S, 1)}", ind)
+        elif k < 0.5:
+            self.emit(f"{m}.shift({self.expr(S, 1)})", ind)
+        self.emit(self.pick([f"{s} = {m}({self.expr(S, 1)}) + {m}.w2",
+                             f"{s} = np.sum({m}({self.expr(V, 1)}))",
+                             f"{s} = {m}.w2 * {m}.b"]), ind)
+        self.bind(s, S)
+
+    def c_accumulator(self, ind=0):
+        self.use("class_list_attr")
+        C = f"Acc{self.n}"
+        self.n += 1
+        self.defs.append(f"""\
+class {C}:
+    def __init__(self):
+        self.items = []
+
+    def add(self, z):
+        self.items.append(z)
+
+    def total(self):
+        return sum(self.items)
+""")
+        o, s, t = self.new("o"), self.new("s"), self.new("t")
+        self.emit(f"{o} = {C}()", ind)
+        self.emit(f"for {t} in {self.expr(V, 1)}:", ind)
+        self.emit(f"{o}.add({t} * {self.expr(S, 1)})", ind + 1)
+        self.emit(f"{s} = {o}.total()", ind)
+        self.bind(s, S)
+
+    def c_recursion(self, ind=0):
+        self.use("recursion")
+        g = f"rec{self.n}"
+        self.n += 1
+        if self.r.random() < 0.5:
+            self.defs.append(f"""\
+def {g}(z, n):
+    if n == 0:
+        return z
+    return {g}(math.sin(z) + 0.5 * z, n - 1)
+""")
+            s = self.new("s")
+            self.emit(f"{s} = {g}({self.expr(S, 1)}, {self.r.randint(1, 4)})", ind)
+        else:
+            self.defs.append(f"""\
+def {g}(z, n):
+    return z if n <= 0 else {g}(np.tanh(z) * 0.9 + 0.1, n - 1)
+""")
+            s = self.new("s")
+            self.emit(f"{s} = np.sum({g}({self.expr(V, 1)}, {self.r.randint(1, 3)}))", ind)
+        self.bind(s, S)
+
+    def c_varargs(self, ind=0):
+        self.use("varargs")
+        g = f"comb{self.n}"
+        self.n += 1
+        self.defs.append(f"""\
+def {g}(*args, **kw):
+    total = 0.0
+    for a in args:
+        total = total + a
+    return total * kw.get('scale', 1.0) + kw.get('shift', 0.0)
+""")
+        s = self.new("s")
+        if self.r.random() < 0.5:
+            self.emit(f"{s} = {g}({self.expr(S, 1)}, {self.expr(S, 1)}, scale={self.expr(S, 1)})", ind)
+        else:
+            kw = "{'shift': " + self.expr(S, 1) + "}"
+            self.emit(f"{s} = np.sum({g}({self.expr(V, 1)}, {self.expr(V, 1)}, **{kw}))", ind)
+        self.bind(s, S)
+
+    def c_helper(self, ind=0):
+        self.use("helper")
+        g = f"h{self.n}"
+        self.n += 1
+        k = self.r.random()
+        if k < 0.4:
+            self.defs.append(f"""\
+def {g}(a, b=0.5):
+    c = a * math.sin(b) + b
+    return c * c
+""")
+            s = self.new("s")
+            self.emit(self.pick([f"{s} = {g}({self.expr(S, 1)})", f"{s} = {g}({self.expr(S, 1)}, b={self.expr(S, 1)})"]), ind)
+            self.bind(s, S)
+        elif k < 0.7:
+            self.use("tuple_return")
+            self.defs.append(f"""\
+def {g}(a):
+    return a[:2].sum(), a[2:] * 2.0
+""")
+            p, q = self.new("p"), self.new("q")
+            self.emit(f"{p}, {q} = {g}({self.expr(V, 1)})", ind)
+            s = self.new("s")
+            self.emit(f"{s} = {p} * np.sum({q})", ind)
+            self.bind(s, S)
+        else:
+            self.use("helper_method_chain")
+            self.defs.append(f"""\
+def {g}(a, b):
+    return (a * b).mean(axis=0)
+""")
+            s = self.new("s")
+            self.emit(f"{s} = np.sum({g}({self.expr(V, 1)}, {self.expr(V, 1)}))", ind)
+            self.bind(s, S)
+
+    def c_mutating_helper(self, ind=0):
+        self.use("mutating_helper")
+        g = f"mut{self.n}"
+        self.n += 1
+        k = self.r.random()
+        if k < 0.4:
+            self.defs.append(f"""\
+def {g}(a, s):
+    a[1] += s
+    a *= 0.5
+""")
+            b = self.new("b")
+            self.emit(f"{b} = {self.pick(['v', 'w'])}.copy()", ind)
+            self.emit(f"{g}({b}, {self.expr(S, 1)})", ind)
+            self.bind(b, V)
+            self.owned.append(b)
+        elif k < 0.7:
+            self.defs.append(f"""\
+def {g}(lst, z):
+    lst.append(z * 2.0)
+""")
+            L, s = self.new("lst"), self.new("s")
+            self.emit(f"{L} = [{self.expr(S, 1)}]", ind)
+            self.emit(f"{g}({L}, {self.expr(S, 1)})", ind)
+            self.emit(f"{s} = sum({L})", ind)
+            self.bind(s, S)
+        else:
+            self.defs.append(f"""\
+def {g}(a):
+    a /= np.sum(a * a) + 1.0
+    return a
+""")
+            b, s = self.new("b"), self.new("s")
+            self.emit(f"{b} = {self.expr(V, 1)} * 1.0", ind)
+            self.emit(f"{s} = np.sum({g}({b})) + {b}[0]", ind)
+            self.bind(s, S)
+
+    FAMILIES = [
+        ("assign", 6), ("inplace", 2), ("alias", 1), ("list", 2), ("unpack", 1), ("if", 2),
+        ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
+        ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
+        ("helper", 1), ("mutating_helper", 1),
+    ]
+
+    def statement(self):
+        names = [n for n, _ in self.FAMILIES]
+        weights = [w for _, w in self.FAMILIES]
+        fam = self.r.choices(names, weights)[0]
+        self.use(fam)
+        getattr(self, "c_" + fam)(0)
+
+    def program(self):
+        for _ in range(self.r.randint(2, 7)):
+            self.statement()
+        scal = [k for k, s in self.env.items() if s == S and k != "x"]
+        arrs = [k for k, s in self.env.items() if s != S and k not in self.params]
+        terms = scal[-4:] + [f"np.sum({a}) * {self.const(0.1, 0.5)}" for a in arrs[-2:]]
+        if not terms:
+            terms = [self.expr(S)]
+        self.emit("return " + " + ".join(terms))
+        body = "\n".join("    " * (i + 1) + t for i, t in self.lines)
+        defs = "\n\n".join(self.defs)
+        text = HEADER + "\n\n" + (defs + "\n\n" if defs else "") + f"def f({', '.join(self.params)}):\n" + body + "\n"
+        return Program(self.seed, text, sorted(self.used | {"matrix_arg"} if self.matrix else self.used), self.params)
+
+
+def generate(seed):
+    return Gen(seed).program()
+
+
+if __name__ == "__main__":
+    import sys
+
+    for a in sys.argv[1:] or ["0"]:
+        p = generate(int(a))
+        print(f"# seed {a}: {', '.join(p.constructs)}")
+        print(p.source)

@@ -1,0 +1,378 @@
+"""The oracle: one verdict per program.
+
+``check(source, seed, second=None)`` writes the program to a file (adjoint_s2s reads the
+source), imports it, and returns a ``Verdict``:
+
+- ``pass``: every check below holds;
+- ``refused``: adjoint_s2s raised one of its own errors (an ``AdjointError``) whose message
+  names a line (``line N``);
+- ``crash``: any other exception out of ``pullback``/``back``/``gradient`` (including an error
+  raised inside generated code), a refusal that names no line, or a time-out;
+- ``wrong``: silently wrong: the value under ``pullback`` differs from the plain call, an
+  input was changed, or a gradient (first order) or Hessian-vector product (second order)
+  disagrees with central differences;
+- ``invalid``: the program itself fails or is not finite at its inputs (a generator bug).
+
+First order: every coordinate of every input is compared with central differences at two
+step sizes; where the two differences disagree the coordinate is unstable and dropped.
+A ``None`` gradient counts as 0, which passes only where the differences say 0.
+Second order (``second``; default: one program in three): the gradient of the directional
+derivative ``u . grad f`` against ``(grad f(p + h u) - grad f(p - h u)) / 2h`` at two steps.
+"""
+
+import importlib.util
+import math
+import os
+import re
+import signal
+import sys
+import tempfile
+import traceback
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import adjoint_s2s as ad
+from adjoint_s2s.errors import AdjointError
+
+from .gen import N, R
+
+H1, H2 = 1e-5, 1e-4  # the two central-difference steps
+STABLE = 1e-5  # relative agreement of the two differences for a coordinate to count
+RTOL, ATOL = 1e-4, 1e-6  # gradient vs differences (ATOL scaled by the largest gradient)
+TIMEOUT = 20  # seconds per program
+LINE = re.compile(r"line \d+")
+
+_DIR = None
+_COUNT = [0]
+
+
+@dataclass
+class Verdict:
+    verdict: str  # pass / refused / crash / wrong / invalid
+    order: int = 0  # 1 or 2 for refused/crash/wrong; 0 otherwise
+    kind: str = ""  # short class of the failure (for grouping and shrinking)
+    message: str = ""
+    details: list = field(default_factory=list)
+
+    def key(self):
+        """What a shrunk program must keep."""
+        return (self.verdict, self.order, self.kind)
+
+    def __str__(self):
+        head = self.verdict + (f" (order {self.order})" if self.order else "")
+        if self.kind:
+            head += f" [{self.kind}]"
+        return head + (f": {self.message}" if self.message else "")
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout(f"program took more than {TIMEOUT} s")
+
+
+def inputs(seed, params):
+    """The arguments of f for this seed (depends only on the seed and the parameter names)."""
+    rng = np.random.default_rng(10_000 + seed)
+    out = []
+    for p in params:
+        if p == "x":
+            out.append(float(rng.uniform(-1.5, 1.5)))
+        elif p == "A":
+            out.append(rng.standard_normal((R, N)))
+        else:
+            out.append(rng.standard_normal(N))
+    return out
+
+
+def workdir():
+    global _DIR
+    if _DIR is None:
+        _DIR = tempfile.mkdtemp(prefix=f"adjoint_fuzz_{os.getpid()}_")
+    return _DIR
+
+
+def load(source, seed, path=None):
+    """Write the source to a file and import it as a fresh module."""
+    _COUNT[0] += 1
+    name = f"fz_{seed}_{_COUNT[0]}"
+    path = path or os.path.join(workdir(), name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        pass
+    return module, path, name
+
+
+def flat(args):
+    return np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in args])
+
+
+def unflat(vec, like):
+    out, k = [], 0
+    for a in like:
+        if isinstance(a, float):
+            out.append(float(vec[k]))
+            k += 1
+        else:
+            n = a.size
+            out.append(vec[k:k + n].reshape(a.shape).copy())
+            k += n
+    return out
+
+
+def grad_flat(grads, like):
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    parts = []
+    for g, a in zip(grads, like):
+        if g is None:
+            g = np.zeros(np.shape(a))
+        g = np.asarray(g)
+        if np.iscomplexobj(g):
+            raise TypeError(f"complex gradient {g!r} for a real input")
+        if g.shape != np.shape(a):
+            raise TypeError(f"gradient of shape {g.shape} for an input of shape {np.shape(a)}")
+        parts.append(np.ravel(g.astype(float)))
+    return np.concatenate(parts)
+
+
+def central(fn, p, like, h, direction=None):
+    """Central differences of fn (flat vector -> scalar or flat vector) at p."""
+    if direction is not None:
+        return (fn(unflat(p + h * direction, like)) - fn(unflat(p - h * direction, like))) / (2 * h)
+    out = []
+    for i in range(p.size):
+        e = np.zeros(p.size)
+        e[i] = h
+        out.append((fn(unflat(p + e, like)) - fn(unflat(p - e, like))) / (2 * h))
+    return np.array(out)
+
+
+def compare(got, d1, d2, scale):
+    """Indices where got disagrees with stable differences."""
+    bad = []
+    for i in range(got.size):
+        a, b = d1[i], d2[i]
+        if not (np.isfinite(a) and np.isfinite(b)):
+            continue
+        if abs(a - b) > STABLE * max(1.0, abs(a), scale):  # unstable: a kink or branch nearby
+            continue
+        if not np.isfinite(got[i]) or abs(got[i] - a) > RTOL * abs(a) + ATOL * max(1.0, scale):
+            bad.append(i)
+    return bad
+
+
+def coord_name(i, like, params):
+    k = 0
+    for a, p in zip(like, params):
+        n = 1 if isinstance(a, float) else a.size
+        if i < k + n:
+            if isinstance(a, float):
+                return p
+            return f"{p}[{', '.join(str(int(j)) for j in np.unravel_index(i - k, a.shape))}]"
+        k += n
+    return str(i)
+
+
+def classify_error(exc, order):
+    msg = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, AdjointError):
+        if LINE.search(str(exc)):
+            return Verdict("refused", order, refusal_kind(exc), msg)
+        return Verdict("crash", order, "refusal without line: " + refusal_kind(exc), msg)
+    if isinstance(exc, Timeout):
+        return Verdict("crash", order, "timeout", msg)
+    return Verdict("crash", order, type(exc).__name__, msg, [tb_tail(exc)])
+
+
+def tb_tail(exc):
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-4:])
+
+
+def refusal_kind(exc):
+    """A message kind for grouping: the class and the message's head with the names,
+    numbers, paths and quoted code replaced."""
+    text = str(exc).split(" at /")[0].split(" in /")[0].split("; ")[0]
+    text = re.sub(r"`[^`]*`", "`_`", text)
+    text = re.sub(r"'[^']*'", "'_'", text)
+    text = re.sub(r"\(/[^)]*\)", "(...)", text)
+    text = re.sub(r"\b\d+\b", "N", text)
+    text = re.sub(r"\b(fz_\w+|Pt\d+|Lin\d+|Acc\d+|rec\d+|comb\d+|h\d+|mut\d+|g\d+)\b", "_", text)
+    return f"{type(exc).__name__}: {text[:110]}"
+
+
+def check(source, seed, second=None, params=None):
+    """The verdict for one program (see the module docstring)."""
+    if second is None:
+        second = seed % 3 == 0
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(TIMEOUT)
+    name = None
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                module, path, name = load(source, seed)
+                f = module.f
+            except Exception as exc:
+                return Verdict("invalid", 0, "load", f"{type(exc).__name__}: {exc}")
+            return _check(f, seed, second)
+    except Timeout as exc:
+        return Verdict("crash", 0, "timeout", str(exc))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        if name is not None:
+            sys.modules.pop(name, None)
+
+
+def _check(f, seed, second):
+    import inspect
+
+    params = list(inspect.signature(f).parameters)
+    args = inputs(seed, params)
+    like = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+    def plain(a):
+        return f(*[b.copy() if isinstance(b, np.ndarray) else b for b in a])
+
+    try:
+        want = plain(args)
+        want = float(want)
+    except Exception as exc:
+        return Verdict("invalid", 0, "plain call", f"{type(exc).__name__}: {exc}")
+    if not math.isfinite(want):
+        return Verdict("invalid", 0, "not finite", f"f = {want}")
+
+    forget_programs()  # a seed's verdict is its own, whatever ran before in this process
+
+    # ----- first order -----
+    try:
+        y, back = ad.pullback(f, *args)
+    except Timeout:
+        raise
+    except Exception as exc:
+        return classify_error(exc, 1)
+    if not _same_inputs(args, like):
+        return Verdict("wrong", 1, "input changed by pullback", _changed(args, like, params))
+    try:
+        yv = float(y)
+    except Exception as exc:
+        return Verdict("crash", 1, "value not a float", f"{type(y).__name__}: {exc}")
+    if not (yv == want or abs(yv - want) <= 1e-12 * max(1.0, abs(want))):
+        return Verdict("wrong", 1, "value", f"pullback value {yv!r} != plain call {want!r}")
+    try:
+        grads = back(1.0)
+        if isinstance(grads, tuple) and len(grads) != len(args):
+            raise TypeError(f"back returned {len(grads)} gradients for {len(args)} arguments")
+        g = grad_flat(grads, like)
+    except Timeout:
+        raise
+    except Exception as exc:
+        return classify_error(exc, 1)
+    if not _same_inputs(args, like):
+        return Verdict("wrong", 1, "input changed by back", _changed(args, like, params))
+
+    p = flat(like)
+    fn = lambda a: float(plain(a))  # noqa: E731
+    d1 = central(fn, p, like, H1)
+    d2 = central(fn, p, like, H2)
+    scale = max(1.0, float(np.max(np.abs(d1))) if np.all(np.isfinite(d1)) else 1.0)
+    bad = compare(g, d1, d2, scale)
+    if bad:
+        details = [f"d/d{coord_name(i, like, params)}: adjoint {g[i]:.9g}, differences {d1[i]:.9g}" for i in bad]
+        kind = "None gradient" if all(grads[_arg_of(i, like)] is None for i in bad if isinstance(grads, tuple)) else "gradient"
+        return Verdict("wrong", 1, kind, details[0], details)
+
+    if not second:
+        return Verdict("pass")
+
+    # ----- second order: Hessian-vector product -----
+    rng = np.random.default_rng(seed + 7)
+    u = rng.standard_normal(p.size)
+    ulike = unflat(u, like)
+
+    def G(a):
+        return grad_flat(ad.gradient(f, *a), like)
+
+    def directional(*a):
+        gs = ad.gradient(f, *a)
+        total = 0.0
+        for gi, ui in zip(gs, ulike):
+            if gi is None:
+                continue
+            total = total + np.sum(gi * ui)
+        return total
+
+    try:
+        hv = grad_flat(ad.gradient(directional, *args), like)
+        if not _same_inputs(args, like):
+            return Verdict("wrong", 2, "input changed", _changed(args, like, params))
+        e1 = central(G, p, like, H1, u)
+        e2 = central(G, p, like, H2, u)
+    except Timeout:
+        raise
+    except Exception as exc:
+        return classify_error(exc, 2)
+    scale = max(1.0, float(np.max(np.abs(e1))) if np.all(np.isfinite(e1)) else 1.0)
+    bad = compare(hv, e1, e2, scale)
+    if bad:
+        details = [f"(H u) at {coord_name(i, like, params)}: adjoint {hv[i]:.9g}, differences {e1[i]:.9g}" for i in bad]
+        return Verdict("wrong", 2, "hessian-vector", details[0], details)
+    return Verdict("pass")
+
+
+def forget_programs():
+    """Drop the generated entries of earlier programs. Programs from different files can
+    hold functions whose code objects compare equal (same text at the same line); a cache
+    that keys on code equality would hand one program another's entry, and a seed's
+    verdict would depend on what ran before. Entries of library code stay (refreshing
+    everything costs seconds per program at second order)."""
+    try:
+        from adjoint_s2s import emit
+
+        cache = emit._CACHE
+        where = workdir()
+        for key in list(cache.keys()):
+            parts = key if isinstance(key, tuple) else (key,)
+            for part in parts:
+                name = getattr(part, "co_filename", part)
+                if isinstance(name, str) and name.startswith(where):
+                    cache.pop(key, None)
+                    break
+    except Exception:  # the cache changed shape: fall back to forgetting everything
+        ad.refresh()
+
+
+def _arg_of(i, like):
+    k = 0
+    for j, a in enumerate(like):
+        k += 1 if isinstance(a, float) else a.size
+        if i < k:
+            return j
+    return len(like) - 1
+
+
+def _same_inputs(args, like):
+    for a, b in zip(args, like):
+        if isinstance(b, np.ndarray):
+            if not isinstance(a, np.ndarray) or a.shape != b.shape or not np.array_equal(a, b):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _changed(args, like, params):
+    return ", ".join(p for a, b, p in zip(args, like, params)
+                     if not (isinstance(b, np.ndarray) and np.array_equal(a, b)) and not (not isinstance(b, np.ndarray) and a == b))
