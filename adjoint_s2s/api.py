@@ -209,9 +209,7 @@ def differentiable(fn):
 
     node, filename, _ = function_node(fn)
     check.check(node, filename)
-    key = tuple(_rt.OTHER for _ in range(fn.__code__.co_argcount))
-    key += tuple(_rt._cell_kind(c) for c in fn.__closure__ or ())
-    emit.entry_for(fn, key)
+    emit.entry_for(fn, emit.cache_key(fn, (), keywords=True))
     return fn
 
 

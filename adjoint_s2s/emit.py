@@ -6,9 +6,20 @@ source is registered with ``linecache`` under a readable name, so tracebacks,
 ``inspect`` and pdb show generated lines; and the transformer can read it again, which
 is how generated code is differentiated (nested gradients).
 
-The cache is keyed weakly on the function's code object, then on the argument kinds;
-each entry records the rule version of every function it inlined or resolved, so a
-new rule invalidates exactly the entries that depended on it. ``refresh()`` clears it.
+The cache is keyed on the identity of the function's code object (held weakly: equal
+code objects from different files, or from one file run twice, compare equal in Python
+and must never share an entry), then on ``cache_key`` (the kinds of the arguments, of
+the defaults and of the captured variables). An entry also records what it assumed of
+the function's globals (the kind of a global number or array, the identity of a callee
+it resolved), so a function with the same code but other globals gets its own entry.
+Each entry records the rule version of every function it inlined or resolved, so a new
+rule invalidates exactly the entries that depended on it.
+
+Memory is bounded: an entry holds no strong reference to the user's function, globals
+or callees; it goes when the code object goes; the generated source stays in
+``linecache`` exactly as long as some generated code object of it is alive (tracebacks
+and pdb of live pullbacks keep working). ``refresh()`` drops every entry and the parsed
+source caches.
 """
 import builtins
 import itertools
@@ -27,43 +38,238 @@ from .errors import AdjointError, UnsupportedSyntaxError
 from .naming import Namer
 from .passes import anf, check, sparse
 from .passes.activity import OTHER
-from .passes.reverse import FunctionInfo, Generator
+from .passes.reverse import FunctionInfo, Generator, _tokens
+from .templates import _parse as _parse_template
 
-_CACHE = weakref.WeakKeyDictionary()  # code object -> {key: Entry}
+_MEMOS = (_tokens, _parse_template)
+
 ORIGINS = {}  # generated filename -> {generated line: (user file, user line)}
 _COUNTER = itertools.count()
 
 
+class _CodeTable:
+    """code object -> value, by identity, holding the code objects weakly.
+
+    (``weakref.WeakKeyDictionary`` compares keys with ``==``, and equal code from two
+    files compares equal.)"""
+
+    def __init__(self):
+        self._items = {}  # id(code) -> (weak reference to code, value)
+
+    def _drop(self, ident, ref):
+        item = self._items.get(ident)
+        if item is not None and item[0] is ref:
+            del self._items[ident]
+
+    def get(self, code, default=None):
+        item = self._items.get(id(code))
+        if item is None or item[0]() is not code:
+            return default
+        return item[1]
+
+    def __setitem__(self, code, value):
+        ident = id(code)
+        ref = weakref.ref(code, lambda r, i=ident: self._drop(i, r))
+        self._items[ident] = (ref, value)
+
+    def __contains__(self, code):
+        return self.get(code, _MISSING) is not _MISSING
+
+    def __len__(self):
+        return len(self._items)
+
+    def values(self):
+        return [item[1] for item in list(self._items.values())]
+
+    def clear(self):
+        self._items.clear()
+
+
+_MISSING = object()
+_CACHE = _CodeTable()  # code object -> {cache_key: [Entry, one per distinct globals]}
+
+
+def _weak(obj):
+    """A weak reference to obj where one can be taken (functions, classes, modules), so
+    the cache never keeps the user's objects alive; else obj itself (builtins, ufuncs)."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return lambda obj=obj: obj
+
+
+def _fact(value):
+    """What generated code may have assumed of a global's value: its kind for a number,
+    an array or a plain container (their values are read when the code runs), its
+    identity for anything else (a callee, a module, a class)."""
+    if value is _MISSING:
+        return _MISSING
+    t = type(value)
+    if t in _BY_TYPE:
+        return t
+    if t is np.ndarray:
+        return ("ndarray", value.dtype.kind)
+    return _weak(value)
+
+
+_BY_TYPE = {int, float, complex, bool, str, bytes, type(None), list, dict, tuple, set, frozenset}
+
+
+def _same_fact(fact, value):
+    if fact is _MISSING or type(fact) is type or type(fact) is tuple:
+        return fact == _fact(value) if value is not _MISSING else fact is _MISSING
+    return value is not _MISSING and fact() is value
+
+
+class _RecordingGlobals:
+    """The function's globals as the transformer reads them, remembering each name read."""
+
+    def __init__(self, g):
+        self._g = g
+        self.read = {}
+
+    def _note(self, name):
+        if name not in self.read:
+            self.read[name] = _fact(self._g.get(name, _MISSING))
+
+    def __contains__(self, name):
+        self._note(name)
+        return name in self._g
+
+    def __getitem__(self, name):
+        self._note(name)
+        return self._g[name]
+
+    def get(self, name, default=None):
+        self._note(name)
+        return self._g.get(name, default)
+
+
 class Entry:
-    __slots__ = ("code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "callees")
+    __slots__ = (
+        "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
+        "assumed", "__weakref__",
+    )
 
     def __init__(self, code, source, filename, deps, helpers, pair_name):
         self.code = code
         self.source = source
         self.filename = filename
-        self.deps = deps
+        # (weak reference, rule version) of every function inlined or resolved
+        self.deps = [(_weak(obj), ver) for obj, ver in deps.items()]
         self.helpers = helpers
         self.pair_name = pair_name
         self.epoch = R.EPOCH[0]
-        self.callees = []
+        self._callees = []
+        self.assumed = {}  # global (or captured module) name -> _fact of its value
+
+    @property
+    def callees(self):
+        return [f for f in (r() for r in self._callees) if f is not None]
 
     def valid(self):
         if self.epoch == R.EPOCH[0]:
             return True
-        for obj, ver in self.deps.items():
-            if R.version(obj) != ver or R.lookup_user(obj) is not None:
+        for ref, ver in self.deps:
+            obj = ref()
+            if obj is None or R.version(obj) != ver or R.lookup_user(obj) is not None:
                 return False
         self.epoch = R.EPOCH[0]
         return True
 
+    def fits(self, fn):
+        """Whether fn's globals (and captured modules) are what this code assumed."""
+        g = fn.__globals__
+        cells = None
+        for name, fact in self.assumed.items():
+            if type(name) is tuple:  # ("cell", name): a captured module
+                if cells is None:
+                    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+                try:
+                    value = cells[name[1]].cell_contents
+                except (KeyError, ValueError):
+                    value = _MISSING
+            else:
+                value = g.get(name, _MISSING)
+            if not _same_fact(fact, value):
+                return False
+        return True
+
 
 def refresh():
-    """Forget every generated function (always allowed, never needed after a new rule)."""
+    """Forget every generated function and the parsed sources (always allowed, never
+    needed after a new rule). Generated code still running keeps its lines in linecache."""
     _CACHE.clear()
     R.EPOCH[0] += 1
     from .runtime import forget_pairs
+    from .source import forget_sources
 
     forget_pairs()
+    forget_sources()
+    gc_generated()
+    for memo in _MEMOS:  # bounded memo tables of the passes
+        memo.cache_clear()
+
+
+def cache_key(fn, arg_kinds, keywords=False):
+    """The one key of fn's generated code: the kinds of the positional arguments passed,
+    then of the positional parameters they leave out (their defaults' kinds; OTHER when
+    keywords may fill them), then of the captured variables."""
+    from .runtime import KIND, _cell_kind
+
+    key = tuple(arg_kinds)
+    npos = fn.__code__.co_argcount
+    n = len(key)
+    if n < npos:
+        if keywords:
+            key += (OTHER,) * (npos - n)
+        else:
+            defaults = fn.__defaults__
+            if defaults:
+                first = npos - len(defaults)
+                key += tuple(
+                    KIND.get(type(defaults[i - first]), OTHER) for i in range(max(n, first), npos)
+                )
+    if fn.__closure__:
+        key += tuple([_cell_kind(c) for c in fn.__closure__])
+    return key
+
+
+# ----- the lifetime of generated source in linecache ------------------------------------
+
+_LIVE_CODES = {}  # generated filename -> how many of its code objects are alive
+
+
+def _register_source(gname, text, code):
+    """Put the generated text in linecache for as long as a code object of it is alive."""
+    linecache.cache[gname] = (len(text), None, text.splitlines(True), gname)
+    codes = []
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        codes.append(c)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    _LIVE_CODES[gname] = len(codes)
+    for c in codes:
+        weakref.finalize(c, _code_gone, gname)
+
+
+def _code_gone(gname):
+    n = _LIVE_CODES.get(gname, 0) - 1
+    if n > 0:
+        _LIVE_CODES[gname] = n
+        return
+    _LIVE_CODES.pop(gname, None)
+    ORIGINS.pop(gname, None)
+    cached = linecache.cache.get(gname)
+    if cached is not None and cached[1] is None:
+        del linecache.cache[gname]
+
+
+def gc_generated():
+    """Drop the linecache lines of generated code no longer alive (for refresh())."""
+    for gname in [n for n in ORIGINS if n not in _LIVE_CODES]:
+        ORIGINS.pop(gname, None)
 
 
 def _helper_values():
@@ -97,8 +303,9 @@ def generate(fn, key):
     namer = Namer(taken)
     try:
         anf.normalize(node, namer, filename, lines)
+        seen_globals = _RecordingGlobals(fn.__globals__)
         info = FunctionInfo(
-            code.co_name, node, filename, fn.__globals__, code.co_freevars, code.co_cellvars
+            code.co_name, node, filename, seen_globals, code.co_freevars, code.co_cellvars
         )
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             try:
@@ -146,18 +353,21 @@ def generate(fn, key):
             hint="please report this with the function's source; meanwhile give the function "
             "a rule with @adjoint_s2s.adjoint",
         ) from exc
-    linecache.cache[gname] = (len(text), None, text.splitlines(True), gname)
-    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
     ns = {"__builtins__": builtins}
     exec(module_code, ns)
     factory = ns[f"make_{pair_name}"]
     pair_code = next(
         c for c in factory.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == pair_name
     )
+    _register_source(gname, text, pair_code)
+    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
     helper_vals = _helper_values()
     helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers}
     entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
-    entry.callees = [d for d in gen.deps if isinstance(d, types.FunctionType)]
+    entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
+    entry.assumed = dict(seen_globals.read)
+    for name in info.static_free:
+        entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry
 
 
@@ -185,15 +395,24 @@ def _source_node(fn):
 
 
 def entry_for(fn, key):
+    """The generated code of fn for cache_key key: shared by every function with this very
+    code object and globals that give the same facts (closures made again and again)."""
     code = fn.__code__
     variants = _CACHE.get(code)
     if variants is None:
         variants = {}
         _CACHE[code] = variants
-    entry = variants.get(key)
-    if entry is None or not entry.valid():
-        entry = generate(fn, key)
-        variants[key] = entry
+    entries = variants.get(key)
+    if entries is None:
+        entries = variants[key] = []
+    for i, entry in enumerate(entries):
+        if entry.fits(fn):
+            if entry.valid():
+                return entry
+            del entries[i]
+            break
+    entry = generate(fn, key)
+    entries.append(entry)
     return entry
 
 
@@ -238,10 +457,6 @@ def pair_for(fn, key, nargs):
 
 def source_of(fn, key=None):
     """The generated source for fn (for show-adjoint)."""
-    from .runtime import _cell_kind
-
-    code = fn.__code__
     if key is None:
-        key = (OTHER,) * code.co_argcount
-    key = tuple(key) + tuple(_cell_kind(c) for c in fn.__closure__ or ())
-    return entry_for(fn, key)
+        key = (OTHER,) * fn.__code__.co_argcount
+    return entry_for(fn, cache_key(fn, key, keywords=True))

@@ -1196,16 +1196,6 @@ def forget_pairs():
     _CACHED_FUNCTIONS.clear()
 
 
-def _default_kinds(f, nargs):
-    """Kinds of the defaults that fill the positional parameters not passed."""
-    defaults = f.__defaults__
-    if not defaults:
-        return ()
-    npos = f.__code__.co_argcount
-    first = npos - len(defaults)
-    return tuple(KIND.get(type(defaults[i - first]), OTHER) for i in range(max(nargs, first), npos))
-
-
 def _cell_kinds(f):
     return tuple([_cell_kind(c) for c in f.__closure__]) if f.__closure__ else None
 
@@ -1663,7 +1653,6 @@ def _function_pair(f, args):
     """Resolve a plain Python function (user rule first) and cache it on f."""
     nargs = len(args)
     cells = _cell_kinds(f)
-    key = kinds_of(args) + _default_kinds(f, nargs) + (cells or ())
     rule = R.lookup_user(f)
     prim = R.lookup_primitive(f, nargs) if rule is None else None
     if rule is not None:
@@ -1677,7 +1666,7 @@ def _function_pair(f, args):
     else:
         from . import emit
 
-        pair = emit.pair_for(f, key, nargs)
+        pair = emit.pair_for(f, emit.cache_key(f, kinds_of(args)), nargs)
     cache = f.__dict__.get("__adjoint_pairs__")
     if cache is None:
         cache = f.__dict__["__adjoint_pairs__"] = {}
@@ -2039,9 +2028,7 @@ def _call_kw(f, args, kwargs):
         code = f.__code__
         npos = code.co_argcount
         pos_names = code.co_varnames[:npos]
-        key = kinds_of(args) + (OTHER,) * max(0, npos - len(args))
-        key += tuple(_cell_kind(c) for c in f.__closure__ or ())
-        pair = emit.raw_pair_for(f, key)
+        pair = emit.raw_pair_for(f, emit.cache_key(f, kinds_of(args), keywords=True))
         y, pb = pair(*args, **kwargs)
 
         def keyword_call_pullback(g):

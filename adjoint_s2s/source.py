@@ -6,28 +6,48 @@ object's instructions point at. Functions made by exec, or typed into an interac
 session, have no file to read: that is a clear ``NoSourceError``.
 """
 import linecache
+from collections import OrderedDict
 
 import gast
 
 from .errors import NoSourceError
 
-_TREES = {}
+# The parsed files, most recently used last: a few are kept (a module's functions are
+# usually transformed one after another), so memory does not grow with the number of
+# files a program differentiates. refresh() empties it.
+_TREES = OrderedDict()  # filename -> [hash of its text, lines, tree, {(name, line): nodes}]
+_KEEP_TREES = 16
 
 
 def _file_tree(filename, module_globals):
-    lines = linecache.getlines(filename, module_globals)
+    item = _TREES.get(filename)
+    if filename in linecache.cache or item is None:
+        had = filename in linecache.cache
+        lines = linecache.getlines(filename, module_globals)
+        if not had and not filename.startswith("<"):
+            # read for us alone: linecache keeps it no longer than it would without us
+            linecache.cache.pop(filename, None)
+    else:
+        lines = item[1]
     if not lines:
         return None, None
     text = "".join(lines)
-    key = (filename, hash(text))
-    tree = _TREES.get(key)
-    if tree is None:
+    h = hash(text)
+    if item is None or item[0] != h:
         try:
             tree = gast.parse(text)
         except SyntaxError:
             return None, lines
-        _TREES[key] = tree
-    return tree, lines
+        item = _TREES[filename] = [h, lines, tree, None]
+        while len(_TREES) > _KEEP_TREES:
+            _TREES.popitem(last=False)
+    _TREES.move_to_end(filename)
+    return item[2], lines
+
+
+def forget_sources():
+    """Drop the parsed files (refresh())."""
+    _TREES.clear()
 
 
 def function_node(fn):
@@ -70,14 +90,18 @@ def function_node(fn):
     return candidates[0], filename, lines
 
 
-_INDEXES = {}
-
-
 def _index(tree):
-    """(name, line) -> the function nodes there, for a parsed file (built once)."""
-    idx = _INDEXES.get(id(tree))
-    if idx is not None and idx[0] is tree:
-        return idx[1]
+    """(name, line) -> the function nodes there, for a parsed file (built once, kept with
+    the parsed file)."""
+    for item in _TREES.values():
+        if item[2] is tree:
+            if item[3] is None:
+                item[3] = _build_index(tree)
+            return item[3]
+    return _build_index(tree)
+
+
+def _build_index(tree):
     table = {}
     for node in gast.walk(tree):
         if isinstance(node, gast.Lambda):
@@ -87,7 +111,6 @@ def _index(tree):
             table.setdefault((node.name, start), []).append(node)
             if start != node.lineno:
                 table.setdefault((node.name, node.lineno), []).append(node)
-    _INDEXES[id(tree)] = (tree, table)
     return table
 
 

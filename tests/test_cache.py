@@ -104,3 +104,117 @@ def test_errors_in_the_backward_pass_show_generated_lines():
         ad.gradient(bad_rule_user, 1.0)
     text = "".join(traceback.format_exception(err.value))
     assert "bad_rule_user_pullback" in text  # the generated frame is named and shown
+
+
+# ----- the key: the identity of the code object, and what the code assumed of its globals ---
+
+SAME_TEXT = "import numpy as np\nC = {c}\n\n\ndef f(x):\n    return np.sum(x * C)\n"
+
+
+def _module_from(tmp_path, name, text):
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_equal_code_from_two_files_gets_two_entries(tmp_path):
+    import numpy as np
+    from adjoint_s2s.testing import numerical_gradient
+
+    # the same text at the same line: the code objects compare equal in Python
+    a = _module_from(tmp_path, "cache_same_a", SAME_TEXT.format(c="2.0"))
+    b = _module_from(tmp_path, "cache_same_b", SAME_TEXT.format(c="np.array([1.0, 2.0, 3.0])"))
+    assert a.f.__code__ == b.f.__code__ and a.f.__code__ is not b.f.__code__
+    assert ad.gradient(a.f, 1.5) == (2.0,)
+    assert ad.gradient(b.f, 1.5)[0] == pytest.approx(6.0)
+    assert ad.gradient(a.f, 1.5) == (2.0,)
+    x = np.array([0.5, -1.0, 2.0])
+    for m in (b, a):
+        assert np.allclose(ad.gradient(m.f, x)[0], numerical_gradient(m.f, x)[0])
+    assert emit.source_of(a.f, kinds_of((1.5,))) is not emit.source_of(b.f, kinds_of((1.5,)))
+
+
+def test_same_code_other_globals_dict_gets_its_own_entry(tmp_path):
+    import types
+
+    import numpy as np
+
+    a = _module_from(tmp_path, "cache_globals_a", SAME_TEXT.format(c="2.0"))
+    # one code object, two globals dicts: C a number in one, an array in the other
+    g2 = dict(vars(a), C=np.array([1.0, 2.0, 3.0]))
+    f2 = types.FunctionType(a.f.__code__, g2, "f")
+    assert ad.gradient(a.f, 1.5) == (2.0,)
+    assert ad.gradient(f2, 1.5)[0] == pytest.approx(6.0)
+    assert ad.gradient(a.f, 1.5) == (2.0,)
+    # globals that give the same facts share the generated code
+    g3 = dict(vars(a), C=7.0)
+    f3 = types.FunctionType(a.f.__code__, g3, "f")
+    assert ad.gradient(f3, 1.5) == (7.0,)
+    assert emit.source_of(f3, kinds_of((1.5,))) is emit.source_of(a.f, kinds_of((1.5,)))
+
+
+def test_a_global_callee_is_part_of_the_key(tmp_path):
+    import types
+
+    text = "import math\n\n\ndef g(x):\n    return math.sin(x)\n\n\ndef f(x):\n    return g(x) * 2.0\n"
+    a = _module_from(tmp_path, "cache_callee_a", text)
+    other = dict(vars(a), g=math.exp)  # a primitive where the module has a Python function
+    f2 = types.FunctionType(a.f.__code__, other, "f")
+    assert ad.gradient(f2, 0.3)[0] == pytest.approx(2.0 * math.exp(0.3))
+    assert ad.gradient(a.f, 0.3)[0] == pytest.approx(2.0 * math.cos(0.3))
+    assert ad.gradient(f2, 0.3)[0] == pytest.approx(2.0 * math.exp(0.3))
+
+
+def test_two_closures_of_one_code_with_other_captured_values():
+    import numpy as np
+
+    def make(c):
+        def f(x):
+            return np.sum(x * c)
+
+        return f
+
+    f_num, f_arr = make(2.0), make(np.array([1.0, 2.0, 3.0]))
+    assert f_num.__code__ is f_arr.__code__
+    assert ad.gradient(f_num, 1.5) == (2.0,)
+    assert ad.gradient(f_arr, 1.5)[0] == pytest.approx(6.0)
+    assert ad.gradient(make(5.0), 1.5) == (5.0,)
+    # a new closure with a captured value of the same kind reuses the generated code
+    assert emit.source_of(make(3.0), kinds_of((1.5,))) is emit.source_of(f_num, kinds_of((1.5,)))
+
+
+def test_exec_functions_and_file_functions_do_not_share(tmp_path):
+    import numpy as np
+
+    a = _module_from(tmp_path, "cache_exec_a", SAME_TEXT.format(c="2.0"))
+    text = SAME_TEXT.format(c="np.array([1.0, 2.0, 3.0])")
+    filename = "<adjoint_s2s test: exec'd twin>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    try:
+        ns = {}
+        exec(compile(text, filename, "exec"), ns)
+        assert ns["f"].__code__ == a.f.__code__
+        assert ad.gradient(a.f, 1.5) == (2.0,)
+        assert ad.gradient(ns["f"], 1.5)[0] == pytest.approx(6.0)
+    finally:
+        linecache.cache.pop(filename, None)
+
+
+def test_one_key_function_everywhere():
+    """The key of generated code is built in one place (emit.cache_key)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(emit.__file__).parent
+    for path in root.rglob("*.py"):
+        if path.name == "emit.py":
+            continue
+        text = path.read_text()
+        # the kinds of captured variables are appended to a key nowhere else
+        assert not re.search(r"key \+= tuple\(.*_cell_kind", text), path
+        assert "_default_kinds" not in text, path

@@ -36,9 +36,7 @@ def first_order_pair(f, args, has_kwargs):
             return rt._primitive_pair(prim)
         if f in NONDIFF:
             return rt._const_pair(f)
-        key = rt.kinds_of(args) + rt._default_kinds(f, nargs)
-        key += tuple(rt._cell_kind(c) for c in f.__closure__ or ())
-        return emit.pair_for(f, key, nargs)
+        return emit.pair_for(f, emit.cache_key(f, rt.kinds_of(args)), nargs)
     return rt.resolve(f, nargs)
 
 
@@ -387,12 +385,12 @@ nondifferentiable_builtin(
     rt._hashable,
     rt.kinds_of,
     rt._cell_kind,
-    rt._default_kinds,
     rt._method_rule,
     rt.trunc_div,
     emit.pair_for,
     emit.raw_pair_for,
     emit.entry_for,
+    emit.cache_key,
     first_order_pair,
     reason="it selects code, it does not compute with differentiable values",
 )
