@@ -887,7 +887,7 @@ class Generator:
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same")
             partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
-                partials["a"] = _pow_const_partial(b.value)
+                partials["a"] = _pow_const_partial(b.value, ka in SCALAR)
             return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same")
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
@@ -2153,9 +2153,9 @@ def _balanced_call(d):
     return True
 
 
-def _pow_const_partial(b):
+def _pow_const_partial(b, scalar=False):
     if isinstance(b, bool) or not isinstance(b, (int, float)):
-        return "b * a ** (b - 1)"
+        return "_rt.pow_base_partial(a, b)"
     if b == 0:
         return None
     if b == 1:
@@ -2165,6 +2165,9 @@ def _pow_const_partial(b):
     if float(b).is_integer():
         n = int(b)
         return f"{n} * a ** {n - 1}" if n - 1 >= 0 else f"{n} * a ** ({n - 1})"
+    if scalar and b < 1:
+        # a fractional power's derivative is infinite at 0, where a float's ** raises
+        return f"_rt.pow_scaled(a, {b - 1!r}, {b!r})"
     return f"{b!r} * a ** {b - 1!r}" if b - 1 >= 0 else f"{b!r} * a ** ({b - 1!r})"
 
 

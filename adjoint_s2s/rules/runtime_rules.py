@@ -238,6 +238,17 @@ primitive(rt.acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
           adjoints={"acc": "g", "v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
 primitive(rt.np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
+# the derivatives of powers, differentiated again: pow_scaled(a, p, c) = c·a**p keeps a zero
+# coefficient zero at a == 0 to every order (the Hessian of x**0, x**1 at 0)
+primitive(rt.pow_scaled, "a, p, c, n=0",
+          "_rt.pow_scaled(a, p - 1, c * p, n) + _rt.pow_scaled(a, p - 1, c * n, n - 1)",
+          "_rt.pow_scaled(a, p, c, n + 1)", "_rt.pow_scaled(a, p, 1, n)", None, kind="other")
+primitive(rt.pow_base_partial, "a, b", "_rt.pow_scaled(a, b - 2, b * (b - 1))",
+          "_rt.pow_base_partial_exp(a, b)", kind="other")  # complex for a < 0, b fractional
+primitive(rt.np_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
+          "_rt.pow_base_partial_exp(x1, x2)", **_R)
+primitive(rt.np_float_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
+          "_rt.pow_base_partial_exp(x1, x2)", **_R)
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
