@@ -509,16 +509,29 @@ def np_var_adjoint(g, a, axis=None, ddof=0, keepdims=False):
     a = np.asarray(a)
     axes = _axes(axis, a.ndim)
     n = _count(a.shape, axes)
-    centred = a - np.mean(a, axis=axes, keepdims=True)
+    centred = _centred(a, axes)
     gk = np.real(_keep(g, a.shape, axis, keepdims))
     return np_fit(2 * gk * centred / (n - ddof), a)
 
 
+def _centred(a, axes):
+    """a - mean(a), exactly 0 where all the values along axes are equal: the mean of equal
+    values can be off by a rounding error, and std's adjoint divides it by the std,
+    itself a rounding error (np.std(0.7 * np.ones(3)) is 1.1e-16, its derivative 0)."""
+    centred = a - np.mean(a, axis=axes, keepdims=True)
+    same = np.max(a, axis=axes, keepdims=True) == np.min(a, axis=axes, keepdims=True)
+    return np.where(same, 0, centred)
+
+
 def np_std_adjoint(g, a, ans, axis=None, ddof=0, keepdims=False):
+    """std = sqrt(var): ā = var's adjoint of g/(2·std), 0 where the std is 0 (one value,
+    or equal values), as autograd gives (the double where keeps second order finite)."""
     a = np.asarray(a)
     gk = np.real(_keep(g, a.shape, axis, keepdims))
     sk = _keep(ans, a.shape, axis, keepdims)
-    return np_var_adjoint(gk / (2 * sk), a, axis, ddof, True)
+    zero = sk == 0
+    half_inv = np.where(zero, 0, 0.5 / np.where(zero, 1, sk))
+    return np_var_adjoint(gk * half_inv, a, axis, ddof, True)
 
 
 def np_cumsum_adjoint(g, a, axis=None):

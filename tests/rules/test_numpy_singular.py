@@ -80,3 +80,38 @@ def test_power_third_order_at_zero():
     d3 = ad.gradient(lambda x: np.sum(ad.gradient(lambda y: np.sum(ad.gradient(
         lambda z: np_power_k(z, 3), y)[0]), x)[0]), v)[0]
     assert np.allclose(d3, 12.0)
+
+
+# ----- std and var where the spread is zero -------------------------------------------------
+
+
+def std_one(x):
+    return np.std(np.array([x]))
+
+
+def std_constant(x):
+    return np.std(x * np.ones(3))  # np.std gives 1.1e-16 at x = 0.7: rounding, not spread
+
+
+def var_constant(x):
+    return np.var(x * np.ones(3)) + np.var(np.array([x]))
+
+
+def std_rows(a):
+    return np.sum(np.std(a, axis=1) ** 2) + np.sum(np.std(a, axis=0, ddof=1))
+
+
+@pytest.mark.parametrize("f", [std_one, std_constant, var_constant])
+@pytest.mark.parametrize("x", [0.7, 0.1, -2.3, 0.0])
+def test_std_of_equal_values_has_derivative_zero(f, x):
+    assert ad.gradient(f, x) == (0.0,)
+    assert ad.gradient(lambda y: ad.gradient(f, y)[0], x) == (0.0,)
+
+
+def test_std_along_an_axis_with_a_constant_row():
+    a = np.array([[0.7, 0.7, 0.7, 0.7], [0.3, -1.0, 2.0, 0.5], [0.1, 0.2, 0.2, 0.4]])
+    g = ad.gradient(std_rows, a)[0]
+    assert np.all(np.isfinite(g))
+    check_grads(std_rows, a, rtol=1e-5, atol=1e-6)
+    check2(lambda b: np.sum(np.std(b, axis=0) * np.arange(1.0, 5.0)), a[1:], rtol=1e-5)
+    assert np.allclose(ad.gradient(lambda v: np.std(v), np.full(4, 0.7))[0], 0)
