@@ -78,6 +78,10 @@ __all__ = [
     "np_take_along_axis_adjoint",
     "np_atleast_adjoint",
     "np_array_adjoint",
+    "np_linspace_adjoint",
+    "np_logspace_adjoint",
+    "np_logspace_base_adjoint",
+    "np_geomspace_adjoint",
     # linear algebra
     "np_dot_adjoint_a",
     "np_dot_adjoint_b",
@@ -956,6 +960,79 @@ def np_atleast_adjoint(g, i, x):
     """atleast_Nd with several arguments returns a tuple: entry i is a reshape of x."""
     gi = np_parts(g, i + 1)[i]
     return None if gi is None else np_reshape_like(gi, x)
+
+
+def _space_weights(g, num, endpoint, axis, which):
+    """g (the adjoint of linspace's samples) and the weight of start (which=0) or stop
+    (which=1) in each sample, shaped to broadcast along the samples' axis."""
+    g = np.asarray(g)
+    t = np.linspace(0.0, 1.0, int(num), endpoint=endpoint)  # 0 first, exactly 1 last
+    ax = int(axis) % g.ndim
+    t = t.reshape((1,) * ax + (t.size,) + (1,) * (g.ndim - ax - 1))
+    return g, ax, (t if which else 1 - t)
+
+
+def _integer_dtype(dtype):
+    return dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact)
+
+
+def np_linspace_adjoint(g, start, stop, num=50, endpoint=True, retstep=False, dtype=None,
+                        axis=0, which=0):
+    """linspace = start + (stop - start)·t along axis: start gets Σ g·(1 - t), stop Σ g·t
+    (with retstep, the step (stop - start)/div adds ∓g_step/div). An integer dtype
+    floors the samples: no gradient."""
+    x = stop if which else start
+    if _integer_dtype(dtype):
+        return None
+    g_step = None
+    if retstep:
+        g, g_step = np_parts(g, 2)
+    out = None
+    if g is not None:
+        g, ax, w = _space_weights(g, num, endpoint, axis, which)
+        out = np.sum(g * w, axis=ax)
+    div = int(num) - 1 if endpoint else int(num)
+    if g_step is not None and div > 0:
+        d = np.asarray(g_step) / div * (1 if which else -1)
+        out = d if out is None else out + d
+    return None if out is None else np_fit(out, x)
+
+
+def np_logspace_adjoint(g, start, stop, ans, num=50, endpoint=True, base=10.0, dtype=None,
+                        axis=0, which=0):
+    """logspace = base**linspace(start, stop): linspace's adjoint of g·ans·log(base)."""
+    if g is None or _integer_dtype(dtype):
+        return None
+    gl = np.asarray(g) * np.conj(np.asarray(ans) * np.log(_logspace_base(base, ans, axis)))
+    return np_linspace_adjoint(gl, start, stop, num, endpoint, False, None, axis, which)
+
+
+def _logspace_base(base, ans, axis):
+    base = np.asarray(base)
+    if base.ndim:  # an array base broadcasts like start and stop: the samples' axis inside
+        base = np.expand_dims(base, int(axis) % np.ndim(ans))
+    return base
+
+
+def np_logspace_base_adjoint(g, start, stop, ans, num=50, endpoint=True, base=10.0,
+                             dtype=None, axis=0):
+    """∂(base**u)/∂base = u·base**u/base, u the linspace exponents."""
+    if g is None or _integer_dtype(dtype):
+        return None
+    u = np.linspace(start, stop, int(num), endpoint=endpoint, axis=axis)
+    b = _logspace_base(base, ans, axis)
+    return np_fit(np.asarray(g) * np.conj(u * np.asarray(ans) / b), base)
+
+
+def np_geomspace_adjoint(g, start, stop, ans, num=50, endpoint=True, dtype=None, axis=0,
+                         which=0):
+    """geomspace = start·(stop/start)**t: ∂/∂start = ans·(1 - t)/start, ∂/∂stop = ans·t/stop."""
+    if g is None or _integer_dtype(dtype):
+        return None
+    x = stop if which else start
+    g, ax, w = _space_weights(g, num, endpoint, axis, which)
+    xe = np.expand_dims(np.asarray(x), ax) if np.ndim(x) else np.asarray(x)
+    return np_fit(np.sum(g * np.conj(np.asarray(ans) * w / xe), axis=ax), x)
 
 
 def np_array_adjoint(g, obj):
