@@ -78,6 +78,10 @@ __all__ = [
     "np_take_along_axis_adjoint",
     "np_atleast_adjoint",
     "np_array_adjoint",
+    "np_item_adjoint",
+    "np_item_of",
+    "np_tolist_adjoint",
+    "np_tolist_of",
     "np_linspace_adjoint",
     "np_logspace_adjoint",
     "np_logspace_base_adjoint",
@@ -1033,6 +1037,69 @@ def np_geomspace_adjoint(g, start, stop, ans, num=50, endpoint=True, dtype=None,
     g, ax, w = _space_weights(g, num, endpoint, axis, which)
     xe = np.expand_dims(np.asarray(x), ax) if np.ndim(x) else np.asarray(x)
     return np_fit(np.sum(g * np.conj(np.asarray(ans) * w / xe), axis=ax), x)
+
+
+def _item_index(a, idx):
+    """The flat position that a.item(*idx) reads."""
+    if len(idx) == 1 and isinstance(idx[0], tuple):
+        idx = idx[0]
+    if not idx:
+        if np.size(a) != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return 0
+    if len(idx) == 1:
+        return int(idx[0]) % np.size(a)
+    return int(np.ravel_multi_index(tuple(int(i) for i in idx), np.shape(a), mode="wrap"))
+
+
+def np_item_adjoint(g, a, idx):
+    """a.item(*idx) reads one element: g at that position, zeros elsewhere."""
+    if g is None:
+        return None
+    a = np.asarray(a)
+    out = np.zeros(a.size, np.result_type(a.dtype, np.asarray(g).dtype, float))
+    out[_item_index(a, idx)] = g
+    return np_fit(out.reshape(a.shape), a)
+
+
+def np_item_of(c, a, idx):
+    """The transpose of np_item_adjoint in its gradient: the element of c that a.item reads."""
+    if c is None:
+        return None
+    return np.ravel(np.asarray(c))[_item_index(a, idx)]
+
+
+def _fill_from_lists(out, g, at=()):
+    """Write the nested lists g into out (None entries, at any depth, stay zeros)."""
+    if g is None:
+        return
+    if len(at) == out.ndim:
+        out[at] = g
+        return
+    for i, gi in enumerate(g):
+        _fill_from_lists(out, gi, at + (i,))
+
+
+def np_tolist_adjoint(g, a):
+    """a.tolist() is a (nested) list of a's elements: the list's adjoint as an array
+    (None entries are zeros)."""
+    if g is None:
+        return None
+    a = np.asarray(a)
+    out = np.zeros(a.shape, np.result_type(a.dtype, float, *_list_dtypes(g)))
+    _fill_from_lists(out, g)
+    return np_fit(out, a)
+
+
+def _list_dtypes(g):
+    if isinstance(g, (list, tuple)):
+        return [t for x in g for t in _list_dtypes(x)]
+    return [] if g is None else [np.asarray(g).dtype]
+
+
+def np_tolist_of(c):
+    """The transpose of np_tolist_adjoint in its gradient: the array as nested lists."""
+    return None if c is None else np.asarray(c).tolist()
 
 
 def np_array_adjoint(g, obj):

@@ -444,6 +444,27 @@ def _ndarray_transpose(a, *axes):
     return a.transpose(*axes)
 
 
+def _ndarray_item(a, *args):
+    """``a.item(*args)``: the key of the rule for the method."""
+    return a.item(*args)
+
+
+def _ndarray_tolist(a):
+    """``a.tolist()``: the key of the rule for the method."""
+    return a.tolist()
+
+
+_CURRENT[0] = "Constructors and conversions"
+rule(_ndarray_tolist, "a", path="ndarray.tolist", kind="other",
+     adjoints={"a": "_rt.np_tolist_adjoint(g, a)"}, note="the list's adjoint as an array")
+rule(_ndarray_item, "a", path="ndarray.item", kind="other",
+     adjoints={"a": "_rt.np_item_adjoint(g, a, ())"}, note="x.item(), x.item(i), x.item(i, j, ...)")
+_ITEM = ["i0", "i1", "i2", "i3", "i4", "i5"]
+for _n in range(1, len(_ITEM) + 1):
+    _i = ", ".join(_ITEM[:_n])
+    rule(_ndarray_item, "a, " + _i, path="ndarray.item", kind="other",
+         adjoints={"a": f"_rt.np_item_adjoint(g, a, ({_i},))"})
+
 _CURRENT[0] = "Shape and indexing"
 _DIMS = ["d0", "d1", "d2", "d3", "d4", "d5", "d6"]
 rule(_ndarray_reshape, "a, shape", path="ndarray.reshape",
@@ -487,6 +508,8 @@ for _name, _fn in [
     ("diagonal", np.diagonal),
     ("repeat", np.repeat),
     ("take", np.take),
+    ("item", _ndarray_item),
+    ("tolist", _ndarray_tolist),
 ]:
     if _fn is not None:
         array_method(_name, _fn)

@@ -249,6 +249,13 @@ primitive(rt.np_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (
           "_rt.pow_base_partial_exp(x1, x2)", **_R)
 primitive(rt.np_float_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
           "_rt.pow_base_partial_exp(x1, x2)", **_R)
+# a.item(...) and a.tolist(): their adjoints are linear in the gradient, with transposes
+primitive(rt.np_item_adjoint, "v, a, idx", adjoints={"v": "_rt.np_item_of(g, a, idx)"},
+          kind="other")
+primitive(rt.np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, idx)"},
+          kind="other")
+primitive(rt.np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
+primitive(rt.np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")

@@ -52,3 +52,42 @@ def test_sample_grids_pass_gradients_to_their_ends(f, args):
 
 def test_linspace_end_gradient_value():
     assert ad.gradient(lin_squares, 0.7)[0] == pytest.approx(2.625)
+
+
+# ----- values leaving the array world --------------------------------------------------------
+
+V = np.array([0.6, 1.1, 0.8, 1.4])
+
+LEAVING = {
+    "item": lambda v: v.item(1) * 2.0,
+    "item_2d": lambda v: v.reshape(2, 2).item(1, 0) ** 2 + v.reshape(2, 2).item((0, 1)),
+    "item_flat_negative": lambda v: v.reshape(2, 2).item(-1) * v.item(0),
+    "tolist": lambda v: v.tolist()[2] * 3.0,
+    "tolist_sum": lambda v: sum(v.tolist()) * v.tolist()[0],
+    "tolist_nested": lambda v: v.reshape(2, 2).tolist()[1][0] ** 2,
+    "float_of_element": lambda v: float(v[0]) * 2.0,
+    "element_item": lambda v: v[0].item() * 2.0,
+    "flatten": lambda v: np.sum(v.reshape(2, 2).flatten() ** 2),
+    "ravel": lambda v: np.sum(v.reshape(2, 2).ravel() ** 2),
+    "squeeze": lambda v: np.sum(v.reshape(1, 4).squeeze() ** 2),
+    "astype": lambda v: np.sum(v.astype(float) ** 2),
+    "copy": lambda v: np.sum(v.copy() ** 2),
+    "sum_item": lambda v: v.sum().item() * v.item(3),
+    "max_item": lambda v: (v * v).max().item(),
+    "float_of_sum": lambda v: float(np.sum(v)) ** 2,
+    "item_and_int": lambda v: v.item(1) ** 2 + int(v.item(2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAVING))
+def test_values_leaving_the_array_world_keep_their_gradient(name):
+    check2(LEAVING[name], V.copy(), rtol=1e-5, atol=1e-6)
+
+
+def test_item_and_tolist_gradients():
+    assert np.array_equal(ad.gradient(LEAVING["item"], V)[0], [0, 2.0, 0, 0])
+    assert np.array_equal(ad.gradient(LEAVING["tolist"], V)[0], [0, 0, 3.0, 0])
+
+
+def test_list_of_an_array_first_order():
+    check_grads(lambda v: list(v)[1] * 2.0 + sum(list(v)), V.copy())
