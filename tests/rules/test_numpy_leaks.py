@@ -91,3 +91,34 @@ def test_item_and_tolist_gradients():
 
 def test_list_of_an_array_first_order():
     check_grads(lambda v: list(v)[1] * 2.0 + sum(list(v)), V.copy())
+
+
+# ----- integer arrays get a float gradient, as int scalars do ------------------------------
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: np.sum(a * 2.5),
+    lambda a: np.sum(np.sin(a)) + np.mean(a) * 3,
+    lambda a: a[0] * 2.0 + a[1] ** 3,
+    lambda a: np.dot(a, a) * 1.0,
+])
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16])
+def test_integer_array_argument_gets_a_float_gradient(f, dtype):
+    a = np.array([1, 2], dtype=dtype)
+    (g,) = ad.gradient(f, a)
+    (want,) = ad.gradient(f, a.astype(float))
+    # (np.sin of int8 computes in float16: so does its derivative)
+    assert g.dtype == np.float64 and np.allclose(g, want, rtol=1e-3)
+    assert np.allclose(ad.pullback(f, a)[1](1.0)[0], want, rtol=1e-3)
+    assert np.allclose(ad.hessian(f, a), ad.hessian(f, a.astype(float)), rtol=1e-3)
+
+
+def test_int_scalar_and_int_array_agree():
+    assert ad.gradient(lambda t: t * 2.5, 3) == (2.5,)
+    assert np.array_equal(ad.gradient(lambda a: np.sum(a * 2.5), np.array([1, 2]))[0], [2.5, 2.5])
+
+
+def test_boolean_and_index_arrays_get_no_gradient():
+    assert ad.gradient(lambda a: np.sum(a * 2.5), np.array([True, False])) == (None,)
+    g = ad.gradient(lambda a, i: np.sum(a[i] * 2.5), np.array([1.0, 2.0]), np.array([0, 0]))
+    assert np.array_equal(g[0], [5.0, 0.0]) and g[1] is None
