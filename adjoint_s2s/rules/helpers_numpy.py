@@ -1102,6 +1102,58 @@ def np_tolist_of(c):
     return None if c is None else np.asarray(c).tolist()
 
 
+def np_index_trick_rule(obj):
+    """What ``np.r_[...]`` / ``np.c_[...]`` computes, as a differentiable function of the
+    items (None for other objects)."""
+    if type(obj) is type(np.r_):
+        return np_r_concat
+    if type(obj) is type(np.c_):
+        return np_c_concat
+    return None
+
+
+def np_r_concat(*keys):
+    """np.r_[keys]: the items along the first axis (a number is one row, a slice a range)."""
+    pieces = []
+    for k in keys:
+        if isinstance(k, slice):
+            pieces.append(np_index_trick_range(k))
+        else:
+            pieces.append(np.atleast_1d(np.asarray(k)))
+    return np.concatenate(pieces, 0)
+
+
+def np_c_concat(*keys):
+    """np.c_[keys]: the items along the last axis (a vector is a column, a number 1×1)."""
+    pieces = []
+    for k in keys:
+        a = np_index_trick_range(k) if isinstance(k, slice) else np.asarray(k)
+        if np.ndim(a) < 2:
+            a = np.reshape(a, (-1, 1))
+        pieces.append(a)
+    return np.concatenate(pieces, -1)
+
+
+def np_index_trick_range(k):
+    """A slice item of np.r_ / np.c_: its range of numbers (a constant)."""
+    return np.r_[k]
+
+
+def np_index_trick_check(obj, keys, y):
+    """Refuse a form of np.r_ / np.c_ that np_r_concat / np_c_concat do not reproduce
+    (string directives, ...): the gradient would be of something else."""
+    from ..errors import MissingAdjointError
+
+    name = "np.c_" if type(obj) is type(np.c_) else "np.r_"
+    ok = not any(isinstance(k, str) for k in keys)
+    if ok:
+        want = obj[keys[0] if len(keys) == 1 else tuple(keys)]
+        ok = np.shape(want) == np.shape(y) and bool(np.array_equal(want, y, equal_nan=True))
+    if not ok:
+        raise MissingAdjointError(obj, f"this form of {name}[...] has no rule (string "
+                                  "directives, matrices): write it with np.concatenate or np.stack")
+
+
 def np_array_adjoint(g, obj):
     """np.array / np.asarray: the adjoint goes back to the (nested) list structure."""
     return np_fit(g, obj)

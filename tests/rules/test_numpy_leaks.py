@@ -122,3 +122,54 @@ def test_boolean_and_index_arrays_get_no_gradient():
     assert ad.gradient(lambda a: np.sum(a * 2.5), np.array([True, False])) == (None,)
     g = ad.gradient(lambda a, i: np.sum(a[i] * 2.5), np.array([1.0, 2.0]), np.array([0, 0]))
     assert np.array_equal(g[0], [5.0, 0.0]) and g[1] is None
+
+
+# ----- np.r_ / np.c_ and other reads whose key is differentiated ----------------------------
+
+M23 = np.arange(6.0).reshape(2, 3) / 5 - 0.3
+V3 = np.array([0.6, 1.1, 0.8])
+
+
+class Squares:
+    def __getitem__(self, k):
+        return k * k
+
+
+SQUARES = Squares()
+
+KEYED = {
+    "r_": (lambda x: np.sum(np.r_[x, x] ** 2), (V3,)),
+    "c_": (lambda x: np.sum(np.c_[x, x] ** 2 * np.arange(6.0).reshape(3, 2)), (V3,)),
+    "r_scalars_ranges": (lambda x, s: np.sum(np.r_[x, s, 0:3, 2.0 * x] ** 3), (V3, 0.4)),
+    "r_scalar_first": (lambda x, s: np.sum(np.r_[s, x] * np.arange(4.0)), (V3, 0.4)),
+    "r_one_item": (lambda x: np.sum(np.r_[x] ** 2), (V3,)),
+    "r_matrices": (lambda A: np.sum(np.r_[A, A * 2] ** 2), (M23,)),
+    "c_matrix_and_columns": (
+        lambda A, x: np.sum(np.c_[A, x[:2], x[1:]] ** 2 * np.arange(10.0).reshape(2, 5)), (M23, V3)),
+    "c_range": (lambda x: np.sum(np.c_[x, 1:4] ** 3), (V3,)),
+    "getitem_computes": (lambda x: SQUARES[x] * 3.0, (0.7,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYED))
+def test_reads_whose_key_is_differentiated(name):
+    f, args = KEYED[name]
+    check2(f, *args, rtol=1e-5, atol=1e-6)
+
+
+def test_r_gradient_value():
+    f = KEYED["r_"][0]
+    assert np.allclose(ad.gradient(f, V3)[0], 4 * V3)
+
+
+def test_forms_of_r_without_a_rule_are_refused():
+    with pytest.raises(ad.MissingAdjointError, match="np.concatenate"):
+        ad.gradient(lambda x: np.sum(np.r_["0,2", x, x]), V3)
+    with pytest.raises(ad.UnsupportedSyntaxError, match="slice whose bounds"):
+        ad.gradient(lambda x: np.sum(np.r_[0:x:3j]), 0.7)
+
+
+def test_plain_lookups_give_no_gradient_to_the_key():
+    table = {0.5: 2.0}
+    g = ad.gradient(lambda k, x: table[k] * x + [1.0, 2.0][int(k)] * x, 0.5, 3.0)
+    assert g == (None, 3.0)
