@@ -172,8 +172,15 @@ def project(g, x):
             return float(g.real)
         return g
     if isinstance(x, np.ndarray):
-        if x.dtype.kind not in "fc":  # integer and boolean arrays have no tangent space
-            return None
+        if x.dtype.kind not in "fc":
+            if x.dtype.kind not in "iu":  # booleans (and the rest) have no tangent space
+                return None
+            # integer arrays get a float gradient, as int scalars do (docs/correctness.md)
+            g = np.asarray(unthunk(g))
+            g = g.real if np.iscomplexobj(g) else g
+            if g.shape != x.shape:
+                g = _rt.unbroadcast(g, x)
+            return np.asarray(g, dtype=np.result_type(g.dtype, float))
         if type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype:
             return g  # already the gradient of x
         g = np.asarray(unthunk(g))

@@ -1619,6 +1619,13 @@ def _getattr_builtin_pair(obj, name, *default):
     return y, getattr_builtin_pullback
 
 
+def index_get(obj, is_tuple, *keys):
+    """obj[keys] (obj[keys[0]] for a key that is not a tuple): the read that generated code
+    emits where only the key depends on the inputs (``np.r_[x, y]``, a ``__getitem__``
+    that computes with its key). Its rule (rules/runtime_rules.py) differentiates it."""
+    return obj[keys if is_tuple else keys[0]]
+
+
 def getitem_pair(obj, idx):
     """(y, pullback) of obj[idx]; __getitem__ written in Python is differentiated."""
     if isinstance(obj, (list, tuple, dict, np.ndarray, str)):

@@ -887,7 +887,7 @@ class Generator:
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same")
             partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
-                partials["a"] = _pow_const_partial(b.value)
+                partials["a"] = _pow_const_partial(b.value, ka in SCALAR)
             return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same")
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
@@ -1364,6 +1364,9 @@ class Generator:
     def subscript(self, x, e, fwd):
         base = e.value
         if not self.is_active(base):
+            rev = self._keyed_read(x, e, fwd)
+            if rev is not None:
+                return rev
             fwd.append(f"{x} = {src(e)}")
             return None
         self.helpers.add("_rt")
@@ -1373,6 +1376,32 @@ class Generator:
             fwd.append(f"{x} = {src(e)}")
             return self._rev_read(x, base, lambda g: f"_rt.getitem_grad({src(base)}, {idx}, {g})")
         return self._rev_pair_read(x, base, f"_rt.getitem_pair({src(base)}, {idx})", fwd)
+
+    def _keyed_read(self, x, e, fwd):
+        """obj[key] where only the key depends on the inputs (np.r_[x, y], a __getitem__
+        computing with its key): _rt.index_get at run time, whose rule differentiates
+        what the key computes, gives no gradient to a plain lookup's key, or refuses."""
+        if self.kind_of(e.value) == ARRAY:
+            return None  # an array's lookup: piecewise constant in its key
+        sl = e.slice
+        elts = list(sl.elts) if isinstance(sl, gast.Tuple) else [sl]
+
+        def active_in(node):
+            return any(isinstance(n, gast.Name) and self.is_active(n) for n in gast.walk(node))
+
+        if not any(active_in(v) for v in elts):
+            return None
+        if any(isinstance(v, gast.Slice) and active_in(v) for v in elts):
+            self.refuse(
+                "a slice whose bounds depend on the differentiated inputs",
+                "compute the values with np.linspace or np.arange outside the index",
+            )
+        self.helpers.add("_rt")
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        keys = "".join(", " + C.index_value_src(v) for v in elts)
+        fwd.append(f"{x}, {pbn} = _rt.call(_rt.index_get, {src(e.value)}, {isinstance(sl, gast.Tuple)}{keys})")
+        none = gast.Constant(value=None, kind=None)
+        return self.rev_call_pullback(x, pbn, [none, e.value, none] + elts, with_df=True)
 
     def display(self, x, e, fwd):
         elts = e.elts
@@ -2153,9 +2182,9 @@ def _balanced_call(d):
     return True
 
 
-def _pow_const_partial(b):
+def _pow_const_partial(b, scalar=False):
     if isinstance(b, bool) or not isinstance(b, (int, float)):
-        return "b * a ** (b - 1)"
+        return "_rt.pow_base_partial(a, b)"
     if b == 0:
         return None
     if b == 1:
@@ -2165,6 +2194,9 @@ def _pow_const_partial(b):
     if float(b).is_integer():
         n = int(b)
         return f"{n} * a ** {n - 1}" if n - 1 >= 0 else f"{n} * a ** ({n - 1})"
+    if scalar and b < 1:
+        # a fractional power's derivative is infinite at 0, where a float's ** raises
+        return f"_rt.pow_scaled(a, {b - 1!r}, {b!r})"
     return f"{b!r} * a ** {b - 1!r}" if b - 1 >= 0 else f"{b!r} * a ** ({b - 1!r})"
 
 

@@ -61,7 +61,7 @@ NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
 USER_RULES = {}  # fn object -> UserRule
 SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
 ARRAY_METHODS = {}  # ndarray method name -> the function whose rule it uses (x.sum -> np.sum)
-ARRAY_CONST_METHODS = {"argmax", "argmin", "argsort", "nonzero", "tolist", "item", "any", "all"}
+ARRAY_CONST_METHODS = {"argmax", "argmin", "argsort", "nonzero", "any", "all"}
 
 
 def array_method(name, fn):

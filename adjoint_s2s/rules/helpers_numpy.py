@@ -78,6 +78,14 @@ __all__ = [
     "np_take_along_axis_adjoint",
     "np_atleast_adjoint",
     "np_array_adjoint",
+    "np_item_adjoint",
+    "np_item_of",
+    "np_tolist_adjoint",
+    "np_tolist_of",
+    "np_linspace_adjoint",
+    "np_logspace_adjoint",
+    "np_logspace_base_adjoint",
+    "np_geomspace_adjoint",
     # linear algebra
     "np_dot_adjoint_a",
     "np_dot_adjoint_b",
@@ -509,16 +517,29 @@ def np_var_adjoint(g, a, axis=None, ddof=0, keepdims=False):
     a = np.asarray(a)
     axes = _axes(axis, a.ndim)
     n = _count(a.shape, axes)
-    centred = a - np.mean(a, axis=axes, keepdims=True)
+    centred = _centred(a, axes)
     gk = np.real(_keep(g, a.shape, axis, keepdims))
     return np_fit(2 * gk * centred / (n - ddof), a)
 
 
+def _centred(a, axes):
+    """a - mean(a), exactly 0 where all the values along axes are equal: the mean of equal
+    values can be off by a rounding error, and std's adjoint divides it by the std,
+    itself a rounding error (np.std(0.7 * np.ones(3)) is 1.1e-16, its derivative 0)."""
+    centred = a - np.mean(a, axis=axes, keepdims=True)
+    same = np.max(a, axis=axes, keepdims=True) == np.min(a, axis=axes, keepdims=True)
+    return np.where(same, 0, centred)
+
+
 def np_std_adjoint(g, a, ans, axis=None, ddof=0, keepdims=False):
+    """std = sqrt(var): ā = var's adjoint of g/(2·std), 0 where the std is 0 (one value,
+    or equal values), as autograd gives (the double where keeps second order finite)."""
     a = np.asarray(a)
     gk = np.real(_keep(g, a.shape, axis, keepdims))
     sk = _keep(ans, a.shape, axis, keepdims)
-    return np_var_adjoint(gk / (2 * sk), a, axis, ddof, True)
+    zero = sk == 0
+    half_inv = np.where(zero, 0, 0.5 / np.where(zero, 1, sk))
+    return np_var_adjoint(gk * half_inv, a, axis, ddof, True)
 
 
 def np_cumsum_adjoint(g, a, axis=None):
@@ -943,6 +964,194 @@ def np_atleast_adjoint(g, i, x):
     """atleast_Nd with several arguments returns a tuple: entry i is a reshape of x."""
     gi = np_parts(g, i + 1)[i]
     return None if gi is None else np_reshape_like(gi, x)
+
+
+def _space_weights(g, num, endpoint, axis, which):
+    """g (the adjoint of linspace's samples) and the weight of start (which=0) or stop
+    (which=1) in each sample, shaped to broadcast along the samples' axis."""
+    g = np.asarray(g)
+    t = np.linspace(0.0, 1.0, int(num), endpoint=endpoint)  # 0 first, exactly 1 last
+    ax = int(axis) % g.ndim
+    t = t.reshape((1,) * ax + (t.size,) + (1,) * (g.ndim - ax - 1))
+    return g, ax, (t if which else 1 - t)
+
+
+def _integer_dtype(dtype):
+    return dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact)
+
+
+def np_linspace_adjoint(g, start, stop, num=50, endpoint=True, retstep=False, dtype=None,
+                        axis=0, which=0):
+    """linspace = start + (stop - start)·t along axis: start gets Σ g·(1 - t), stop Σ g·t
+    (with retstep, the step (stop - start)/div adds ∓g_step/div). An integer dtype
+    floors the samples: no gradient."""
+    x = stop if which else start
+    if _integer_dtype(dtype):
+        return None
+    g_step = None
+    if retstep:
+        g, g_step = np_parts(g, 2)
+    out = None
+    if g is not None:
+        g, ax, w = _space_weights(g, num, endpoint, axis, which)
+        out = np.sum(g * w, axis=ax)
+    div = int(num) - 1 if endpoint else int(num)
+    if g_step is not None and div > 0:
+        d = np.asarray(g_step) / div * (1 if which else -1)
+        out = d if out is None else out + d
+    return None if out is None else np_fit(out, x)
+
+
+def np_logspace_adjoint(g, start, stop, ans, num=50, endpoint=True, base=10.0, dtype=None,
+                        axis=0, which=0):
+    """logspace = base**linspace(start, stop): linspace's adjoint of g·ans·log(base)."""
+    if g is None or _integer_dtype(dtype):
+        return None
+    gl = np.asarray(g) * np.conj(np.asarray(ans) * np.log(_logspace_base(base, ans, axis)))
+    return np_linspace_adjoint(gl, start, stop, num, endpoint, False, None, axis, which)
+
+
+def _logspace_base(base, ans, axis):
+    base = np.asarray(base)
+    if base.ndim:  # an array base broadcasts like start and stop: the samples' axis inside
+        base = np.expand_dims(base, int(axis) % np.ndim(ans))
+    return base
+
+
+def np_logspace_base_adjoint(g, start, stop, ans, num=50, endpoint=True, base=10.0,
+                             dtype=None, axis=0):
+    """∂(base**u)/∂base = u·base**u/base, u the linspace exponents."""
+    if g is None or _integer_dtype(dtype):
+        return None
+    u = np.linspace(start, stop, int(num), endpoint=endpoint, axis=axis)
+    b = _logspace_base(base, ans, axis)
+    return np_fit(np.asarray(g) * np.conj(u * np.asarray(ans) / b), base)
+
+
+def np_geomspace_adjoint(g, start, stop, ans, num=50, endpoint=True, dtype=None, axis=0,
+                         which=0):
+    """geomspace = start·(stop/start)**t: ∂/∂start = ans·(1 - t)/start, ∂/∂stop = ans·t/stop."""
+    if g is None or _integer_dtype(dtype):
+        return None
+    x = stop if which else start
+    g, ax, w = _space_weights(g, num, endpoint, axis, which)
+    xe = np.expand_dims(np.asarray(x), ax) if np.ndim(x) else np.asarray(x)
+    return np_fit(np.sum(g * np.conj(np.asarray(ans) * w / xe), axis=ax), x)
+
+
+def _item_index(a, idx):
+    """The flat position that a.item(*idx) reads."""
+    if len(idx) == 1 and isinstance(idx[0], tuple):
+        idx = idx[0]
+    if not idx:
+        if np.size(a) != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return 0
+    if len(idx) == 1:
+        return int(idx[0]) % np.size(a)
+    return int(np.ravel_multi_index(tuple(int(i) for i in idx), np.shape(a), mode="wrap"))
+
+
+def np_item_adjoint(g, a, idx):
+    """a.item(*idx) reads one element: g at that position, zeros elsewhere."""
+    if g is None:
+        return None
+    a = np.asarray(a)
+    out = np.zeros(a.size, np.result_type(a.dtype, np.asarray(g).dtype, float))
+    out[_item_index(a, idx)] = g
+    return np_fit(out.reshape(a.shape), a)
+
+
+def np_item_of(c, a, idx):
+    """The transpose of np_item_adjoint in its gradient: the element of c that a.item reads."""
+    if c is None:
+        return None
+    return np.ravel(np.asarray(c))[_item_index(a, idx)]
+
+
+def _fill_from_lists(out, g, at=()):
+    """Write the nested lists g into out (None entries, at any depth, stay zeros)."""
+    if g is None:
+        return
+    if len(at) == out.ndim:
+        out[at] = g
+        return
+    for i, gi in enumerate(g):
+        _fill_from_lists(out, gi, at + (i,))
+
+
+def np_tolist_adjoint(g, a):
+    """a.tolist() is a (nested) list of a's elements: the list's adjoint as an array
+    (None entries are zeros)."""
+    if g is None:
+        return None
+    a = np.asarray(a)
+    out = np.zeros(a.shape, np.result_type(a.dtype, float, *_list_dtypes(g)))
+    _fill_from_lists(out, g)
+    return np_fit(out, a)
+
+
+def _list_dtypes(g):
+    if isinstance(g, (list, tuple)):
+        return [t for x in g for t in _list_dtypes(x)]
+    return [] if g is None else [np.asarray(g).dtype]
+
+
+def np_tolist_of(c):
+    """The transpose of np_tolist_adjoint in its gradient: the array as nested lists."""
+    return None if c is None else np.asarray(c).tolist()
+
+
+def np_index_trick_rule(obj):
+    """What ``np.r_[...]`` / ``np.c_[...]`` computes, as a differentiable function of the
+    items (None for other objects)."""
+    if type(obj) is type(np.r_):
+        return np_r_concat
+    if type(obj) is type(np.c_):
+        return np_c_concat
+    return None
+
+
+def np_r_concat(*keys):
+    """np.r_[keys]: the items along the first axis (a number is one row, a slice a range)."""
+    pieces = []
+    for k in keys:
+        if isinstance(k, slice):
+            pieces.append(np_index_trick_range(k))
+        else:
+            pieces.append(np.atleast_1d(np.asarray(k)))
+    return np.concatenate(pieces, 0)
+
+
+def np_c_concat(*keys):
+    """np.c_[keys]: the items along the last axis (a vector is a column, a number 1×1)."""
+    pieces = []
+    for k in keys:
+        a = np_index_trick_range(k) if isinstance(k, slice) else np.asarray(k)
+        if np.ndim(a) < 2:
+            a = np.reshape(a, (-1, 1))
+        pieces.append(a)
+    return np.concatenate(pieces, -1)
+
+
+def np_index_trick_range(k):
+    """A slice item of np.r_ / np.c_: its range of numbers (a constant)."""
+    return np.r_[k]
+
+
+def np_index_trick_check(obj, keys, y):
+    """Refuse a form of np.r_ / np.c_ that np_r_concat / np_c_concat do not reproduce
+    (string directives, ...): the gradient would be of something else."""
+    from ..errors import MissingAdjointError
+
+    name = "np.c_" if type(obj) is type(np.c_) else "np.r_"
+    ok = not any(isinstance(k, str) for k in keys)
+    if ok:
+        want = obj[keys[0] if len(keys) == 1 else tuple(keys)]
+        ok = np.shape(want) == np.shape(y) and bool(np.array_equal(want, y, equal_nan=True))
+    if not ok:
+        raise MissingAdjointError(obj, f"this form of {name}[...] has no rule (string "
+                                  "directives, matrices): write it with np.concatenate or np.stack")
 
 
 def np_array_adjoint(g, obj):

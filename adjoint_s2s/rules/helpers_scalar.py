@@ -17,6 +17,8 @@ __all__ = [
     "recip",
     "sqrt_partial",
     "pow_base_partial",
+    "pow_scaled",
+    "pow_base_partial_exp",
     "pow_exp_partial",
     "pow_base_adjoint",
     "pow_exp_adjoint",
@@ -88,6 +90,60 @@ def pow_base_partial(a, b):
             return 1.0
         return 0.0 if b > 1 else math.inf
     return b * a ** (b - 1)
+
+
+def pow_scaled(a, p, c, n=0):
+    """c·a**p·log(a)**n, with 0 where c == 0 (also where a**p is infinite or a is 0).
+
+    The derivatives of powers are all of this form: ∂(a**b)/∂a = pow_scaled(a, b - 1, b),
+    ∂²/∂a² = pow_scaled(a, b - 2, b·(b - 1)), ∂/∂b brings a log(a), so a zero coefficient
+    (x**0, the second derivative of x**1) gives 0 at a == 0 to every order, where
+    b·a**(b-1) gives 0·inf. At a == 0 with c != 0 and a real p < 0 the result is
+    infinite (the derivative of a fractional power at 0), not a ZeroDivisionError; with a
+    log (n > 0) it is 0 at a == 0, as ∂(a**b)/∂b is. The log is log|a| for a real a, but
+    for a negative a with a fractional p, where a**p is complex.
+    """
+    if isinstance(a, np.ndarray) or isinstance(p, np.ndarray) or isinstance(c, np.ndarray):
+        return _quiet(_pow_scaled_array, a, p, c, n)
+    if c == 0:
+        return 0.0 * c
+    if a == 0:
+        if n or isinstance(p, complex) or p > 0:
+            return 0.0 * c
+        if p < 0:
+            return math.copysign(math.inf, c.real if isinstance(c, complex) else c)
+        return c * 1.0
+    if n == 0:
+        return c * a ** p
+    if isinstance(a, complex) or isinstance(p, complex) or isinstance(c, complex) or a < 0 and not float(p).is_integer():
+        return c * complex(a) ** p * cmath.log(a) ** n
+    return c * a ** p * math.log(abs(a)) ** n
+
+
+def _pow_scaled_array(a, p, c, n):
+    a_, p_, c_ = np.asarray(a), np.asarray(p), np.asarray(c)
+    if not np.issubdtype(a_.dtype, np.inexact):
+        a_ = a_.astype(float)
+    if n == 0:
+        return np.where(c_ == 0, 0, c_ * np.power(a_, p_))
+    safe = np.where(a_ == 0, 1, a_)
+    if np.iscomplexobj(a_) or np.iscomplexobj(p_):
+        log = np.log(safe.astype(complex))
+    else:
+        log = np.log(np.abs(safe))
+    return np.where((c_ == 0) | (a_ == 0), 0, c_ * np.power(safe, p_) * log ** n)
+
+
+def pow_base_partial_exp(a, b):
+    """∂ pow_base_partial(a, b)/∂b = a**(b-1)·(1 + b·log a); 0 at a == 0 (as pow_exp_partial)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a_ = np.asarray(a)
+        safe = np.where(a_ == 0, 1, a_)
+        out = pow_scaled(safe, b - 1, 1) + pow_scaled(safe, b - 1, b, 1)
+        return np.where(a_ == 0, 0, out)
+    if a == 0:
+        return 0.0
+    return pow_scaled(a, b - 1, 1) + pow_scaled(a, b - 1, b, 1)
 
 
 def _pow_base_partial_array(a, b):

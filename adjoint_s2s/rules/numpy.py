@@ -23,6 +23,7 @@ from . import (
     primitive,
     special,
 )
+from . import helpers_numpy as _hn
 
 SECTIONS = {}  # rule path -> section of docs/numpy.md
 NOTES = {}  # rule path -> a short remark for docs/numpy.md
@@ -411,6 +412,24 @@ rule(np.asanyarray, "a, dtype=None", adjoints={"a": "_rt.np_array_adjoint(g, a)"
 rule(np.copy, "a", "1")
 rule(_np("astype"), "x, dtype", "1", None, note="the gradient keeps the input's dtype")
 rule(np.full, "shape, fill_value, dtype=None", None, "1", None)
+_SPACE = "num=50, endpoint=True, retstep=False, dtype=None, axis=0"
+_SPACE_ARGS = "num, endpoint, retstep, dtype, axis"
+rule(np.linspace, "start, stop, " + _SPACE, kind="other", adjoints={
+    "start": f"_rt.np_linspace_adjoint(g, start, stop, {_SPACE_ARGS}, 0)",
+    "stop": f"_rt.np_linspace_adjoint(g, start, stop, {_SPACE_ARGS}, 1)",
+}, note="to start and stop (arrays too, any axis; retstep's step too); none with an integer dtype")
+_LOG = "num, endpoint, base, dtype, axis"
+rule(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0", adjoints={
+    "start": f"_rt.np_logspace_adjoint(g, start, stop, ans, {_LOG}, 0)",
+    "stop": f"_rt.np_logspace_adjoint(g, start, stop, ans, {_LOG}, 1)",
+    "base": f"_rt.np_logspace_base_adjoint(g, start, stop, ans, {_LOG})",
+}, note="to start, stop and base")
+nondifferentiable_builtin(_hn._integer_dtype, reason="it tests a dtype")
+_GEO = "num, endpoint, dtype, axis"
+rule(np.geomspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0", adjoints={
+    "start": f"_rt.np_geomspace_adjoint(g, start, stop, ans, {_GEO}, 0)",
+    "stop": f"_rt.np_geomspace_adjoint(g, start, stop, ans, {_GEO}, 1)",
+})
 rule(np.full_like, "a, fill_value, dtype=None", None, "1", None)
 
 
@@ -424,6 +443,27 @@ def _ndarray_transpose(a, *axes):
     """``a.transpose(*axes)``: the key of the rule for the method."""
     return a.transpose(*axes)
 
+
+def _ndarray_item(a, *args):
+    """``a.item(*args)``: the key of the rule for the method."""
+    return a.item(*args)
+
+
+def _ndarray_tolist(a):
+    """``a.tolist()``: the key of the rule for the method."""
+    return a.tolist()
+
+
+_CURRENT[0] = "Constructors and conversions"
+rule(_ndarray_tolist, "a", path="ndarray.tolist", kind="other",
+     adjoints={"a": "_rt.np_tolist_adjoint(g, a)"}, note="the list's adjoint as an array")
+rule(_ndarray_item, "a", path="ndarray.item", kind="other",
+     adjoints={"a": "_rt.np_item_adjoint(g, a, ())"}, note="x.item(), x.item(i), x.item(i, j, ...)")
+_ITEM = ["i0", "i1", "i2", "i3", "i4", "i5"]
+for _n in range(1, len(_ITEM) + 1):
+    _i = ", ".join(_ITEM[:_n])
+    rule(_ndarray_item, "a, " + _i, path="ndarray.item", kind="other",
+         adjoints={"a": f"_rt.np_item_adjoint(g, a, ({_i},))"})
 
 _CURRENT[0] = "Shape and indexing"
 _DIMS = ["d0", "d1", "d2", "d3", "d4", "d5", "d6"]
@@ -468,6 +508,8 @@ for _name, _fn in [
     ("diagonal", np.diagonal),
     ("repeat", np.repeat),
     ("take", np.take),
+    ("item", _ndarray_item),
+    ("tolist", _ndarray_tolist),
 ]:
     if _fn is not None:
         array_method(_name, _fn)
@@ -487,7 +529,7 @@ _random = [
 nondifferentiable_builtin(
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
-    np.arange, np.linspace, np.logspace, np.geomspace, np.eye, np.identity, np.tri,
+    np.arange, np.eye, np.identity, np.tri,
     np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
     np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
     np.nanargmax, np.nanargmin, np.searchsorted, np.digitize, np.count_nonzero,

@@ -15,7 +15,7 @@ BINARY = {
     "Div": (operator.truediv, "1 / b", "-ans / b"),
     "FloorDiv": (operator.floordiv, None, None),
     "Mod": (operator.mod, "1", "-(a // b)"),
-    "Pow": (operator.pow, "b * a ** (b - 1)", "_rt.pow_exp_partial(a, ans)"),
+    "Pow": (operator.pow, "_rt.pow_base_partial(a, b)", "_rt.pow_exp_partial(a, ans)"),
 }
 MATMUL = operator.matmul
 

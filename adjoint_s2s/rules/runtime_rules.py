@@ -13,6 +13,7 @@ from .. import emit
 from .. import runtime as rt
 from ..tangents import AbstractZero, Tangent, add, unthunk
 from . import NONDIFF, SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
+from .helpers_numpy import np_index_trick_check, np_index_trick_range, np_index_trick_rule
 
 _R = dict(kind="same")
 
@@ -105,6 +106,45 @@ def getitem_grad_sparse_pair(obj, idx, v):
     # differentiated (a pullback under a nested gradient), the scatter is written out:
     # a Scattered is for first-order pullbacks, whose every reader passes/sparse.py knows
     return rt.call(rt.getitem_grad, obj, idx, v)
+
+
+# lookups are piecewise constant in their key: no gradient to it
+_LOOKUP_TYPES = (list, tuple, dict, str, bytes, range, np.ndarray, types.MappingProxyType)
+
+
+@special(rt.index_get)
+def index_get_pair(obj, is_tuple, *keys):
+    """obj[key] where the key depends on the inputs: NumPy's index tricks (np.r_, np.c_)
+    by their rule, plain lookups with no gradient to the key, any other __getitem__
+    differentiated as a call (its source, or its rule; a clear refusal without either)."""
+    n = len(keys)
+    key = keys if is_tuple else keys[0]
+    trick = np_index_trick_rule(obj)
+    if trick is not None:
+        y, pb = rt.call(trick, *keys)
+        np_index_trick_check(obj, keys, y)
+        return y, lambda g: (None, None, None) + tuple(pb(g)[1:])
+    if isinstance(obj, _LOOKUP_TYPES):
+        return obj[key], lambda g: (None,) * (n + 3)
+    method = getattr(type(obj), "__getitem__", None)
+    if method is None:
+        raise TypeError(f"'{type(obj).__name__}' object is not subscriptable")
+    y, pb = rt.call(method, obj, key)
+
+    def index_get_pullback(g):
+        grads = pb(g)
+        d_obj, d_key = grads[1], grads[2]
+        if not is_tuple:
+            return (None, d_obj, None, d_key)
+        return (None, d_obj, None) + tuple(rt.part(d_key, i) for i in range(n))
+
+    return y, index_get_pullback
+
+
+nondifferentiable_builtin(
+    np_index_trick_rule, np_index_trick_check, np_index_trick_range,
+    reason="it selects or checks code, or builds a constant range",
+)
 
 
 @special(rt.call_keeping)
@@ -236,6 +276,24 @@ primitive(rt.acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
           adjoints={"acc": "g", "v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
 primitive(rt.np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
+# the derivatives of powers, differentiated again: pow_scaled(a, p, c) = c·a**p keeps a zero
+# coefficient zero at a == 0 to every order (the Hessian of x**0, x**1 at 0)
+primitive(rt.pow_scaled, "a, p, c, n=0",
+          "_rt.pow_scaled(a, p - 1, c * p, n) + _rt.pow_scaled(a, p - 1, c * n, n - 1)",
+          "_rt.pow_scaled(a, p, c, n + 1)", "_rt.pow_scaled(a, p, 1, n)", None, kind="other")
+primitive(rt.pow_base_partial, "a, b", "_rt.pow_scaled(a, b - 2, b * (b - 1))",
+          "_rt.pow_base_partial_exp(a, b)", kind="other")  # complex for a < 0, b fractional
+primitive(rt.np_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
+          "_rt.pow_base_partial_exp(x1, x2)", **_R)
+primitive(rt.np_float_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
+          "_rt.pow_base_partial_exp(x1, x2)", **_R)
+# a.item(...) and a.tolist(): their adjoints are linear in the gradient, with transposes
+primitive(rt.np_item_adjoint, "v, a, idx", adjoints={"v": "_rt.np_item_of(g, a, idx)"},
+          kind="other")
+primitive(rt.np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, idx)"},
+          kind="other")
+primitive(rt.np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
+primitive(rt.np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")

@@ -456,6 +456,20 @@ ROWS = [
     Row("full", np.full, lambda c: np.full((2, 3), c) + np.full((2, 3), fill_value=c), [S(), A(3)],
         cplx=True),
     Row("full_like", np.full_like, lambda x, c: np.full_like(x, c), [(A(2, 3), S()), (A(2, 3), A(3))]),
+    Row("ndarray.item", "item", lambda x: x.item(1) * x.item() if x.size == 1 else x.item(1) * x.item(0, 1),
+        [A(2, 2), A(1, 3)], cplx=True, rt=lambda x: _plain(x).item(1) * _plain(x).item(0, 1)),
+    Row("ndarray.tolist", "tolist", lambda x: x.tolist(), [A(3), A(2, 2)], cplx=True,
+        rt=lambda x: _plain(x).tolist()),
+    Row("linspace", np.linspace,
+        lambda a, b: np.linspace(a, b, 4) + np.linspace(a, b, num=3, endpoint=False, axis=-1).sum(),
+        [(S(), S()), (A(2), A(2)), (A(2), S()), (S(), A(3, 2))], cplx=True),
+    Row("linspace/retstep", np.linspace, lambda a, b: np.linspace(a, b, 5, retstep=True),
+        [(S(), S()), (A(3), S())]),
+    Row("logspace", np.logspace,
+        lambda a, b, c: np.logspace(a, b, 4, base=c) + np.logspace(a, b, 3, endpoint=False).sum(),
+        [(U(2), S("unit"), S("pos")), (S("unit"), S("unit"), S("pos"))]),
+    Row("geomspace", np.geomspace, lambda a, b: np.geomspace(a, b, 4, axis=-1),
+        [(S("pos"), S("pos")), (P(2), P(2))]),
     # ----- array methods -------------------------------------------------------------------------
     Row("ndarray.sum", "sum", lambda x, axis=None: x.sum(axis, keepdims=True),
         [A(3), (A(2, 3), 1)], rt=lambda x, axis=None: _plain(x).sum(axis, keepdims=True)),
@@ -731,11 +745,12 @@ def f_int_sum(x, w):
     return np.sum(x * w) + np.max(w)
 
 
-def test_integer_arrays_get_no_gradient():
+def test_integer_arrays_get_a_float_gradient():
+    # as int scalars do (docs/correctness.md, "Integer inputs")
     x = np.arange(3)
     w = np.array([0.5, 1.0, 2.0])
     gx, gw = ad.gradient(f_int_sum, x, w)
-    assert gx is None
+    assert gx.dtype == np.float64 and np.array_equal(gx, w)
     assert np.allclose(gw, x + np.array([0, 0, 1]))
 
 

@@ -1,0 +1,117 @@
+"""Values where a derivative formula divides by zero or loses its input: the gradient is
+the limit (or the exact value), never NaN, None or an exception, at first and second order.
+
+Each case is checked against finite differences; ``check2`` also differentiates the
+gradient (reverse over reverse) and checks that against finite differences of it.
+"""
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import check_grads
+
+RNG = np.random.default_rng(12)
+
+
+def check2(f, *args, rtol=1e-6, atol=1e-7):
+    """First and second order: the gradient, then <w, gradient> differentiated again."""
+    check_grads(f, *args, rtol=rtol, atol=atol)
+    for i, a in enumerate(args):
+        w = RNG.standard_normal(np.shape(a)) if np.ndim(a) else 1.0
+
+        def dot_grad(*xs, i=i, w=w):
+            return np.sum(w * ad.gradient(f, *xs)[i])
+
+        check_grads(dot_grad, *args, rtol=rtol, atol=atol)
+
+
+# ----- powers with a variable exponent ----------------------------------------------------
+
+
+def poly(x):
+    coeffs = [1.0, 2.0, 3.0]
+    return sum(c * x ** k for k, c in enumerate(coeffs))
+
+
+def poly_array(v):
+    coeffs = [1.0, 2.0, 3.0]
+    return np.sum(sum(c * v ** k for k, c in enumerate(coeffs)))
+
+
+def power_k(x, k):
+    return x ** k
+
+
+def np_power_k(v, k):
+    return np.sum(np.power(v, k) + v ** k)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.6, -1.3])
+def test_polynomial_with_variable_exponent(x):
+    assert ad.gradient(poly, x) == (2.0 + 6.0 * x,)
+    check2(poly, x)
+
+
+@pytest.mark.parametrize("v", [np.zeros(3), np.array([0.3, 0.0, -1.0])])
+def test_polynomial_with_variable_exponent_array(v):
+    check2(poly_array, v)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_integer_power_at_zero(k):
+    """d/dx x**0 = 0 and d²/dx² x**1 = 0 at x = 0 (not 0·inf)."""
+    check2(lambda x: power_k(x, k), 0.0)
+    check2(lambda v: np_power_k(v, k), np.zeros(2))
+    check2(lambda v: np_power_k(v, k), np.array([0.0, 0.7]))
+
+
+def test_fractional_power_at_zero_is_infinite_not_an_error():
+    assert ad.gradient(lambda x: x ** 0.5, 0.0) == (np.inf,)
+    assert ad.gradient(lambda x, b: x ** b, 0.0, 0.5)[0] == np.inf
+    check2(lambda x: x ** 0.5 + x ** 1.5, 2.0)
+
+
+def test_power_third_order_at_zero():
+    for k, want in [(3, 6.0), (2, 0.0), (1, 0.0), (0, 0.0)]:
+        d3 = ad.gradient(lambda x: ad.gradient(lambda y: ad.gradient(
+            lambda z: power_k(z, k), y)[0], x)[0], 0.0)[0]
+        assert d3 == want, (k, d3)
+    v = np.array([0.0, 0.5])
+    d3 = ad.gradient(lambda x: np.sum(ad.gradient(lambda y: np.sum(ad.gradient(
+        lambda z: np_power_k(z, 3), y)[0]), x)[0]), v)[0]
+    assert np.allclose(d3, 12.0)
+
+
+# ----- std and var where the spread is zero -------------------------------------------------
+
+
+def std_one(x):
+    return np.std(np.array([x]))
+
+
+def std_constant(x):
+    return np.std(x * np.ones(3))  # np.std gives 1.1e-16 at x = 0.7: rounding, not spread
+
+
+def var_constant(x):
+    return np.var(x * np.ones(3)) + np.var(np.array([x]))
+
+
+def std_rows(a):
+    return np.sum(np.std(a, axis=1) ** 2) + np.sum(np.std(a, axis=0, ddof=1))
+
+
+@pytest.mark.parametrize("f", [std_one, std_constant, var_constant])
+@pytest.mark.parametrize("x", [0.7, 0.1, -2.3, 0.0])
+def test_std_of_equal_values_has_derivative_zero(f, x):
+    assert ad.gradient(f, x) == (0.0,)
+    assert ad.gradient(lambda y: ad.gradient(f, y)[0], x) == (0.0,)
+
+
+def test_std_along_an_axis_with_a_constant_row():
+    a = np.array([[0.7, 0.7, 0.7, 0.7], [0.3, -1.0, 2.0, 0.5], [0.1, 0.2, 0.2, 0.4]])
+    g = ad.gradient(std_rows, a)[0]
+    assert np.all(np.isfinite(g))
+    check_grads(std_rows, a, rtol=1e-5, atol=1e-6)
+    check2(lambda b: np.sum(np.std(b, axis=0) * np.arange(1.0, 5.0)), a[1:], rtol=1e-5)
+    assert np.allclose(ad.gradient(lambda v: np.std(v), np.full(4, 0.7))[0], 0)
