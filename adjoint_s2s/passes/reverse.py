@@ -721,6 +721,7 @@ class Generator:
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
+        self.check_operands(s)
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -746,6 +747,30 @@ class Generator:
         # assert, import, raise: forward only
         fwd.append(C.stmt_src(s))
         return None
+
+    # ----- the operand invariant -------------------------------------------------------
+    def check_operands(self, s):
+        """Gradients are accumulated into names only: every operand of an operator, a
+        call (callee, receiver, arguments), a subscript, an attribute read or a display
+        that may carry a gradient must be a name (or a constant) after normalisation. An
+        expression in such a place that reads an active name would lose its gradient
+        silently: refuse it (a bug of the normaliser, to report), never drop it."""
+        for part in _operands(s):
+            if isinstance(part, (gast.Name, gast.Constant)) or part is None:
+                continue
+            if isinstance(part, gast.Attribute) and self.resolve(part) is not None:
+                continue  # a module's function or constant (np.linalg.norm)
+            hit = sorted(reads(part) & self.active)
+            if hit:
+                raise UnsupportedSyntaxError(
+                    f"an operand `{ast.unparse(gast.gast_to_ast(part))}` that reads the "
+                    f"differentiated value `{hit[0]}` but is not a name after normalisation",
+                    self.info.filename,
+                    getattr(s, "src_line", None),
+                    hint="this is a bug of adjoint_s2s (its gradient would be lost): please "
+                    "report it with the function's source; meanwhile give the expression a "
+                    "name of its own (`t = ...`)",
+                )
 
     # ----- assignments -------------------------------------------------------------------
     def assign(self, x, e, fwd, depth):
@@ -2083,6 +2108,60 @@ def _flatten(block):
             yield from _flatten(item.body)
         else:
             yield item
+
+
+def _index_operands(idx):
+    if isinstance(idx, gast.Slice):
+        return [idx.lower, idx.upper, idx.step]
+    if isinstance(idx, gast.Tuple):
+        return [p for e in idx.elts for p in _index_operands(e)]
+    return [idx]
+
+
+def _expr_operands(e):
+    """The operands of a normalised expression that must be atoms (see check_operands)."""
+    t = type(e)
+    if t is gast.BinOp:
+        return [e.left, e.right]
+    if t is gast.UnaryOp:
+        return [e.operand]
+    if t is gast.Call:
+        f = e.func
+        out = [f.value if isinstance(f, gast.Attribute) else f]
+        out += [a.value if isinstance(a, gast.Starred) else a for a in e.args]
+        return out + [k.value for k in e.keywords]
+    if t is gast.Attribute:
+        return [e.value]
+    if t is gast.Subscript:
+        return [e.value] + _index_operands(e.slice)
+    if t in (gast.Tuple, gast.List, gast.Set):
+        return [v.value if isinstance(v, gast.Starred) else v for v in e.elts]
+    if t is gast.Dict:
+        return list(e.keys) + list(e.values)
+    if t is gast.Starred:
+        return [e.value]
+    # names and constants; comparisons and f-strings (no gradient: a bool, a string);
+    # lambdas (closures: their captured names are followed by rev_closure)
+    return []
+
+
+def _operands(s):
+    """The operands of a normalised statement that must be atoms."""
+    if isinstance(s, gast.Assign):
+        out = _expr_operands(s.value)
+        for tgt in s.targets:
+            if isinstance(tgt, (gast.Subscript, gast.Attribute)):
+                out += _expr_operands(tgt)
+        return out
+    if isinstance(s, gast.Expr):
+        return _expr_operands(s.value)
+    if isinstance(s, gast.If):
+        return [s.test]
+    if isinstance(s, gast.For):
+        return [s.iter]
+    if isinstance(s, gast.Return):
+        return [s.value]
+    return []
 
 
 def _join_status(a, b, gen):
