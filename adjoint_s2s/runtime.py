@@ -1595,12 +1595,14 @@ def getattr_pair(obj, name):
         y, pb = call(prop.fget, obj)
         return y, lambda g: pb(g)[1]
     y = getattr(obj, name)
-    if isinstance(obj, (complex, np.ndarray)) and name in ("real", "imag", "T", "mT"):
-        if isinstance(obj, complex):
-            return y, lambda g: (None if g is None else (real(g) if name == "real" else im_seed(g)))
-        return y, lambda g: attr_grad(obj, name, g)
-    if isinstance(obj, (types.ModuleType, type)) or callable(y) and isinstance(y, types.MethodType):
+    if isinstance(obj, _NUMERIC_VALUES) and not isinstance(obj, bool):
+        return y, _numeric_attr_pullback(obj, name)
+    if isinstance(obj, (types.ModuleType, type)):
         return y, lambda g: None
+    if isinstance(y, types.MethodType):
+        if y.__self__ is obj:  # a bound method's tangent is its object's (see resolve)
+            return y, lambda g: None if g is None or isinstance(g, AbstractZero) else g
+        return y, lambda g: None  # a classmethod: bound to a class, a constant
     typ = type(obj)
     if is_mutable_object(obj):
         def mutable_getfield_pullback(g):
@@ -1615,6 +1617,52 @@ def getattr_pair(obj, name):
         return Tangent(typ, **{name: g})
 
     return y, getfield_pullback
+
+
+_NUMERIC_VALUES = (int, float, complex, np.number, np.ndarray)
+# attributes of numbers and arrays that are integers, dtypes or flags: no tangent space
+_NUMERIC_CONST_ATTRS = frozenset(
+    {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags", "__class__"}
+)
+
+
+class _Attribute:
+    """Names `type.attr` in a MissingAdjointError."""
+
+    __module__ = None
+
+    def __init__(self, typ, name):
+        self.__qualname__ = f"{typ.__name__}.{name}"
+
+
+def _numeric_attr_pullback(obj, name):
+    """The pullback of reading obj.name, obj a number or an array: real, imag, T, mT have
+    rules, shape & co. carry no gradient, anything else is refused (never a zero)."""
+    if name in _NUMERIC_CONST_ATTRS:
+        return lambda g: None
+    if isinstance(obj, np.ndarray):
+        if name in ("real", "imag", "T", "mT"):
+            return lambda g: attr_grad(obj, name, g)
+    elif name == "real" or name == "T" and isinstance(obj, np.generic):
+        return lambda g: None if g is None or isinstance(g, AbstractZero) else (
+            g if isinstance(obj, (complex, np.complexfloating)) and name == "T" else real(g))
+    elif name == "imag":
+        if isinstance(obj, (complex, np.complexfloating)):
+            return lambda g: None if g is None or isinstance(g, AbstractZero) else im_seed(g)
+        return lambda g: None  # the imaginary part of a real number is the constant 0
+    where = _where_met()
+
+    def numeric_attr_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return None
+        raise MissingAdjointError(
+            _Attribute(type(obj), name),
+            f"the attribute .{name} of {type(obj).__name__} has no rule"
+            + (f" ({where[len('it has no Python source and no rule; '):]})" if where else "")
+            + "; read it inside a helper function that has a rule",
+        )
+
+    return numeric_attr_pullback
 
 
 @R.special(getattr)
