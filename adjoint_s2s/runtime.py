@@ -1077,7 +1077,8 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
         and sys.getrefcount(acc_) <= _PRIVATE_REFS
     ):
         row = b_new[idx]
-        if type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype:
+        if (type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype
+                and _lost_writes(b_new.shape, idx) is None):
             acc_ += row
             b_new[idx] = 0
             return b_new, acc_
@@ -1085,14 +1086,58 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
     return b_old, acc(acc_, g_v)
 
 
+def _lost_writes(shape, idx):
+    """For ``a[idx] = v`` (a of this shape): a mask broadcastable over the written region,
+    False where a later element of v overwrites the same position (an index array that
+    repeats a position: NumPy writes in order, the last one stays), or None when none
+    does. Basic and boolean indices cannot repeat a position; an index array is checked
+    by letting NumPy write the element numbers and reading back which one stayed."""
+    if type(idx) is list and idx and type(idx[0]) is int:
+        idx = np.asarray(idx)
+    if type(idx) is np.ndarray:  # one index array, along the first axis: the fast case
+        if idx.dtype.kind not in "iu" or idx.size < 2 or not shape:
+            return None
+        flat = idx.ravel()
+        if flat.size <= 64:  # a few positions: a set says it sooner than NumPy
+            lst = flat.tolist()
+            if min(lst) >= 0 and len(set(lst)) == len(lst):
+                return None
+        order = np.arange(flat.size, dtype=np.intp)
+        pos = np.empty(shape[0], dtype=np.intp)
+        pos[flat] = order
+        kept = pos[flat] == order
+        if kept.all():
+            return None
+        return kept.reshape(idx.shape + (1,) * (len(shape) - 1))
+    if _is_basic_index(idx):
+        return None
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if not any(
+        isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype != bool and np.size(p) > 1
+        for p in parts
+    ):
+        return None
+    pos = np.empty(shape, dtype=np.intp)
+    region = np.shape(pos[idx])
+    order = np.arange(int(np.prod(region)), dtype=np.intp).reshape(region)
+    pos[idx] = order
+    kept = pos[idx] == order
+    return None if kept.all() else kept
+
+
 def setitem_grad(b_new, old, idx, v=None):
     """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
 
-    A value broadcast into several places (a scalar into a slice) gets the sum."""
+    A value broadcast into several places (a scalar into a slice) gets the sum. Where an
+    index array repeats a position, only the element written last reaches the result: the
+    others get a zero gradient."""
     if type(b_new) is np.ndarray and type(v) is np.ndarray:  # an array row into an array
         g_v = b_new[idx]
         if type(g_v) is np.ndarray:
             g_v = g_v.copy()
+            lost = _lost_writes(b_new.shape, idx)
+            if lost is not None:
+                np.copyto(g_v, 0, where=~lost)
             if g_v.shape != v.shape:
                 g_v = unbroadcast(g_v, v)
             private = b_new.base is None and b_new.flags.writeable
@@ -1106,6 +1151,10 @@ def setitem_grad(b_new, old, idx, v=None):
     if isinstance(b_new, np.ndarray):
         part_ = b_new[idx]
         g_v = part_.copy() if isinstance(part_, np.ndarray) else part_
+        if isinstance(part_, np.ndarray):
+            lost = _lost_writes(b_new.shape, idx)
+            if lost is not None:
+                np.copyto(g_v, 0, where=~lost)
         if v is not None and np.shape(g_v) != np.shape(v):
             g_v = unbroadcast(np.asarray(g_v), v) if isinstance(v, np.ndarray) else np.sum(g_v)
         del part_  # a view of b_new holds it too
