@@ -1448,7 +1448,46 @@ _BINOPS = {
     "Pow": (operator.pow, "__pow__", "__rpow__"),
     "MatMult": (operator.matmul, "__matmul__", "__rmatmul__"),
 }
+_BITOPS = {
+    "BitOr": (operator.or_, "__or__", "__ror__"),
+    "BitAnd": (operator.and_, "__and__", "__rand__"),
+    "BitXor": (operator.xor, "__xor__", "__rxor__"),
+    "LShift": (operator.lshift, "__lshift__", "__rlshift__"),
+    "RShift": (operator.rshift, "__rshift__", "__rrshift__"),
+}
+_BINOPS.update(_BITOPS)
 _NUMBERS = (int, float, complex, np.ndarray, np.number)
+_SYMBOLS = {"BitOr": "|", "BitAnd": "&", "BitXor": "^", "LShift": "<<", "RShift": ">>",
+            "Invert": "~"}
+
+
+def _integral(y):
+    """An integer or a bool (a number or an array of them): no tangent space."""
+    if isinstance(y, (bool, int, np.integer, np.bool_)):
+        return True
+    return isinstance(y, np.ndarray) and y.dtype.kind in "biu"
+
+
+def _no_tangent_result(fn, y, opname, *operands):
+    """The pair of an operator whose result is an integer or a bool; anything else is
+    refused, never given a zero gradient."""
+    if _integral(y):
+        n = len(operands)
+        return y, lambda g: (None,) * n
+    kinds = " and ".join(type(o).__name__ for o in operands)
+    raise MissingAdjointError(
+        fn, f"the operator {_SYMBOLS.get(opname, opname)} of {kinds} has no rule "
+        f"(it gave a {type(y).__name__}, which may carry a gradient)")
+
+
+def _dict_merge(a, b):
+    """a | b for dicts: b's values win where both have a key."""
+    def dict_merge_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None, None)
+        return ({k: g[k] for k in a if k not in b and k in g}, {k: g[k] for k in b if k in g})
+
+    return a | b, dict_merge_pullback
 
 
 def binop(opname, a, b, inplace=False):
@@ -1461,6 +1500,11 @@ def binop(opname, a, b, inplace=False):
             y, pb = call(imeth, a, b)
             if y is not NotImplemented:
                 return y, _drop_first(pb)
+    if opname in _BITOPS:
+        if isinstance(a, _NUMBERS + (np.bool_,)) and isinstance(b, _NUMBERS + (np.bool_,)):
+            return _no_tangent_result(fn, fn(a, b), opname, a, b)
+        if opname == "BitOr" and type(a) is dict and type(b) is dict:
+            return _dict_merge(a, b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)
@@ -1488,16 +1532,20 @@ def binop(opname, a, b, inplace=False):
         return y, _drop_first(pb)
     y = fn(a, b)
     raise MissingAdjointError(
-        fn, f"{type(a).__name__} {opname} {type(b).__name__} is not written in Python"
+        fn, f"{type(a).__name__} {_SYMBOLS.get(opname, opname)} {type(b).__name__} is not "
+        "written in Python"
     )
 
 
-_UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__")}
+_UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__"),
+          "Invert": (operator.invert, "__invert__")}
 
 
 def unop(opname, a):
     """(y, pullback) of OP a for values not known statically; pullback -> (da,)."""
     fn, dunder = _UNOPS[opname]
+    if opname == "Invert" and isinstance(a, _NUMBERS + (np.bool_,)):
+        return _no_tangent_result(fn, fn(a), opname, a)
     if isinstance(a, _NUMBERS):
         y, pb = resolve(fn, 1)(a)
         return y, _drop_first(pb)

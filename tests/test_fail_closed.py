@@ -205,3 +205,72 @@ def test_the_invariant_is_checked(monkeypatch):
     finally:
         monkeypatch.undo()
         ad.refresh()
+
+
+# ----- activity: "inactive" is proven, never assumed -------------------------------------
+
+
+class Box:
+    def __init__(self, size, shape=1.0):
+        self.size = size
+        self.shape = shape
+
+
+class Meet:
+    def __init__(self, a):
+        self.a = a
+
+    def __or__(self, other):
+        return Meet(self.a * other.a)
+
+    def __invert__(self):
+        return Meet(-2.0 * self.a ** 2)
+
+
+def field_named_size(x):
+    b = Box(x, 3.0 * x)
+    return b.size * b.shape * 2.0
+
+
+def shape_of_a_call_result(x):
+    r = real_helper(x) * np.ones(3)
+    return np.sum(r) * r.shape[0] + r.ndim * x
+
+
+def dict_merge(x):
+    d = {"a": x, "b": 1.0} | {"b": 2.0 * x * x}
+    return d["a"] * d["b"]
+
+
+def object_or(x):
+    s = Meet(x) | Meet(3.0 * x)
+    return s.a
+
+
+def object_invert(x):
+    s = ~Meet(x)
+    return s.a * x
+
+
+def bool_masks(x):
+    r = real_helper(x) * np.array([0.1, 0.5, 2.0])
+    m = (r > 1.0) & ~(r > 5.0)
+    k = int(x * 4) & 3
+    return np.sum(r[m]) * k
+
+
+@pytest.mark.parametrize("f", [
+    field_named_size, shape_of_a_call_result, dict_merge, object_or, object_invert, bool_masks,
+])
+def test_unknown_is_not_inactive(f):
+    check(f, 1.45)
+
+
+def set_union(x):
+    s = {x} | {2.0 * x}
+    return sum(s)
+
+
+def test_an_operator_with_no_rule_is_refused():
+    with pytest.raises(ad.MissingAdjointError, match=r"\|"):
+        ad.gradient(set_union, 1.5)

@@ -82,6 +82,11 @@ _BINOP_NAMES = {
     gast.MatMult: "MatMult",
 }
 _INACTIVE_ATTRS = {"shape", "ndim", "size", "dtype", "__class__", "__name__", "itemsize"}
+_ALWAYS_INACTIVE_ATTRS = {"__class__", "__name__"}  # a type, a string: of any value
+_BITOP_NAMES = {
+    gast.BitOr: "BitOr", gast.BitAnd: "BitAnd", gast.BitXor: "BitXor",
+    gast.LShift: "LShift", gast.RShift: "RShift",
+}
 _MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "update", "setdefault",
                      "add", "discard", "clear", "sort", "reverse", "fill", "__setitem__"}
 
@@ -505,6 +510,8 @@ class Generator:
         if isinstance(e, gast.UnaryOp):
             if isinstance(e.op, (gast.USub, gast.UAdd)):
                 return self.kind_of(e.operand)
+            if isinstance(e.op, gast.Invert) and self.kind_of(e.operand) == OTHER:
+                return OTHER  # an object's __invert__
             return CONST
         if isinstance(e, gast.Compare):
             return CONST
@@ -514,7 +521,7 @@ class Generator:
             return self.call_kind(e)
         if isinstance(e, gast.Attribute):
             k = self.kind_of(e.value)
-            if e.attr in _INACTIVE_ATTRS:
+            if self.inactive_attr(e):
                 return CONST
             if k in SCALAR and e.attr in ("real", "imag"):
                 return REAL
@@ -667,11 +674,13 @@ class Generator:
             return False
         if isinstance(e, (gast.Compare, gast.JoinedStr)):
             return False
-        if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.Not, gast.Invert)):
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
             return False
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Invert) and self.kind_of(e.operand) != OTHER:
+            return False  # ~ of a number or an array: an integer or a bool (no tangent)
         if isinstance(e, gast.Lambda):
             return bool(free_names_of_function(e) & self.active)
-        if isinstance(e, gast.Attribute) and e.attr in _INACTIVE_ATTRS:
+        if isinstance(e, gast.Attribute) and self.inactive_attr(e):
             return False
         if isinstance(e, gast.Call):
             obj = self.resolve(e.func)
@@ -683,6 +692,14 @@ class Generator:
         if r is None:
             r = self._reads_cache[id(e)] = reads(e)
         return bool(r & self.active)
+
+    def inactive_attr(self, e):
+        """Is e (an attribute read) surely without a tangent? .shape, .dtype & co. are
+        integers and dtypes of numbers and arrays; of another value (an object with a
+        field called `size`) they are read like any attribute."""
+        if e.attr in _ALWAYS_INACTIVE_ATTRS:
+            return True
+        return e.attr in _INACTIVE_ATTRS and self.kind_of(e.value) in NUMERIC + (CONST,)
 
     # =====================================================================================
     # pass A: forward code and recipes
@@ -888,8 +905,17 @@ class Generator:
         opname = _BINOP_NAMES.get(type(e.op))
         numeric = ka in NUMERIC + (CONST,) and kb in NUMERIC + (CONST,) and CONST not in (ka, kb)
         if opname is None:
-            fwd.append(f"{x} = {src(e)}")
-            return None
+            # |, &, ^, <<, >>: integers and bools carry no tangent; anything else (an
+            # object's __or__, dicts merged with |) goes to run-time dispatch
+            opname = _BITOP_NAMES.get(type(e.op))
+            if (
+                opname is None
+                or not (self.is_active(a) or self.is_active(b))
+                or ka in (REAL, CONST) and kb in (REAL, CONST)
+            ):
+                fwd.append(f"{x} = {src(e)}")
+                return None
+            numeric = False
         if opname == "MatMult" and numeric:
             fwd.append(f"{x} = {src(e)}")
             self.helpers.add("_rt")
@@ -924,6 +950,12 @@ class Generator:
     def unaryop(self, x, e, fwd):
         a = e.operand
         fwd.append(f"{x} = {src(e)}")
+        if isinstance(e.op, gast.Invert) and self.is_active(a) and self.kind_of(a) == OTHER:
+            self.helpers.add("_rt")
+            fwd.pop()
+            pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+            fwd.append(f"{x}, {pbn} = _rt.unop('Invert', {src(a)})")
+            return self.rev_call_pullback(x, pbn, [a], with_df=False)
         if isinstance(e.op, (gast.Not, gast.Invert)):
             return None
         k = self.kind_of(a)
