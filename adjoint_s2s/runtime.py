@@ -1405,6 +1405,15 @@ _NO_GRAD_METHODS = {"index", "count", "keys", "__len__", "__contains__"}
 _NO_GRAD_RULES = {}  # (class, method name) -> its rule, built once
 
 
+# ndarray methods that write into the array (np.sort returns a sorted copy, a.sort()
+# sorts a) or whose np. namesake does something else (np.resize repeats, a.resize
+# zero-fills): never differentiated with the rule of the np. function of the same name
+_ARRAY_METHODS_IN_PLACE = frozenset({
+    "sort", "partition", "fill", "put", "resize", "itemset", "setfield", "setflags",
+    "byteswap", "view", "getfield", "dump", "tofile",
+})
+
+
 def _method_rule(cls, name, meth):
     rule = _METHOD_RULES.get((cls, name))
     if rule is None:  # numpy scalar types: look along the class hierarchy
@@ -1428,6 +1437,15 @@ def _method_rule(cls, name, meth):
         return rule
     fn = None
     if issubclass(cls, np.ndarray):
+        if name in _ARRAY_METHODS_IN_PLACE:
+            raise MissingAdjointError(
+                _Attribute(cls, name),
+                f"the method .{name} of {cls.__name__} changes the array in place (or "
+                f"differs from np.{name}) and has no rule; write `a = np.{name}(a, ...)` "
+                "with the function's result instead" if name in ("sort", "partition") else
+                f"the method .{name} of {cls.__name__} changes the array in place (or "
+                f"differs from np.{name}) and has no rule",
+            )
         fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
     if fn is not None:
         def ndarray_method(obj, *args, **kwargs):
@@ -1795,8 +1813,8 @@ def getitem_pair(obj, idx):
                 positions = range(*idx.indices(len(obj)))
                 return obj[idx], lambda g: _list_slice_grad(obj, positions, g)
         return obj[idx], lambda g: getitem_grad(obj, idx, g)
-    if isinstance(obj, Tangent):
-        return obj[idx], lambda g: None
+    if isinstance(obj, Tangent):  # a tangent read in a pullback differentiated again
+        return obj[idx], lambda g: part_adjoint(obj, idx, g)
     y, pb = call_method(obj, "__getitem__", idx)
     return y, lambda g: pb(g)[0]
 

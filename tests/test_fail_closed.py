@@ -274,3 +274,27 @@ def set_union(x):
 def test_an_operator_with_no_rule_is_refused():
     with pytest.raises(ad.MissingAdjointError, match=r"\|"):
         ad.gradient(set_union, 1.5)
+
+
+# ----- run-time dispatch: no rule for an active value raises --------------------------------
+
+
+def sorts_in_place(v):
+    a = v * 1.0
+    a.sort()
+    return a[0] + 10.0 * a[2]
+
+
+def sorts_a_call_result(x):
+    a = real_helper(x) * np.array([3.0, 1.0, 2.0])
+    a.sort()
+    return a[0] + 10.0 * a[2]
+
+
+def test_an_in_place_array_method_is_refused_not_copied():
+    # np.sort returns a sorted copy; a.sort() sorts a: differentiating it as np.sort gave
+    # the unsorted value and its gradient
+    with pytest.raises(ad.MissingAdjointError, match=r"\.sort of ndarray"):
+        ad.gradient(sorts_in_place, np.array([3.0, 1.0, 2.0]))
+    with pytest.raises(ad.MissingAdjointError, match=r"\.sort of ndarray"):
+        ad.gradient(sorts_a_call_result, 1.5)
