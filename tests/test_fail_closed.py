@@ -298,3 +298,32 @@ def test_an_in_place_array_method_is_refused_not_copied():
         ad.gradient(sorts_in_place, np.array([3.0, 1.0, 2.0]))
     with pytest.raises(ad.MissingAdjointError, match=r"\.sort of ndarray"):
         ad.gradient(sorts_a_call_result, 1.5)
+
+
+class Total:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v
+        return 1
+
+    def add_keyword(self, *, v):
+        self.total = self.total + v
+
+
+def method_result_used(x):
+    a = Total()
+    n = a.add(x * 2.0)
+    return a.total * x + n
+
+
+def method_keyword_argument(x):
+    a = Total()
+    a.add_keyword(v=x * 2.0)
+    return a.total * x
+
+
+@pytest.mark.parametrize("f", [method_result_used, method_keyword_argument])
+def test_a_method_given_an_active_value_makes_its_object_active(f):
+    check(f, 1.5)

@@ -603,7 +603,7 @@ class Generator:
             # (lst.append, a helper filling a list) or in what a local closure captured:
             # those become active too
             captured = self._captures().get(getattr(call.func, "id", None), ())
-            for a in list(call.args) + [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in captured]:
+            for a in _call_operands(call) + [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in captured]:
                 if (
                     isinstance(a, gast.Name)
                     and a.id in self.locals
@@ -623,14 +623,17 @@ class Generator:
             elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
                 if value_active and isinstance(tgt.value, gast.Name):
                     act.add(tgt.value.id)
-        elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-            call = s.value
+        if isinstance(call, gast.Call):
+            # a method given an active value (positional, starred or keyword) may keep it
+            # in its object, whether or not its result is used: the object becomes active
             f = call.func
             if (
                 isinstance(f, gast.Attribute)
                 and isinstance(f.value, gast.Name)
                 and f.value.id in self.locals | set(self.info.params)
-                and any(self.value_active(a) for a in call.args)
+                and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
+                and self.resolve(f) is None
+                and any(self.value_active(a) for a in _call_operands(call))
             ):
                 act.add(f.value.id)
         elif isinstance(s, gast.For):
@@ -2140,6 +2143,13 @@ def _flatten(block):
             yield from _flatten(item.body)
         else:
             yield item
+
+
+def _call_operands(call):
+    """A call's arguments: positional, starred (their value) and keyword values."""
+    return [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [
+        k.value for k in call.keywords
+    ]
 
 
 def _index_operands(idx):
