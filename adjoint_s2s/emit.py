@@ -278,6 +278,38 @@ def _helper_values():
     return {"_rt": runtime, "math": math, "cmath": cmath, "np": np, "operator": operator}
 
 
+def _static_names(fn, names):
+    """The names among `names` that fn reads from outside (a captured variable, a global,
+    a builtin) and that hold a module or a class now: `np.linalg.norm(x)` names a callee,
+    where `A.T.sum()` (A a parameter) calls a method of a value."""
+    code = fn.__code__
+    local = set(code.co_varnames) | set(code.co_cellvars)
+    cells = {}
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            cells[name] = cell.cell_contents
+        except ValueError:
+            pass
+    g = fn.__globals__
+    bi = g.get("__builtins__", builtins)
+    bi = bi if isinstance(bi, dict) else vars(bi)
+    out = set()
+    for name in names:
+        if name in local:
+            continue
+        if name in cells:
+            value = cells[name]
+        elif name in code.co_freevars:
+            continue
+        elif name in g:
+            value = g[name]
+        else:
+            value = bi.get(name)
+        if isinstance(value, (types.ModuleType, type)):
+            out.add(name)
+    return out
+
+
 def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
     code = fn.__code__
@@ -302,7 +334,7 @@ def generate(fn, key):
     taken = user_names | set(code.co_freevars) | set(_helper_values())
     namer = Namer(taken)
     try:
-        anf.normalize(node, namer, filename, lines)
+        anf.normalize(node, namer, filename, lines, static_names=_static_names(fn, user_names))
         seen_globals = _RecordingGlobals(fn.__globals__)
         info = FunctionInfo(
             code.co_name, node, filename, seen_globals, code.co_freevars, code.co_cellvars

@@ -1077,7 +1077,8 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
         and sys.getrefcount(acc_) <= _PRIVATE_REFS
     ):
         row = b_new[idx]
-        if type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype:
+        if (type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype
+                and _lost_writes(b_new.shape, idx) is None):
             acc_ += row
             b_new[idx] = 0
             return b_new, acc_
@@ -1085,14 +1086,58 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
     return b_old, acc(acc_, g_v)
 
 
+def _lost_writes(shape, idx):
+    """For ``a[idx] = v`` (a of this shape): a mask broadcastable over the written region,
+    False where a later element of v overwrites the same position (an index array that
+    repeats a position: NumPy writes in order, the last one stays), or None when none
+    does. Basic and boolean indices cannot repeat a position; an index array is checked
+    by letting NumPy write the element numbers and reading back which one stayed."""
+    if type(idx) is list and idx and type(idx[0]) is int:
+        idx = np.asarray(idx)
+    if type(idx) is np.ndarray:  # one index array, along the first axis: the fast case
+        if idx.dtype.kind not in "iu" or idx.size < 2 or not shape:
+            return None
+        flat = idx.ravel()
+        if flat.size <= 64:  # a few positions: a set says it sooner than NumPy
+            lst = flat.tolist()
+            if min(lst) >= 0 and len(set(lst)) == len(lst):
+                return None
+        order = np.arange(flat.size, dtype=np.intp)
+        pos = np.empty(shape[0], dtype=np.intp)
+        pos[flat] = order
+        kept = pos[flat] == order
+        if kept.all():
+            return None
+        return kept.reshape(idx.shape + (1,) * (len(shape) - 1))
+    if _is_basic_index(idx):
+        return None
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if not any(
+        isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype != bool and np.size(p) > 1
+        for p in parts
+    ):
+        return None
+    pos = np.empty(shape, dtype=np.intp)
+    region = np.shape(pos[idx])
+    order = np.arange(int(np.prod(region)), dtype=np.intp).reshape(region)
+    pos[idx] = order
+    kept = pos[idx] == order
+    return None if kept.all() else kept
+
+
 def setitem_grad(b_new, old, idx, v=None):
     """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
 
-    A value broadcast into several places (a scalar into a slice) gets the sum."""
+    A value broadcast into several places (a scalar into a slice) gets the sum. Where an
+    index array repeats a position, only the element written last reaches the result: the
+    others get a zero gradient."""
     if type(b_new) is np.ndarray and type(v) is np.ndarray:  # an array row into an array
         g_v = b_new[idx]
         if type(g_v) is np.ndarray:
             g_v = g_v.copy()
+            lost = _lost_writes(b_new.shape, idx)
+            if lost is not None:
+                np.copyto(g_v, 0, where=~lost)
             if g_v.shape != v.shape:
                 g_v = unbroadcast(g_v, v)
             private = b_new.base is None and b_new.flags.writeable
@@ -1106,6 +1151,10 @@ def setitem_grad(b_new, old, idx, v=None):
     if isinstance(b_new, np.ndarray):
         part_ = b_new[idx]
         g_v = part_.copy() if isinstance(part_, np.ndarray) else part_
+        if isinstance(part_, np.ndarray):
+            lost = _lost_writes(b_new.shape, idx)
+            if lost is not None:
+                np.copyto(g_v, 0, where=~lost)
         if v is not None and np.shape(g_v) != np.shape(v):
             g_v = unbroadcast(np.asarray(g_v), v) if isinstance(v, np.ndarray) else np.sum(g_v)
         del part_  # a view of b_new holds it too
@@ -1346,6 +1395,15 @@ _NO_GRAD_METHODS = {"index", "count", "keys", "__len__", "__contains__"}
 _NO_GRAD_RULES = {}  # (class, method name) -> its rule, built once
 
 
+# ndarray methods that write into the array (np.sort returns a sorted copy, a.sort()
+# sorts a) or whose np. namesake does something else (np.resize repeats, a.resize
+# zero-fills): never differentiated with the rule of the np. function of the same name
+_ARRAY_METHODS_IN_PLACE = frozenset({
+    "sort", "partition", "fill", "put", "resize", "itemset", "setfield", "setflags",
+    "byteswap", "view", "getfield", "dump", "tofile",
+})
+
+
 def _method_rule(cls, name, meth):
     rule = _METHOD_RULES.get((cls, name))
     if rule is None:  # numpy scalar types: look along the class hierarchy
@@ -1369,6 +1427,15 @@ def _method_rule(cls, name, meth):
         return rule
     fn = None
     if issubclass(cls, np.ndarray):
+        if name in _ARRAY_METHODS_IN_PLACE:
+            raise MissingAdjointError(
+                _Attribute(cls, name),
+                f"the method .{name} of {cls.__name__} changes the array in place (or "
+                f"differs from np.{name}) and has no rule; write `a = np.{name}(a, ...)` "
+                "with the function's result instead" if name in ("sort", "partition") else
+                f"the method .{name} of {cls.__name__} changes the array in place (or "
+                f"differs from np.{name}) and has no rule",
+            )
         fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
     if fn is not None:
         def ndarray_method(obj, *args, **kwargs):
@@ -1389,7 +1456,46 @@ _BINOPS = {
     "Pow": (operator.pow, "__pow__", "__rpow__"),
     "MatMult": (operator.matmul, "__matmul__", "__rmatmul__"),
 }
+_BITOPS = {
+    "BitOr": (operator.or_, "__or__", "__ror__"),
+    "BitAnd": (operator.and_, "__and__", "__rand__"),
+    "BitXor": (operator.xor, "__xor__", "__rxor__"),
+    "LShift": (operator.lshift, "__lshift__", "__rlshift__"),
+    "RShift": (operator.rshift, "__rshift__", "__rrshift__"),
+}
+_BINOPS.update(_BITOPS)
 _NUMBERS = (int, float, complex, np.ndarray, np.number)
+_SYMBOLS = {"BitOr": "|", "BitAnd": "&", "BitXor": "^", "LShift": "<<", "RShift": ">>",
+            "Invert": "~"}
+
+
+def _integral(y):
+    """An integer or a bool (a number or an array of them): no tangent space."""
+    if isinstance(y, (bool, int, np.integer, np.bool_)):
+        return True
+    return isinstance(y, np.ndarray) and y.dtype.kind in "biu"
+
+
+def _no_tangent_result(fn, y, opname, *operands):
+    """The pair of an operator whose result is an integer or a bool; anything else is
+    refused, never given a zero gradient."""
+    if _integral(y):
+        n = len(operands)
+        return y, lambda g: (None,) * n
+    kinds = " and ".join(type(o).__name__ for o in operands)
+    raise MissingAdjointError(
+        fn, f"the operator {_SYMBOLS.get(opname, opname)} of {kinds} has no rule "
+        f"(it gave a {type(y).__name__}, which may carry a gradient)")
+
+
+def _dict_merge(a, b):
+    """a | b for dicts: b's values win where both have a key."""
+    def dict_merge_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None, None)
+        return ({k: g[k] for k in a if k not in b and k in g}, {k: g[k] for k in b if k in g})
+
+    return a | b, dict_merge_pullback
 
 
 def binop(opname, a, b, inplace=False):
@@ -1402,6 +1508,11 @@ def binop(opname, a, b, inplace=False):
             y, pb = call(imeth, a, b)
             if y is not NotImplemented:
                 return y, _drop_first(pb)
+    if opname in _BITOPS:
+        if isinstance(a, _NUMBERS + (np.bool_,)) and isinstance(b, _NUMBERS + (np.bool_,)):
+            return _no_tangent_result(fn, fn(a, b), opname, a, b)
+        if opname == "BitOr" and type(a) is dict and type(b) is dict:
+            return _dict_merge(a, b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)
@@ -1429,16 +1540,20 @@ def binop(opname, a, b, inplace=False):
         return y, _drop_first(pb)
     y = fn(a, b)
     raise MissingAdjointError(
-        fn, f"{type(a).__name__} {opname} {type(b).__name__} is not written in Python"
+        fn, f"{type(a).__name__} {_SYMBOLS.get(opname, opname)} {type(b).__name__} is not "
+        "written in Python"
     )
 
 
-_UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__")}
+_UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__"),
+          "Invert": (operator.invert, "__invert__")}
 
 
 def unop(opname, a):
     """(y, pullback) of OP a for values not known statically; pullback -> (da,)."""
     fn, dunder = _UNOPS[opname]
+    if opname == "Invert" and isinstance(a, _NUMBERS + (np.bool_,)):
+        return _no_tangent_result(fn, fn(a), opname, a)
     if isinstance(a, _NUMBERS):
         y, pb = resolve(fn, 1)(a)
         return y, _drop_first(pb)
@@ -1585,12 +1700,14 @@ def getattr_pair(obj, name):
         y, pb = call(prop.fget, obj)
         return y, lambda g: pb(g)[1]
     y = getattr(obj, name)
-    if isinstance(obj, (complex, np.ndarray)) and name in ("real", "imag", "T", "mT"):
-        if isinstance(obj, complex):
-            return y, lambda g: (None if g is None else (real(g) if name == "real" else im_seed(g)))
-        return y, lambda g: attr_grad(obj, name, g)
-    if isinstance(obj, (types.ModuleType, type)) or callable(y) and isinstance(y, types.MethodType):
+    if isinstance(obj, _NUMERIC_VALUES) and not isinstance(obj, bool):
+        return y, _numeric_attr_pullback(obj, name)
+    if isinstance(obj, (types.ModuleType, type)):
         return y, lambda g: None
+    if isinstance(y, types.MethodType):
+        if y.__self__ is obj:  # a bound method's tangent is its object's (see resolve)
+            return y, lambda g: None if g is None or isinstance(g, AbstractZero) else g
+        return y, lambda g: None  # a classmethod: bound to a class, a constant
     typ = type(obj)
     if is_mutable_object(obj):
         def mutable_getfield_pullback(g):
@@ -1605,6 +1722,52 @@ def getattr_pair(obj, name):
         return Tangent(typ, **{name: g})
 
     return y, getfield_pullback
+
+
+_NUMERIC_VALUES = (int, float, complex, np.number, np.ndarray)
+# attributes of numbers and arrays that are integers, dtypes or flags: no tangent space
+_NUMERIC_CONST_ATTRS = frozenset(
+    {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags", "__class__"}
+)
+
+
+class _Attribute:
+    """Names `type.attr` in a MissingAdjointError."""
+
+    __module__ = None
+
+    def __init__(self, typ, name):
+        self.__qualname__ = f"{typ.__name__}.{name}"
+
+
+def _numeric_attr_pullback(obj, name):
+    """The pullback of reading obj.name, obj a number or an array: real, imag, T, mT have
+    rules, shape & co. carry no gradient, anything else is refused (never a zero)."""
+    if name in _NUMERIC_CONST_ATTRS:
+        return lambda g: None
+    if isinstance(obj, np.ndarray):
+        if name in ("real", "imag", "T", "mT"):
+            return lambda g: attr_grad(obj, name, g)
+    elif name == "real" or name == "T" and isinstance(obj, np.generic):
+        return lambda g: None if g is None or isinstance(g, AbstractZero) else (
+            g if isinstance(obj, (complex, np.complexfloating)) and name == "T" else real(g))
+    elif name == "imag":
+        if isinstance(obj, (complex, np.complexfloating)):
+            return lambda g: None if g is None or isinstance(g, AbstractZero) else im_seed(g)
+        return lambda g: None  # the imaginary part of a real number is the constant 0
+    where = _where_met()
+
+    def numeric_attr_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return None
+        raise MissingAdjointError(
+            _Attribute(type(obj), name),
+            f"the attribute .{name} of {type(obj).__name__} has no rule"
+            + (f" ({where[len('it has no Python source and no rule; '):]})" if where else "")
+            + "; read it inside a helper function that has a rule",
+        )
+
+    return numeric_attr_pullback
 
 
 @R.special(getattr)
@@ -1647,8 +1810,8 @@ def getitem_pair(obj, idx):
                 positions = range(*idx.indices(len(obj)))
                 return obj[idx], lambda g: _list_slice_grad(obj, positions, g)
         return obj[idx], lambda g: getitem_grad(obj, idx, g)
-    if isinstance(obj, Tangent):
-        return obj[idx], lambda g: None
+    if isinstance(obj, Tangent):  # a tangent read in a pullback differentiated again
+        return obj[idx], lambda g: part_adjoint(obj, idx, g)
     y, pb = call_method(obj, "__getitem__", idx)
     return y, lambda g: pb(g)[0]
 

@@ -123,9 +123,27 @@ def _static_chain(node):
     return isinstance(node, gast.Name)
 
 
+def _chain_root(node):
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node.id
+
+
+def _imported_names(fn_node):
+    """Names the function binds with import statements (modules, or what they hold)."""
+    out = set()
+    for n in gast.walk(fn_node):
+        if isinstance(n, (gast.Import, gast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+    return out
+
+
 class Normalizer:
-    def __init__(self, namer, filename, source_lines, line_offset=0):
+    def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None):
         self.namer = namer
+        # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
+        # one of them names a callee; from any other name it reads a value
+        self.static_names = frozenset(static_names or ())
         self.filename = filename
         self.source_lines = source_lines
         self.line_offset = line_offset
@@ -234,10 +252,18 @@ class Normalizer:
 
     def call(self, node, out):
         func = node.func
-        if isinstance(func, gast.Attribute) and _static_chain(func):
+        if isinstance(func, gast.Attribute) and _static_chain(func) and (
+            isinstance(func.value, gast.Name) or _chain_root(func) in self.static_names
+        ):
             pass  # module.fn or obj.method: the chain is resolved by the reverse pass
         elif isinstance(func, gast.Attribute):
-            func = gast.Attribute(value=self.atom(func.value, out), attr=func.attr, ctx=gast.Load())
+            # a method of a value read from an expression (A.T.sum()): the receiver gets a
+            # name, so that its gradient has somewhere to go
+            recv = func.value
+            hint = f"{recv.value.id}_{recv.attr}" if (
+                isinstance(recv, gast.Attribute) and isinstance(recv.value, gast.Name)
+            ) else None
+            func = gast.Attribute(value=self.atom(recv, out, hint), attr=func.attr, ctx=gast.Load())
         elif not isinstance(func, gast.Name):
             func = self.atom(func, out, "fn")
         args = []
@@ -845,9 +871,13 @@ def _drop_tail_continue(block):
     return block
 
 
-def normalize(fn_node, namer, filename, source_lines, line_offset=0):
-    """Normalise fn_node (a gast FunctionDef) in place and return it."""
-    norm = Normalizer(namer, filename, source_lines, line_offset)
+def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=()):
+    """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
+    names of modules and classes the function reads from outside (globals, builtins,
+    captured variables); a name the function binds by import is one too."""
+    norm = Normalizer(
+        namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node)
+    )
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     return fn_node

@@ -82,6 +82,11 @@ _BINOP_NAMES = {
     gast.MatMult: "MatMult",
 }
 _INACTIVE_ATTRS = {"shape", "ndim", "size", "dtype", "__class__", "__name__", "itemsize"}
+_ALWAYS_INACTIVE_ATTRS = {"__class__", "__name__"}  # a type, a string: of any value
+_BITOP_NAMES = {
+    gast.BitOr: "BitOr", gast.BitAnd: "BitAnd", gast.BitXor: "BitXor",
+    gast.LShift: "LShift", gast.RShift: "RShift",
+}
 _MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "update", "setdefault",
                      "add", "discard", "clear", "sort", "reverse", "fill", "__setitem__"}
 
@@ -505,6 +510,8 @@ class Generator:
         if isinstance(e, gast.UnaryOp):
             if isinstance(e.op, (gast.USub, gast.UAdd)):
                 return self.kind_of(e.operand)
+            if isinstance(e.op, gast.Invert) and self.kind_of(e.operand) == OTHER:
+                return OTHER  # an object's __invert__
             return CONST
         if isinstance(e, gast.Compare):
             return CONST
@@ -514,7 +521,7 @@ class Generator:
             return self.call_kind(e)
         if isinstance(e, gast.Attribute):
             k = self.kind_of(e.value)
-            if e.attr in _INACTIVE_ATTRS:
+            if self.inactive_attr(e):
                 return CONST
             if k in SCALAR and e.attr in ("real", "imag"):
                 return REAL
@@ -596,7 +603,7 @@ class Generator:
             # (lst.append, a helper filling a list) or in what a local closure captured:
             # those become active too
             captured = self._captures().get(getattr(call.func, "id", None), ())
-            for a in list(call.args) + [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in captured]:
+            for a in _call_operands(call) + [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in captured]:
                 if (
                     isinstance(a, gast.Name)
                     and a.id in self.locals
@@ -616,14 +623,17 @@ class Generator:
             elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
                 if value_active and isinstance(tgt.value, gast.Name):
                     act.add(tgt.value.id)
-        elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-            call = s.value
+        if isinstance(call, gast.Call):
+            # a method given an active value (positional, starred or keyword) may keep it
+            # in its object, whether or not its result is used: the object becomes active
             f = call.func
             if (
                 isinstance(f, gast.Attribute)
                 and isinstance(f.value, gast.Name)
                 and f.value.id in self.locals | set(self.info.params)
-                and any(self.value_active(a) for a in call.args)
+                and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
+                and self.resolve(f) is None
+                and any(self.value_active(a) for a in _call_operands(call))
             ):
                 act.add(f.value.id)
         elif isinstance(s, gast.For):
@@ -667,11 +677,13 @@ class Generator:
             return False
         if isinstance(e, (gast.Compare, gast.JoinedStr)):
             return False
-        if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.Not, gast.Invert)):
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
             return False
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Invert) and self.kind_of(e.operand) != OTHER:
+            return False  # ~ of a number or an array: an integer or a bool (no tangent)
         if isinstance(e, gast.Lambda):
             return bool(free_names_of_function(e) & self.active)
-        if isinstance(e, gast.Attribute) and e.attr in _INACTIVE_ATTRS:
+        if isinstance(e, gast.Attribute) and self.inactive_attr(e):
             return False
         if isinstance(e, gast.Call):
             obj = self.resolve(e.func)
@@ -683,6 +695,14 @@ class Generator:
         if r is None:
             r = self._reads_cache[id(e)] = reads(e)
         return bool(r & self.active)
+
+    def inactive_attr(self, e):
+        """Is e (an attribute read) surely without a tangent? .shape, .dtype & co. are
+        integers and dtypes of numbers and arrays; of another value (an object with a
+        field called `size`) they are read like any attribute."""
+        if e.attr in _ALWAYS_INACTIVE_ATTRS:
+            return True
+        return e.attr in _INACTIVE_ATTRS and self.kind_of(e.value) in NUMERIC + (CONST,)
 
     # =====================================================================================
     # pass A: forward code and recipes
@@ -721,6 +741,7 @@ class Generator:
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
+        self.check_operands(s)
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -746,6 +767,30 @@ class Generator:
         # assert, import, raise: forward only
         fwd.append(C.stmt_src(s))
         return None
+
+    # ----- the operand invariant -------------------------------------------------------
+    def check_operands(self, s):
+        """Gradients are accumulated into names only: every operand of an operator, a
+        call (callee, receiver, arguments), a subscript, an attribute read or a display
+        that may carry a gradient must be a name (or a constant) after normalisation. An
+        expression in such a place that reads an active name would lose its gradient
+        silently: refuse it (a bug of the normaliser, to report), never drop it."""
+        for part in _operands(s):
+            if isinstance(part, (gast.Name, gast.Constant)) or part is None:
+                continue
+            if isinstance(part, gast.Attribute) and self.resolve(part) is not None:
+                continue  # a module's function or constant (np.linalg.norm)
+            hit = sorted(reads(part) & self.active)
+            if hit:
+                raise UnsupportedSyntaxError(
+                    f"an operand `{ast.unparse(gast.gast_to_ast(part))}` that reads the "
+                    f"differentiated value `{hit[0]}` but is not a name after normalisation",
+                    self.info.filename,
+                    getattr(s, "src_line", None),
+                    hint="this is a bug of adjoint_s2s (its gradient would be lost): please "
+                    "report it with the function's source; meanwhile give the expression a "
+                    "name of its own (`t = ...`)",
+                )
 
     # ----- assignments -------------------------------------------------------------------
     def assign(self, x, e, fwd, depth):
@@ -863,8 +908,17 @@ class Generator:
         opname = _BINOP_NAMES.get(type(e.op))
         numeric = ka in NUMERIC + (CONST,) and kb in NUMERIC + (CONST,) and CONST not in (ka, kb)
         if opname is None:
-            fwd.append(f"{x} = {src(e)}")
-            return None
+            # |, &, ^, <<, >>: integers and bools carry no tangent; anything else (an
+            # object's __or__, dicts merged with |) goes to run-time dispatch
+            opname = _BITOP_NAMES.get(type(e.op))
+            if (
+                opname is None
+                or not (self.is_active(a) or self.is_active(b))
+                or ka in (REAL, CONST) and kb in (REAL, CONST)
+            ):
+                fwd.append(f"{x} = {src(e)}")
+                return None
+            numeric = False
         if opname == "MatMult" and numeric:
             fwd.append(f"{x} = {src(e)}")
             self.helpers.add("_rt")
@@ -899,6 +953,12 @@ class Generator:
     def unaryop(self, x, e, fwd):
         a = e.operand
         fwd.append(f"{x} = {src(e)}")
+        if isinstance(e.op, gast.Invert) and self.is_active(a) and self.kind_of(a) == OTHER:
+            self.helpers.add("_rt")
+            fwd.pop()
+            pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+            fwd.append(f"{x}, {pbn} = _rt.unop('Invert', {src(a)})")
+            return self.rev_call_pullback(x, pbn, [a], with_df=False)
         if isinstance(e.op, (gast.Not, gast.Invert)):
             return None
         k = self.kind_of(a)
@@ -2112,6 +2172,67 @@ def _flatten(block):
             yield from _flatten(item.body)
         else:
             yield item
+
+
+def _call_operands(call):
+    """A call's arguments: positional, starred (their value) and keyword values."""
+    return [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [
+        k.value for k in call.keywords
+    ]
+
+
+def _index_operands(idx):
+    if isinstance(idx, gast.Slice):
+        return [idx.lower, idx.upper, idx.step]
+    if isinstance(idx, gast.Tuple):
+        return [p for e in idx.elts for p in _index_operands(e)]
+    return [idx]
+
+
+def _expr_operands(e):
+    """The operands of a normalised expression that must be atoms (see check_operands)."""
+    t = type(e)
+    if t is gast.BinOp:
+        return [e.left, e.right]
+    if t is gast.UnaryOp:
+        return [e.operand]
+    if t is gast.Call:
+        f = e.func
+        out = [f.value if isinstance(f, gast.Attribute) else f]
+        out += [a.value if isinstance(a, gast.Starred) else a for a in e.args]
+        return out + [k.value for k in e.keywords]
+    if t is gast.Attribute:
+        return [e.value]
+    if t is gast.Subscript:
+        return [e.value] + _index_operands(e.slice)
+    if t in (gast.Tuple, gast.List, gast.Set):
+        return [v.value if isinstance(v, gast.Starred) else v for v in e.elts]
+    if t is gast.Dict:
+        return list(e.keys) + list(e.values)
+    if t is gast.Starred:
+        return [e.value]
+    # names and constants; comparisons and f-strings (no gradient: a bool, a string);
+    # lambdas (closures: their captured names are followed by rev_closure)
+    return []
+
+
+def _operands(s):
+    """The operands of a normalised statement that must be atoms."""
+    if isinstance(s, gast.Assign):
+        out = _expr_operands(s.value)
+        for tgt in s.targets:
+            if isinstance(tgt, (gast.Subscript, gast.Attribute)):
+                out += _expr_operands(tgt)
+        return out
+    if isinstance(s, gast.Expr):
+        return _expr_operands(s.value)
+    if isinstance(s, gast.If):
+        return [s.test]
+    if isinstance(s, gast.For):
+        return [s.iter]
+    if isinstance(s, gast.Return):
+        return [s.value]
+    return []
 
 
 def _join_status(a, b, gen):
