@@ -1415,6 +1415,13 @@ def binop(opname, a, b, inplace=False):
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)
+    if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
+        # `lst += vs` extends the list in place, as Python does: every name for it (the
+        # caller's too) sees the new items
+        na, vs = len(a), list(b)
+        a += vs
+        nb, tb = len(vs), type(b)
+        return a, lambda g: _split_extend(g, na, nb, tb)
     if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
         na = len(a)
         return a + b, lambda g: _split_concat(g, na)
@@ -1466,6 +1473,19 @@ def _split_concat(g, na):
         return (None, None)
     g = list(g)
     return g[:na], g[na:]
+
+
+def _split_extend(g, na, nb, tb):
+    """The gradients of lst and vs from that of lst after `lst += vs`."""
+    if g is None or isinstance(g, AbstractZero):
+        return (None, None)
+    g = list(g) + [None] * (na + nb - len(g))
+    items = g[na:na + nb]
+    if all(v is None for v in items):
+        items = None
+    elif tb is tuple:
+        items = tuple(items)
+    return GradList(g[:na]), items
 
 
 def _fold_repeat(g, n, times, typ):
@@ -1557,6 +1577,15 @@ def put_items(obj, g):
     else:
         _ITEMS[id(obj)] = [obj, g]
     return None
+
+
+def move_grad(moved, a, b):
+    """(a, b) of two names' gradients, or (a + b, None) when `moved`: the second name held
+    the object the first changed in place (``b = a; a += v``), so its gradient joins the
+    first's before the change is reversed."""
+    if not moved or b is None or isinstance(b, AbstractZero):
+        return a, b
+    return (b if a is None or isinstance(a, AbstractZero) else add(a, b)), None
 
 
 def kept_adjoint(obj, g):

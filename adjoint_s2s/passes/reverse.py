@@ -362,6 +362,7 @@ class Generator:
         self.live = frozenset()  # names read after the statement being generated
         self.aliases = {}  # name -> names bound to the same object or a view of it (z = y)
         self.maybe_views = set()  # names bound by z = y[i]: a view of a row, or a number
+        self.same = {}  # name -> the names surely bound to the same object (z = y), on every path
         self.kinds = {}
         for p, k in zip(info.positional, arg_kinds):
             self.kinds[p] = k
@@ -613,6 +614,14 @@ class Generator:
             if isinstance(tgt, gast.Name):
                 if value_active and self.kinds.get(tgt.id) != CONST:
                     act.add(tgt.id)
+                elif (
+                    tgt.id in act
+                    and isinstance(s.value, gast.Name)
+                    and s.value.id in self.locals
+                    and self.kinds.get(s.value.id, OTHER) in (ARRAY, OTHER)
+                    and {tgt.id, s.value.id} <= self.user_names
+                ):  # b = a, and b is written into: a names the same object
+                    act.add(s.value.id)
             elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
                 if value_active and isinstance(tgt.value, gast.Name):
                     act.add(tgt.value.id)
@@ -717,6 +726,94 @@ class Generator:
         return sv
 
     def stmt(self, s, fwd, depth):
+        through = self._written_through(s)
+        # the names for the object before the statement (`a += v` rebinds a in the code)
+        group = set(self.same.get(through[0], ())) if through else set()
+        r = self._stmt(s, fwd, depth)
+        if not group:
+            return r
+        return self.follow_aliases(through[0], group, through[1], r, fwd, depth)
+
+    def _written_through(self, s):
+        """(name, surely) when statement s changes the object `name` holds in place, as
+        Python would show through every other name for it: a subscript write, an
+        augmented assignment (surely for arrays; for a value of unknown kind, only if
+        it stays the same object), a mutating method, a helper that may fill it."""
+        if not isinstance(s, (gast.Assign, gast.Expr)):
+            return None
+        tgt = s.targets[0] if isinstance(s, gast.Assign) else None
+        e = s.value
+        if isinstance(tgt, gast.Subscript) and isinstance(tgt.value, gast.Name):
+            return (tgt.value.id, True) if tgt.value.id in self.active else None
+        if isinstance(tgt, gast.Name) and (
+            getattr(s, "augmented", False)
+            or getattr(e, "augmented", False) and isinstance(e.left, gast.Name) and e.left.id == tgt.id
+        ):
+            kind = self.kind_of(tgt)
+            if kind in SCALAR or kind == CONST or tgt.id not in self.active:
+                return None
+            return tgt.id, kind == ARRAY
+        if not isinstance(e, gast.Call):
+            return None
+        f = e.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+            if f.attr in _MUTATING_METHODS and f.value.id in self.active and self.resolve(f) is None:
+                return f.value.id, True
+        if self._may_mutate(e) and not _has_starred(e):
+            names = [
+                a.id for a in e.args
+                if isinstance(a, gast.Name) and a.id in self.active
+                and self.kinds.get(a.id, OTHER) == OTHER and a.id in self.same
+            ]
+            if len(names) == 1:
+                return names[0], True
+        return None
+
+    def follow_aliases(self, name, group, surely, rev, fwd, depth):
+        """After an in-place change of the object `name` holds, the other names surely
+        bound to it (`b = a`) that are read again name it again: `a = b` (a no-op for
+        an object changed in place; for copy on write, the new value). Their gradient
+        then joins name's before the change is reversed, and goes back to them where
+        the alias was made. When the change may rebind instead (`b += v` of unknown
+        kind), a flag says whether the two are still one object."""
+        others = sorted(
+            z for z in group
+            if z != name and z in self.live and self.kinds.get(z, OTHER) not in SCALAR
+        )
+        if not others:
+            return rev
+        recipes = []
+        ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        for z in others:
+            self.active.add(z)
+            if surely:
+                recipes.append(self.assign(z, ref, fwd, depth))
+                continue
+            flag = self.fresh_local(f"{z}_is_{name}", fwd, depth)
+            fwd.append(f"{flag} = {name} is {z}")
+            recipes.append(self._rev_move_grad(flag, name, z))
+
+        def recipe(st):
+            for r in reversed(recipes):
+                r(st)
+            if rev is not None:
+                rev(st)
+
+        return recipe
+
+    def _rev_move_grad(self, flag, name, z):
+        def rev(st):
+            if st.get(z) is None:
+                return
+            self.helpers.add("_rt")
+            b, bz = st.adj(name), st.adj(z)
+            prev = b if st.get(name) is not None else "None"
+            st.line(f"{b}, {bz} = _rt.move_grad({flag}, {prev}, {bz})")
+            st.status[name] = st.status[z] = MAYBE
+
+        return rev
+
+    def _stmt(self, s, fwd, depth):
         self.depth = depth
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
@@ -751,6 +848,8 @@ class Generator:
     def assign(self, x, e, fwd, depth):
         if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
             self.check_augmented(e, fwd)
+            if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
+                self.appended.add(e.left.id)
         self.note_alias(x, e)
         active = x in self.active
         mark = len(self.saves)
@@ -1430,9 +1529,15 @@ class Generator:
         that the other would have to show (see setitem)."""
         for z in self.aliases.pop(x, ()):
             self.aliases.get(z, set()).discard(x)
+        for z in self.same.pop(x, ()):
+            self.same.get(z, set()).discard(x)
         self.maybe_views.discard(x)
         if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
             base = e.id
+            same = {base} | self.same.get(base, set())
+            for z in same:
+                self.same.setdefault(z, set()).add(x)
+            self.same[x] = same
         else:
             base = self._view_base(e)
             if base == x or base is None:
@@ -1446,13 +1551,28 @@ class Generator:
 
     def alias_state(self):
         """A copy of what note_alias knows, to join the paths of an if or a loop."""
-        return {k: set(v) for k, v in self.aliases.items()}, set(self.maybe_views)
+        return (
+            {k: set(v) for k, v in self.aliases.items()},
+            set(self.maybe_views),
+            {k: set(v) for k, v in self.same.items()},
+        )
+
+    def set_alias_state(self, state):
+        aliases, maybe, same = state
+        self.aliases, self.maybe_views = aliases, maybe
+        self.same = {k: set(v) for k, v in same.items()}
 
     def join_aliases(self, other):
         """Aliases after two paths meet: those of either (a rebinding on one path does not
         end the alias on the other). An alias of one path only is checked when the code
         runs (check_shared), as for `z = y[i]`."""
-        aliases, maybe = other
+        aliases, maybe, same = other
+        for k in set(same) | set(self.same):  # the same object on both paths only
+            both = self.same.get(k, set()) & same.get(k, set())
+            if both:
+                self.same[k] = both
+            else:
+                self.same.pop(k, None)
         for k in set(aliases) | set(self.aliases):
             mine, theirs = self.aliases.get(k, set()), aliases.get(k, set())
             if mine != theirs:  # on one path only: whether they share, the run tells
@@ -1476,7 +1596,8 @@ class Generator:
         Refused here when the two surely share (`z = y`, `z = y[1:]`, `z = y.T`); checked
         when it runs when that depends on values (`z = y[i]` is a view of a row, or a
         number; a value of unknown kind may be a number, for which `a += v` rebinds)."""
-        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live):
+        same = self.same.get(name, set())
+        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live and z not in same):
             if refuse and name not in self.maybe_views and z not in self.maybe_views:
                 self.refuse(*shared_write_message(name, z, op))
             self.helpers.add("_rt")
@@ -1647,7 +1768,7 @@ class Generator:
         before = self.alias_state()
         body, rb = self.block(s.body, depth)
         after_body = self.alias_state()
-        self.aliases, self.maybe_views = before
+        self.set_alias_state(before)
         orelse, ro = self.block(s.orelse, depth)
         self.join_aliases(after_body)  # a view on either path is a view after the if
         fwd.append(If(test, body, orelse))
@@ -1804,7 +1925,11 @@ class Generator:
         for n in sorted(self.appended & (set(info.params) | set(info.freevars))):
             if n in self.active:  # a list from the caller, appended to here
                 self.helpers.add("_rt")
-                pre.append(f"{self.adj_name(n)} = _rt.take_items({n})")
+                b = self.adj_name(n)
+                if st.get(n) is None:
+                    pre.append(f"{b} = _rt.take_items({n})")
+                else:  # the list is also the result (`return lst`): both gradients
+                    pre.append(f"{b} = _rt.acc({b}, _rt.take_items({n}))")
                 st.status[n] = MAYBE
         # even with an inactive result, effects (attribute writes) have adjoints
         entry_status = st.snapshot()

@@ -246,6 +246,15 @@ primitive(rt.unextend, "b_lst, where, vs", adjoints={"b_lst": "_rt.unextend_adjo
 primitive(rt.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
 
 
+@special(rt.move_grad)
+def move_grad_pair(moved, a, b):
+    def move_grad_pullback(g):  # linear in (a, b): the transpose of the move
+        ga, gb = rt.part(g, 0), rt.part(g, 1)
+        return (None, None, ga, ga if moved else gb)
+
+    return rt.move_grad(moved, a, b), move_grad_pullback
+
+
 @special(rt.with_defaults)
 def with_defaults_pair(df, names, grads):
     def with_defaults_pullback(g):

@@ -1,0 +1,199 @@
+"""Aliasing and in-place updates whose VALUE Python shows through another name: the value
+under ``pullback`` must be the plain call's, and the gradient (first and second order)
+must match finite differences, or the construct is refused with a clear error.
+
+Each function here is small on purpose: one way for a second name to see a change made
+through the first (``b = a`` then a write through ``b``; a helper changing the list or
+array it was given; ``lst += vs``, which extends in place; methods filling ``self``).
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import isapprox, numerical_gradient
+
+V3 = np.array([0.7, -1.2, 0.4])
+
+
+def fresh(args):
+    return copy.deepcopy(args)
+
+
+def on_copies(fn):
+    def f(*args):
+        return fn(*copy.deepcopy(args))
+
+    return f
+
+
+def check_value_and_grads(fn, args, second=True):
+    """Value under pullback = plain call; inputs unchanged; gradient and the gradient of
+    a directional derivative of the gradient against finite differences."""
+    want_y = fn(*fresh(args))
+    mine = fresh(args)
+    y, back = ad.pullback(fn, *mine)
+    assert isapprox(y, want_y, rtol=1e-12, atol=1e-12), (y, want_y)
+    got = back(1.0)
+    for a, b in zip(mine, args):
+        assert isapprox(a, b, rtol=0, atol=0), "the inputs changed"
+    want = numerical_gradient(on_copies(fn), *fresh(args))
+    for g, w in zip(got, want):
+        assert isapprox(g, w, rtol=1e-6, atol=1e-8), (got, want)
+    if not second:
+        return
+    u = [np.random.default_rng(3).standard_normal(np.shape(a)) for a in args]
+
+    def directional(*xs):
+        return sum(np.sum(g * d) for g, d in zip(ad.gradient(fn, *xs), u))
+
+    got2 = ad.gradient(directional, *fresh(args))
+    want2 = numerical_gradient(directional, *fresh(args))
+    for g, w in zip(got2, want2):
+        assert isapprox(g, w, rtol=1e-5, atol=1e-7), (got2, want2)
+
+
+# ----- a second name for the same list, dict or array -----------------------------------
+
+def alias_append(x):
+    L = [x]
+    B = L
+    B.append(2 * x)
+    return sum(L)
+
+
+def alias_setitem(x):
+    L = [x, x]
+    B = L
+    B[0] = 3 * x
+    return sum(L) * x
+
+
+def alias_list_iadd(x):
+    L = [x]
+    L2 = L
+    L2 += [x * x]
+    return sum(L) + L2[1]
+
+
+def alias_dict_write(x):
+    d = {"a": x}
+    e = d
+    e["b"] = x * x
+    return d["a"] * d["b"]
+
+
+def _append_to(lst, v):
+    lst.append(v)
+
+
+def alias_given_to_a_helper(x):
+    L = [x]
+    B = L
+    _append_to(B, x * 3)
+    return sum(L) * x
+
+
+def alias_array_setitem(v):
+    u = v * 2.0
+    w = u
+    w[0] = v[1] ** 2
+    return np.sum(u * v)
+
+
+def alias_array_iadd(v):
+    u = v * 2.0
+    w = u
+    w += v * v
+    return np.sum(u * v)
+
+
+def alias_tuple_iadd(x):
+    # tuples are not changed in place: t keeps its one item
+    t = (x,)
+    s = t
+    s += (2 * x,)
+    return sum(t) * 3.0 + sum(s)
+
+
+def alias_in_a_branch(x):
+    L = [x]
+    B = L
+    if x > 0:
+        B.append(x * x)
+    else:
+        B.append(-x)
+    return sum(L) * x
+
+
+def alias_in_a_loop(x):
+    L = [x]
+    B = L
+    for k in range(3):
+        B.append(B[-1] * x)
+    return sum(L)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (alias_append, (0.7,)),
+    (alias_setitem, (0.7,)),
+    (alias_list_iadd, (0.7,)),
+    (alias_dict_write, (0.7,)),
+    (alias_array_setitem, (V3,)),
+    (alias_array_iadd, (V3,)),
+    (alias_tuple_iadd, (0.7,)),
+    (alias_in_a_branch, (0.7,)),
+    (alias_in_a_branch, (-0.7,)),
+    (alias_in_a_loop, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_change_through_one_name_shows_through_the_other(fn, args):
+    check_value_and_grads(fn, args)
+
+
+def test_an_alias_given_to_a_helper_that_appends():
+    check_value_and_grads(alias_given_to_a_helper, (0.7,), second=False)
+
+
+# ----- a helper that changes the list it was given ----------------------------------------
+
+def _extend_by(lst, x):
+    lst += [x]
+    return lst
+
+
+def _append_returning(lst, x):
+    lst.append(x)
+    return lst
+
+
+def helper_list_iadd(x):
+    L = [x]
+    M = _extend_by(L, 2 * x)
+    return sum(L) + sum(M)
+
+
+def helper_append_returning_the_list(x):
+    L = [x]
+    M = _append_returning(L, 2 * x)
+    return sum(L) * sum(M)
+
+
+def list_iadd_of_a_tuple(x):
+    L = [x]
+    L += (x * x, 3.0)
+    return L[0] * L[1] + L[2]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (helper_list_iadd, (0.7,)),
+    (list_iadd_of_a_tuple, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_that_extends_its_argument(fn, args):
+    """`lst += vs` extends the list in place, as Python does, so the caller sees the
+    items; a helper returning the list it changed gives both gradients to it."""
+    check_value_and_grads(fn, args)
+
+
+def test_a_helper_returning_the_list_it_appended_to():
+    check_value_and_grads(helper_append_returning_the_list, (0.7,), second=False)
