@@ -898,6 +898,31 @@ def uninsert(b_lst, pos):
     return GradList(out), g
 
 
+def uninsert_adjoint(g, b_lst, pos):
+    """The adjoint of uninsert (linear in b_lst): the item's part put back at pos."""
+    if g is None or isinstance(g, AbstractZero) or callable(pos):
+        return None
+    head, item = part(g, 0), part(g, 1)
+    if head is None and item is None:
+        return None
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else None
+    out = list(head) if head is not None else []
+    if length is not None:
+        out += [None] * (length - 1 - len(out))
+    out.insert(pos, item)
+    return out
+
+
+def unpop_adjoint(g, where):
+    """The adjoint of unpop in its two gradients (linear): (list part, popped part)."""
+    if g is None or isinstance(g, AbstractZero) or callable(where):
+        return None, None
+    pos, n_after = where
+    out = list(g) + [None] * (n_after + 1 - len(g))
+    item = out.pop(pos)
+    return out, item
+
+
 def unappend(b_lst, n):
     """Undo lst.append(v) on the gradient: (gradient of the shorter list, gradient of v)."""
     if callable(n):  # an object's own append method: run its pullback

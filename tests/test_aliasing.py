@@ -197,3 +197,133 @@ def test_a_helper_that_extends_its_argument(fn, args):
 
 def test_a_helper_returning_the_list_it_appended_to():
     check_value_and_grads(helper_append_returning_the_list, (0.7,), second=False)
+
+
+# ----- methods that fill self --------------------------------------------------------------
+
+class Bag:
+    def __init__(self):
+        self.items = []
+
+    def add(self, v):
+        self.items.append(v)
+
+    def add_two(self, v):
+        self.items.extend([v, 2 * v])
+
+    def add_first(self, v):
+        self.items.insert(0, v)
+
+    def drop_last(self):
+        return self.items.pop()
+
+    def total(self):
+        return sum(self.items)
+
+
+class LocalBag(Bag):
+    def add(self, v):
+        items = self.items
+        items.append(v)
+
+    def set_first(self, v):
+        items = self.items
+        items[0] = v
+
+
+class IaddBag(Bag):
+    def add(self, v):
+        self.items += [v]
+
+
+class Table:
+    def __init__(self):
+        self.d = {}
+
+    def put(self, k, v):
+        self.d[k] = v
+
+
+class Running:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total += v
+
+
+def bag_append(x):
+    b = Bag()
+    b.add(x)
+    b.add(x * x)
+    return b.total()
+
+
+def bag_extend_insert(x):
+    b = Bag()
+    b.add_two(x)
+    b.add_first(x * x)
+    b.add(3.0)
+    return b.total() * b.items[0]
+
+
+def bag_append_then_pop(x):
+    b = Bag()
+    b.add(x)
+    b.add(x * x)
+    b.add(x * 3)
+    last = b.drop_last()
+    return b.total() * last
+
+
+def bag_through_a_local_name(x):
+    b = LocalBag()
+    b.add(x)
+    b.add(x * x)
+    b.set_first(x * 3)
+    return b.total() * b.items[1]
+
+
+def bag_iadd(x):
+    b = IaddBag()
+    b.add(x)
+    b.add(x * x)
+    return b.total() * x
+
+
+def bag_from_outside(x):
+    b = Bag()
+    b.items.append(x)
+    b.add(x * x)
+    return b.total() * b.items[0]
+
+
+def table_put(x):
+    t = Table()
+    t.put("a", x)
+    t.put("b", x * x)
+    return t.d["a"] * t.d["b"]
+
+
+def running_total(x):
+    r = Running()
+    r.add(x)
+    r.add(x * x)
+    return r.total * x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (bag_append, (0.7,)),
+    (bag_extend_insert, (0.7,)),
+    (bag_append_then_pop, (0.7,)),
+    (bag_through_a_local_name, (0.7,)),
+    (bag_iadd, (0.7,)),
+    (bag_from_outside, (0.7,)),
+    (table_put, (0.7,)),
+    (running_total, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_methods_that_fill_self(fn, args):
+    """`self.items.append(v)` (extend, insert, pop; through a local name too): the list
+    is changed in place and its gradient after the change is the field's, taken back
+    when the field is written back; `self.d[k] = v`, `self.total += v`."""
+    check_value_and_grads(fn, args)

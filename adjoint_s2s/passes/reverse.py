@@ -363,6 +363,7 @@ class Generator:
         self.aliases = {}  # name -> names bound to the same object or a view of it (z = y)
         self.maybe_views = set()  # names bound by z = y[i]: a view of a row, or a number
         self.same = {}  # name -> the names surely bound to the same object (z = y), on every path
+        self.field_of = {}  # name -> (obj, attr): bound by name = obj.attr, on every path
         self.kinds = {}
         for p, k in zip(info.positional, arg_kinds):
             self.kinds[p] = k
@@ -729,10 +730,37 @@ class Generator:
         through = self._written_through(s)
         # the names for the object before the statement (`a += v` rebinds a in the code)
         group = set(self.same.get(through[0], ())) if through else set()
+        field = self.field_of.get(through[0]) if through and through[1] else None
         r = self._stmt(s, fwd, depth)
-        if not group:
-            return r
-        return self.follow_aliases(through[0], group, through[1], r, fwd, depth)
+        if group:
+            r = self.follow_aliases(through[0], group, through[1], r, fwd, depth)
+        if field is not None and through[0] in self.active:
+            r = self.write_back_field(through[0], field, r, fwd, depth)
+        return r
+
+    def write_back_field(self, name, field, rev, fwd, depth):
+        """`items = obj.items` then a change of items in place (`items.append(v)`): the
+        object still holds it, so its gradient after the change is the field's. Writing
+        it back (`obj.items = items`: a no-op for a change in place, the new list for copy
+        on write) takes that gradient for items before the change is reversed; reversing
+        the read puts what is left back into the field."""
+        obj, attr = field
+        if obj not in self.active:
+            return rev
+        tgt = gast.Attribute(
+            value=gast.Name(id=obj, ctx=gast.Load(), annotation=None, type_comment=None),
+            attr=attr, ctx=gast.Store(),
+        )
+        back = self.setattr_(tgt, gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None), fwd, depth)
+        self.field_of[name] = field
+
+        def recipe(st):
+            if back is not None:
+                back(st)
+            if rev is not None:
+                rev(st)
+
+        return recipe
 
     def _written_through(self, s):
         """(name, surely) when statement s changes the object `name` holds in place, as
@@ -821,6 +849,9 @@ class Generator:
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
+                if isinstance(s.value, gast.Call) and s.value.func.__class__ is gast.Attribute \
+                        and s.value.func.attr == "pop" and self._is_field_list_op(s.value):
+                    return self.field_list_op(s.value, fwd, depth, target=tgt.id)
                 return self.assign(tgt.id, s.value, fwd, depth)
             if isinstance(tgt, gast.Subscript):
                 return self.setitem(tgt, s.value, fwd, depth)
@@ -1301,6 +1332,8 @@ class Generator:
             fwd.append(src(e))
             return None
         func = e.func
+        if self._is_field_list_op(e):
+            return self.field_list_op(e, fwd, depth)
         if (
             isinstance(func, gast.Attribute)
             and isinstance(func.value, gast.Name)
@@ -1345,6 +1378,50 @@ class Generator:
             st.consume(x)
             for sv in reversed(saves):
                 st.out.append(Restore(sv))
+
+        return recipe
+
+    def _is_field_list_op(self, e):
+        func = e.func
+        return (
+            isinstance(func, gast.Attribute)
+            and func.attr in ("append", "extend", "insert", "pop")
+            and isinstance(func.value, gast.Attribute)
+            and isinstance(func.value.value, gast.Name)
+            and func.value.value.id in self.active
+            and self.kind_of(func.value.value) == OTHER
+            and not e.keywords
+            and not _has_starred(e)
+        )
+
+    def field_list_op(self, e, fwd, depth, target=None):
+        """`self.items.append(v)` (extend, insert; `x = self.items.pop()`): the list is
+        read from the field into a name, changed through it, and written back (see
+        write_back_field)."""
+        func = e.func
+        tmp = self.namer.fresh(func.value.attr)
+        self.locals.add(tmp)
+        self.kinds[tmp] = OTHER
+        self.active.add(tmp)
+        outer = self.cur_stmt
+        read = self.assign(tmp, func.value, fwd, depth)
+        name = gast.Name(id=tmp, ctx=gast.Load(), annotation=None, type_comment=None)
+        call = gast.Call(func=gast.Attribute(value=name, attr=func.attr, ctx=gast.Load()), args=e.args, keywords=[])
+        if target is None:
+            op = gast.Expr(value=call)
+        else:
+            op = gast.Assign(
+                targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None)],
+                value=call, type_comment=None,
+            )
+        op.src_line = getattr(outer, "src_line", None)
+        self.live_after[id(op)] = self.live
+        change = self.stmt(op, fwd, depth)
+        self.cur_stmt = outer
+
+        def recipe(st):
+            change(st)
+            read(st)
 
         return recipe
 
@@ -1531,6 +1608,17 @@ class Generator:
             self.aliases.get(z, set()).discard(x)
         for z in self.same.pop(x, ()):
             self.same.get(z, set()).discard(x)
+        self.field_of.pop(x, None)
+        for z in [z for z, (o, _) in self.field_of.items() if o == x]:
+            del self.field_of[z]
+        if (
+            isinstance(e, gast.Attribute)
+            and isinstance(e.value, gast.Name)
+            and e.value.id != x
+            and self.kind_of(e.value) == OTHER
+            and e.attr not in _VIEW_ATTRS | _INACTIVE_ATTRS
+        ):
+            self.field_of[x] = (e.value.id, e.attr)
         self.maybe_views.discard(x)
         if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
             base = e.id
@@ -1555,18 +1643,21 @@ class Generator:
             {k: set(v) for k, v in self.aliases.items()},
             set(self.maybe_views),
             {k: set(v) for k, v in self.same.items()},
+            dict(self.field_of),
         )
 
     def set_alias_state(self, state):
-        aliases, maybe, same = state
+        aliases, maybe, same, field_of = state
         self.aliases, self.maybe_views = aliases, maybe
         self.same = {k: set(v) for k, v in same.items()}
+        self.field_of = dict(field_of)
 
     def join_aliases(self, other):
         """Aliases after two paths meet: those of either (a rebinding on one path does not
         end the alias on the other). An alias of one path only is checked when the code
         runs (check_shared), as for `z = y[i]`."""
-        aliases, maybe, same = other
+        aliases, maybe, same, field_of = other
+        self.field_of = {k: v for k, v in self.field_of.items() if field_of.get(k) == v}
         for k in set(same) | set(self.same):  # the same object on both paths only
             both = self.same.get(k, set()) & same.get(k, set())
             if both:
