@@ -1029,6 +1029,15 @@ def keeping(keep, f, args, run, kwargs):
             _REPLACED.clear()
 
 
+def rebinding(old, new):
+    """Generated before `a = new` for `a op= v` on a parameter: Python changes an array,
+    list or dict in place there, so a caller reading its own variable again would see
+    the change; differentiated code rebinds. Logged like a copy on write (see setitem),
+    so call_keeping raises instead of the caller keeping the old values."""
+    if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
+        _REPLACED.append(old)
+
+
 def check_shared(value, other, name, other_name, op, line):
     """Generated before a write into `name` (``name[i] = v``, or ``name op= v`` when op is
     given) while `other_name` may name the same container and is read afterwards, where

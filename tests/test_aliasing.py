@@ -327,3 +327,62 @@ def test_methods_that_fill_self(fn, args):
     is changed in place and its gradient after the change is the field's, taken back
     when the field is written back; `self.d[k] = v`, `self.total += v`."""
     check_value_and_grads(fn, args)
+
+
+# ----- a helper that changes an array it was given --------------------------------------------
+
+def _normalise(v):
+    v /= np.sum(v)
+    return v
+
+
+def _shift(v, s):
+    v += s
+    return v
+
+
+def helper_divides_in_place_caller_reads_again(v):
+    u = v.copy() + 3.0
+    r = _normalise(u)
+    return np.sum(r * u)
+
+
+def helper_adds_in_place_caller_reads_again(v):
+    u = v * 1.0
+    _shift(u, 2.0)
+    return np.sum(u * v)
+
+
+def helper_divides_in_place_caller_rebinds(v):
+    u = v.copy() + 3.0
+    u = _normalise(u)
+    return np.sum(u * u)
+
+
+def helper_divides_in_place_caller_takes_the_result(v):
+    u = v * v + 1.0
+    r = _shift(u, v)
+    return np.sum(r * v)
+
+
+@pytest.mark.parametrize("fn, callee", [
+    (helper_divides_in_place_caller_reads_again, "_normalise"),
+    (helper_adds_in_place_caller_reads_again, "_shift"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_changing_an_array_its_caller_reads_again_is_refused(fn, callee):
+    """`v /= s` on an argument changes the caller's array in Python; differentiated code
+    rebinds `v`, so a caller reading its own variable again would keep the old values:
+    MutationError, naming the helper, its argument and the way out."""
+    with pytest.raises(ad.MutationError) as info:
+        ad.pullback(fn, V3.copy())
+    msg = str(info.value)
+    assert f"{callee} (" in msg and "argument `v`" in msg and "test_aliasing.py" in msg
+    assert "rebind" in msg
+
+
+@pytest.mark.parametrize("fn", [
+    helper_divides_in_place_caller_rebinds,
+    helper_divides_in_place_caller_takes_the_result,
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_changing_an_array_its_caller_does_not_read_again(fn):
+    check_value_and_grads(fn, (V3 + 1.0,))

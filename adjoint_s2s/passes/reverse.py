@@ -902,6 +902,13 @@ class Generator:
             ):
                 rev = self.rev_forget_fields(x)
         elif isinstance(e, gast.Name):
+            if (
+                getattr(self.cur_stmt, "augmented", False)
+                and x in self.info.params
+                and self.kinds.get(x, OTHER) in (ARRAY, OTHER)
+            ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.rebinding({x}, {e.id})")
             fwd.append(f"{x} = {e.id}")
             rev = self.rev_copy(x, e.id)
         elif isinstance(e, gast.BinOp):

@@ -392,6 +392,7 @@ def forget_fields_pair(obj):
 
 nondifferentiable_builtin(
     rt.check_shared,
+    rt.rebinding,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,
