@@ -898,6 +898,31 @@ def uninsert(b_lst, pos):
     return GradList(out), g
 
 
+def uninsert_adjoint(g, b_lst, pos):
+    """The adjoint of uninsert (linear in b_lst): the item's part put back at pos."""
+    if g is None or isinstance(g, AbstractZero) or callable(pos):
+        return None
+    head, item = part(g, 0), part(g, 1)
+    if head is None and item is None:
+        return None
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else None
+    out = list(head) if head is not None else []
+    if length is not None:
+        out += [None] * (length - 1 - len(out))
+    out.insert(pos, item)
+    return out
+
+
+def unpop_adjoint(g, where):
+    """The adjoint of unpop in its two gradients (linear): (list part, popped part)."""
+    if g is None or isinstance(g, AbstractZero) or callable(where):
+        return None, None
+    pos, n_after = where
+    out = list(g) + [None] * (n_after + 1 - len(g))
+    item = out.pop(pos)
+    return out, item
+
+
 def unappend(b_lst, n):
     """Undo lst.append(v) on the gradient: (gradient of the shorter list, gradient of v)."""
     if callable(n):  # an object's own append method: run its pullback
@@ -1002,6 +1027,15 @@ def keeping(keep, f, args, run, kwargs):
         _KEEP_DEPTH -= 1
         if not _KEEP_DEPTH:
             _REPLACED.clear()
+
+
+def rebinding(old, new):
+    """Generated before `a = new` for `a op= v` on a parameter: Python changes an array,
+    list or dict in place there, so a caller reading its own variable again would see
+    the change; differentiated code rebinds. Logged like a copy on write (see setitem),
+    so call_keeping raises instead of the caller keeping the old values."""
+    if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
+        _REPLACED.append(old)
 
 
 def check_shared(value, other, name, other_name, op, line):
@@ -1516,6 +1550,13 @@ def binop(opname, a, b, inplace=False):
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)
+    if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
+        # `lst += vs` extends the list in place, as Python does: every name for it (the
+        # caller's too) sees the new items
+        na, vs = len(a), list(b)
+        a += vs
+        nb, tb = len(vs), type(b)
+        return a, lambda g: _split_extend(g, na, nb, tb)
     if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
         na = len(a)
         return a + b, lambda g: _split_concat(g, na)
@@ -1571,6 +1612,19 @@ def _split_concat(g, na):
         return (None, None)
     g = list(g)
     return g[:na], g[na:]
+
+
+def _split_extend(g, na, nb, tb):
+    """The gradients of lst and vs from that of lst after `lst += vs`."""
+    if g is None or isinstance(g, AbstractZero):
+        return (None, None)
+    g = list(g) + [None] * (na + nb - len(g))
+    items = g[na:na + nb]
+    if all(v is None for v in items):
+        items = None
+    elif tb is tuple:
+        items = tuple(items)
+    return GradList(g[:na]), items
 
 
 def _fold_repeat(g, n, times, typ):
@@ -1662,6 +1716,15 @@ def put_items(obj, g):
     else:
         _ITEMS[id(obj)] = [obj, g]
     return None
+
+
+def move_grad(moved, a, b):
+    """(a, b) of two names' gradients, or (a + b, None) when `moved`: the second name held
+    the object the first changed in place (``b = a; a += v``), so its gradient joins the
+    first's before the change is reversed."""
+    if not moved or b is None or isinstance(b, AbstractZero):
+        return a, b
+    return (b if a is None or isinstance(a, AbstractZero) else add(a, b)), None
 
 
 def kept_adjoint(obj, g):

@@ -319,6 +319,21 @@ def overwrite_through_alias(x, v):
     return np.sum(z * z) + np.sum(y * x)
 
 
+def overwrite_through_view(x, v):
+    # z is a view of y: in Python, z sees the write
+    y = x * 1.0
+    z = y[1:]
+    y[1] = v
+    return np.sum(z * z) + np.sum(y * x)
+
+
+def overwrite_through_transpose(x, v):
+    y = x * 1.0
+    z = y.T
+    y[0, 1] = v
+    return np.sum(z * x) + np.sum(y * x)
+
+
 def list_write_through_alias(x, v):
     # b and a are the same list: in Python, b sees the write
     a = [x, x * x]

@@ -560,6 +560,7 @@ class Normalizer:
             binop.augmented = True  # objects may define __iadd__ & co.
             new = self.atom(binop, out)
             out.append(T.assign(tgt.id, new))
+            out[-1].augmented = True  # `a op= v`: in place for arrays and lists (reverse.py)
             return out
         if isinstance(tgt, gast.Subscript):
             obj, write_back = self.container(tgt.value, out)

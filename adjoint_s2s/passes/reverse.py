@@ -367,6 +367,8 @@ class Generator:
         self.live = frozenset()  # names read after the statement being generated
         self.aliases = {}  # name -> names bound to the same object or a view of it (z = y)
         self.maybe_views = set()  # names bound by z = y[i]: a view of a row, or a number
+        self.same = {}  # name -> the names surely bound to the same object (z = y), on every path
+        self.field_of = {}  # name -> (obj, attr): bound by name = obj.attr, on every path
         self.kinds = {}
         for p, k in zip(info.positional, arg_kinds):
             self.kinds[p] = k
@@ -620,6 +622,14 @@ class Generator:
             if isinstance(tgt, gast.Name):
                 if value_active and self.kinds.get(tgt.id) != CONST:
                     act.add(tgt.id)
+                elif (
+                    tgt.id in act
+                    and isinstance(s.value, gast.Name)
+                    and s.value.id in self.locals
+                    and self.kinds.get(s.value.id, OTHER) in (ARRAY, OTHER)
+                    and {tgt.id, s.value.id} <= self.user_names
+                ):  # b = a, and b is written into: a names the same object
+                    act.add(s.value.id)
             elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
                 if value_active and isinstance(tgt.value, gast.Name):
                     act.add(tgt.value.id)
@@ -737,6 +747,121 @@ class Generator:
         return sv
 
     def stmt(self, s, fwd, depth):
+        through = self._written_through(s)
+        # the names for the object before the statement (`a += v` rebinds a in the code)
+        group = set(self.same.get(through[0], ())) if through else set()
+        field = self.field_of.get(through[0]) if through and through[1] else None
+        r = self._stmt(s, fwd, depth)
+        if group:
+            r = self.follow_aliases(through[0], group, through[1], r, fwd, depth)
+        if field is not None and through[0] in self.active:
+            r = self.write_back_field(through[0], field, r, fwd, depth)
+        return r
+
+    def write_back_field(self, name, field, rev, fwd, depth):
+        """`items = obj.items` then a change of items in place (`items.append(v)`): the
+        object still holds it, so its gradient after the change is the field's. Writing
+        it back (`obj.items = items`: a no-op for a change in place, the new list for copy
+        on write) takes that gradient for items before the change is reversed; reversing
+        the read puts what is left back into the field."""
+        obj, attr = field
+        if obj not in self.active:
+            return rev
+        tgt = gast.Attribute(
+            value=gast.Name(id=obj, ctx=gast.Load(), annotation=None, type_comment=None),
+            attr=attr, ctx=gast.Store(),
+        )
+        back = self.setattr_(tgt, gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None), fwd, depth)
+        self.field_of[name] = field
+
+        def recipe(st):
+            if back is not None:
+                back(st)
+            if rev is not None:
+                rev(st)
+
+        return recipe
+
+    def _written_through(self, s):
+        """(name, surely) when statement s changes the object `name` holds in place, as
+        Python would show through every other name for it: a subscript write, an
+        augmented assignment (surely for arrays; for a value of unknown kind, only if
+        it stays the same object), a mutating method, a helper that may fill it."""
+        if not isinstance(s, (gast.Assign, gast.Expr)):
+            return None
+        tgt = s.targets[0] if isinstance(s, gast.Assign) else None
+        e = s.value
+        if isinstance(tgt, gast.Subscript) and isinstance(tgt.value, gast.Name):
+            return (tgt.value.id, True) if tgt.value.id in self.active else None
+        if isinstance(tgt, gast.Name) and (
+            getattr(s, "augmented", False)
+            or getattr(e, "augmented", False) and isinstance(e.left, gast.Name) and e.left.id == tgt.id
+        ):
+            kind = self.kind_of(tgt)
+            if kind in SCALAR or kind == CONST or tgt.id not in self.active:
+                return None
+            return tgt.id, kind == ARRAY
+        if not isinstance(e, gast.Call):
+            return None
+        f = e.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+            if f.attr in _MUTATING_METHODS and f.value.id in self.active and self.resolve(f) is None:
+                return f.value.id, True
+        if self._may_mutate(e) and not _has_starred(e):
+            names = [
+                a.id for a in e.args
+                if isinstance(a, gast.Name) and a.id in self.active
+                and self.kinds.get(a.id, OTHER) == OTHER and a.id in self.same
+            ]
+            if len(names) == 1:
+                return names[0], True
+        return None
+
+    def follow_aliases(self, name, group, surely, rev, fwd, depth):
+        """After an in-place change of the object `name` holds, the other names surely
+        bound to it (`b = a`) that are read again name it again: `a = b` (a no-op for
+        an object changed in place; for copy on write, the new value). Their gradient
+        then joins name's before the change is reversed, and goes back to them where
+        the alias was made. When the change may rebind instead (`b += v` of unknown
+        kind), a flag says whether the two are still one object."""
+        others = sorted(
+            z for z in group
+            if z != name and z in self.live and self.kinds.get(z, OTHER) not in SCALAR
+        )
+        if not others:
+            return rev
+        recipes = []
+        ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        for z in others:
+            self.active.add(z)
+            if surely:
+                recipes.append(self.assign(z, ref, fwd, depth))
+                continue
+            flag = self.fresh_local(f"{z}_is_{name}", fwd, depth)
+            fwd.append(f"{flag} = {name} is {z}")
+            recipes.append(self._rev_move_grad(flag, name, z))
+
+        def recipe(st):
+            for r in reversed(recipes):
+                r(st)
+            if rev is not None:
+                rev(st)
+
+        return recipe
+
+    def _rev_move_grad(self, flag, name, z):
+        def rev(st):
+            if st.get(z) is None:
+                return
+            self.helpers.add("_rt")
+            b, bz = st.adj(name), st.adj(z)
+            prev = b if st.get(name) is not None else "None"
+            st.line(f"{b}, {bz} = _rt.move_grad({flag}, {prev}, {bz})")
+            st.status[name] = st.status[z] = MAYBE
+
+        return rev
+
+    def _stmt(self, s, fwd, depth):
         self.depth = depth
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
@@ -745,6 +870,9 @@ class Generator:
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
+                if isinstance(s.value, gast.Call) and s.value.func.__class__ is gast.Attribute \
+                        and s.value.func.attr == "pop" and self._is_field_list_op(s.value):
+                    return self.field_list_op(s.value, fwd, depth, target=tgt.id)
                 return self.assign(tgt.id, s.value, fwd, depth)
             if isinstance(tgt, gast.Subscript):
                 return self.setitem(tgt, s.value, fwd, depth)
@@ -796,6 +924,8 @@ class Generator:
     def assign(self, x, e, fwd, depth):
         if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
             self.check_augmented(e, fwd)
+            if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
+                self.appended.add(e.left.id)
         self.note_alias(x, e)
         active = x in self.active
         mark = len(self.saves)
@@ -817,6 +947,13 @@ class Generator:
             ):
                 rev = self.rev_forget_fields(x)
         elif isinstance(e, gast.Name):
+            if (
+                getattr(self.cur_stmt, "augmented", False)
+                and x in self.info.params
+                and self.kinds.get(x, OTHER) in (ARRAY, OTHER)
+            ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.rebinding({x}, {e.id})")
             fwd.append(f"{x} = {e.id}")
             rev = self.rev_copy(x, e.id)
         elif isinstance(e, gast.BinOp):
@@ -1262,6 +1399,8 @@ class Generator:
             fwd.append(src(e))
             return None
         func = e.func
+        if self._is_field_list_op(e):
+            return self.field_list_op(e, fwd, depth)
         if (
             isinstance(func, gast.Attribute)
             and isinstance(func.value, gast.Name)
@@ -1306,6 +1445,50 @@ class Generator:
             st.consume(x)
             for sv in reversed(saves):
                 st.out.append(Restore(sv))
+
+        return recipe
+
+    def _is_field_list_op(self, e):
+        func = e.func
+        return (
+            isinstance(func, gast.Attribute)
+            and func.attr in ("append", "extend", "insert", "pop")
+            and isinstance(func.value, gast.Attribute)
+            and isinstance(func.value.value, gast.Name)
+            and func.value.value.id in self.active
+            and self.kind_of(func.value.value) == OTHER
+            and not e.keywords
+            and not _has_starred(e)
+        )
+
+    def field_list_op(self, e, fwd, depth, target=None):
+        """`self.items.append(v)` (extend, insert; `x = self.items.pop()`): the list is
+        read from the field into a name, changed through it, and written back (see
+        write_back_field)."""
+        func = e.func
+        tmp = self.namer.fresh(func.value.attr)
+        self.locals.add(tmp)
+        self.kinds[tmp] = OTHER
+        self.active.add(tmp)
+        outer = self.cur_stmt
+        read = self.assign(tmp, func.value, fwd, depth)
+        name = gast.Name(id=tmp, ctx=gast.Load(), annotation=None, type_comment=None)
+        call = gast.Call(func=gast.Attribute(value=name, attr=func.attr, ctx=gast.Load()), args=e.args, keywords=[])
+        if target is None:
+            op = gast.Expr(value=call)
+        else:
+            op = gast.Assign(
+                targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None)],
+                value=call, type_comment=None,
+            )
+        op.src_line = getattr(outer, "src_line", None)
+        self.live_after[id(op)] = self.live
+        change = self.stmt(op, fwd, depth)
+        self.cur_stmt = outer
+
+        def recipe(st):
+            change(st)
+            read(st)
 
         return recipe
 
@@ -1519,9 +1702,26 @@ class Generator:
         that the other would have to show (see setitem)."""
         for z in self.aliases.pop(x, ()):
             self.aliases.get(z, set()).discard(x)
+        for z in self.same.pop(x, ()):
+            self.same.get(z, set()).discard(x)
+        self.field_of.pop(x, None)
+        for z in [z for z, (o, _) in self.field_of.items() if o == x]:
+            del self.field_of[z]
+        if (
+            isinstance(e, gast.Attribute)
+            and isinstance(e.value, gast.Name)
+            and e.value.id != x
+            and self.kind_of(e.value) == OTHER
+            and e.attr not in _VIEW_ATTRS | _INACTIVE_ATTRS
+        ):
+            self.field_of[x] = (e.value.id, e.attr)
         self.maybe_views.discard(x)
         if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
             base = e.id
+            same = {base} | self.same.get(base, set())
+            for z in same:
+                self.same.setdefault(z, set()).add(x)
+            self.same[x] = same
         else:
             base = self._view_base(e)
             if base == x or base is None:
@@ -1535,13 +1735,31 @@ class Generator:
 
     def alias_state(self):
         """A copy of what note_alias knows, to join the paths of an if or a loop."""
-        return {k: set(v) for k, v in self.aliases.items()}, set(self.maybe_views)
+        return (
+            {k: set(v) for k, v in self.aliases.items()},
+            set(self.maybe_views),
+            {k: set(v) for k, v in self.same.items()},
+            dict(self.field_of),
+        )
+
+    def set_alias_state(self, state):
+        aliases, maybe, same, field_of = state
+        self.aliases, self.maybe_views = aliases, maybe
+        self.same = {k: set(v) for k, v in same.items()}
+        self.field_of = dict(field_of)
 
     def join_aliases(self, other):
         """Aliases after two paths meet: those of either (a rebinding on one path does not
         end the alias on the other). An alias of one path only is checked when the code
         runs (check_shared), as for `z = y[i]`."""
-        aliases, maybe = other
+        aliases, maybe, same, field_of = other
+        self.field_of = {k: v for k, v in self.field_of.items() if field_of.get(k) == v}
+        for k in set(same) | set(self.same):  # the same object on both paths only
+            both = self.same.get(k, set()) & same.get(k, set())
+            if both:
+                self.same[k] = both
+            else:
+                self.same.pop(k, None)
         for k in set(aliases) | set(self.aliases):
             mine, theirs = self.aliases.get(k, set()), aliases.get(k, set())
             if mine != theirs:  # on one path only: whether they share, the run tells
@@ -1565,7 +1783,8 @@ class Generator:
         Refused here when the two surely share (`z = y`, `z = y[1:]`, `z = y.T`); checked
         when it runs when that depends on values (`z = y[i]` is a view of a row, or a
         number; a value of unknown kind may be a number, for which `a += v` rebinds)."""
-        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live):
+        same = self.same.get(name, set())
+        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live and z not in same):
             if refuse and name not in self.maybe_views and z not in self.maybe_views:
                 self.refuse(*shared_write_message(name, z, op))
             self.helpers.add("_rt")
@@ -1736,7 +1955,7 @@ class Generator:
         before = self.alias_state()
         body, rb = self.block(s.body, depth)
         after_body = self.alias_state()
-        self.aliases, self.maybe_views = before
+        self.set_alias_state(before)
         orelse, ro = self.block(s.orelse, depth)
         self.join_aliases(after_body)  # a view on either path is a view after the if
         fwd.append(If(test, body, orelse))
@@ -1893,7 +2112,11 @@ class Generator:
         for n in sorted(self.appended & (set(info.params) | set(info.freevars))):
             if n in self.active:  # a list from the caller, appended to here
                 self.helpers.add("_rt")
-                pre.append(f"{self.adj_name(n)} = _rt.take_items({n})")
+                b = self.adj_name(n)
+                if st.get(n) is None:
+                    pre.append(f"{b} = _rt.take_items({n})")
+                else:  # the list is also the result (`return lst`): both gradients
+                    pre.append(f"{b} = _rt.acc({b}, _rt.take_items({n}))")
                 st.status[n] = MAYBE
         # even with an inactive result, effects (attribute writes) have adjoints
         entry_status = st.snapshot()

@@ -302,6 +302,27 @@ primitive(rt.unextend, "b_lst, where, vs", adjoints={"b_lst": "_rt.unextend_adjo
 primitive(rt.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
 
 
+primitive(rt.uninsert, "b_lst, pos", adjoints={"b_lst": "_rt.uninsert_adjoint(g, b_lst, pos)"}, kind="other")
+
+
+@special(rt.unpop)
+def unpop_pair(b_lst, where, b_v):
+    def unpop_pullback(g):  # linear in (b_lst, b_v)
+        g_lst, g_v = rt.unpop_adjoint(g, where)
+        return (None, g_lst, None, g_v)
+
+    return rt.unpop(b_lst, where, b_v), unpop_pullback
+
+
+@special(rt.move_grad)
+def move_grad_pair(moved, a, b):
+    def move_grad_pullback(g):  # linear in (a, b): the transpose of the move
+        ga, gb = rt.part(g, 0), rt.part(g, 1)
+        return (None, None, ga, ga if moved else gb)
+
+    return rt.move_grad(moved, a, b), move_grad_pullback
+
+
 @special(rt.with_defaults)
 def with_defaults_pair(df, names, grads):
     def with_defaults_pullback(g):
@@ -427,6 +448,7 @@ def forget_fields_pair(obj):
 
 nondifferentiable_builtin(
     rt.check_shared,
+    rt.rebinding,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,

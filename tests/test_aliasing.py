@@ -1,0 +1,388 @@
+"""Aliasing and in-place updates whose VALUE Python shows through another name: the value
+under ``pullback`` must be the plain call's, and the gradient (first and second order)
+must match finite differences, or the construct is refused with a clear error.
+
+Each function here is small on purpose: one way for a second name to see a change made
+through the first (``b = a`` then a write through ``b``; a helper changing the list or
+array it was given; ``lst += vs``, which extends in place; methods filling ``self``).
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import isapprox, numerical_gradient
+
+V3 = np.array([0.7, -1.2, 0.4])
+
+
+def fresh(args):
+    return copy.deepcopy(args)
+
+
+def on_copies(fn):
+    def f(*args):
+        return fn(*copy.deepcopy(args))
+
+    return f
+
+
+def check_value_and_grads(fn, args, second=True):
+    """Value under pullback = plain call; inputs unchanged; gradient and the gradient of
+    a directional derivative of the gradient against finite differences."""
+    want_y = fn(*fresh(args))
+    mine = fresh(args)
+    y, back = ad.pullback(fn, *mine)
+    assert isapprox(y, want_y, rtol=1e-12, atol=1e-12), (y, want_y)
+    got = back(1.0)
+    for a, b in zip(mine, args):
+        assert isapprox(a, b, rtol=0, atol=0), "the inputs changed"
+    want = numerical_gradient(on_copies(fn), *fresh(args))
+    for g, w in zip(got, want):
+        assert isapprox(g, w, rtol=1e-6, atol=1e-8), (got, want)
+    if not second:
+        return
+    u = [np.random.default_rng(3).standard_normal(np.shape(a)) for a in args]
+
+    def directional(*xs):
+        return sum(np.sum(g * d) for g, d in zip(ad.gradient(fn, *xs), u))
+
+    got2 = ad.gradient(directional, *fresh(args))
+    want2 = numerical_gradient(directional, *fresh(args))
+    for g, w in zip(got2, want2):
+        assert isapprox(g, w, rtol=1e-5, atol=1e-7), (got2, want2)
+
+
+# ----- a second name for the same list, dict or array -----------------------------------
+
+def alias_append(x):
+    L = [x]
+    B = L
+    B.append(2 * x)
+    return sum(L)
+
+
+def alias_setitem(x):
+    L = [x, x]
+    B = L
+    B[0] = 3 * x
+    return sum(L) * x
+
+
+def alias_list_iadd(x):
+    L = [x]
+    L2 = L
+    L2 += [x * x]
+    return sum(L) + L2[1]
+
+
+def alias_dict_write(x):
+    d = {"a": x}
+    e = d
+    e["b"] = x * x
+    return d["a"] * d["b"]
+
+
+def _append_to(lst, v):
+    lst.append(v)
+
+
+def alias_given_to_a_helper(x):
+    L = [x]
+    B = L
+    _append_to(B, x * 3)
+    return sum(L) * x
+
+
+def alias_array_setitem(v):
+    u = v * 2.0
+    w = u
+    w[0] = v[1] ** 2
+    return np.sum(u * v)
+
+
+def alias_array_iadd(v):
+    u = v * 2.0
+    w = u
+    w += v * v
+    return np.sum(u * v)
+
+
+def alias_tuple_iadd(x):
+    # tuples are not changed in place: t keeps its one item
+    t = (x,)
+    s = t
+    s += (2 * x,)
+    return sum(t) * 3.0 + sum(s)
+
+
+def alias_in_a_branch(x):
+    L = [x]
+    B = L
+    if x > 0:
+        B.append(x * x)
+    else:
+        B.append(-x)
+    return sum(L) * x
+
+
+def alias_in_a_loop(x):
+    L = [x]
+    B = L
+    for k in range(3):
+        B.append(B[-1] * x)
+    return sum(L)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (alias_append, (0.7,)),
+    (alias_setitem, (0.7,)),
+    (alias_list_iadd, (0.7,)),
+    (alias_dict_write, (0.7,)),
+    (alias_array_setitem, (V3,)),
+    (alias_array_iadd, (V3,)),
+    (alias_tuple_iadd, (0.7,)),
+    (alias_in_a_branch, (0.7,)),
+    (alias_in_a_branch, (-0.7,)),
+    (alias_in_a_loop, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_change_through_one_name_shows_through_the_other(fn, args):
+    check_value_and_grads(fn, args)
+
+
+def test_an_alias_given_to_a_helper_that_appends():
+    check_value_and_grads(alias_given_to_a_helper, (0.7,), second=False)
+
+
+# ----- a helper that changes the list it was given ----------------------------------------
+
+def _extend_by(lst, x):
+    lst += [x]
+    return lst
+
+
+def _append_returning(lst, x):
+    lst.append(x)
+    return lst
+
+
+def helper_list_iadd(x):
+    L = [x]
+    M = _extend_by(L, 2 * x)
+    return sum(L) + sum(M)
+
+
+def helper_append_returning_the_list(x):
+    L = [x]
+    M = _append_returning(L, 2 * x)
+    return sum(L) * sum(M)
+
+
+def list_iadd_of_a_tuple(x):
+    L = [x]
+    L += (x * x, 3.0)
+    return L[0] * L[1] + L[2]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (helper_list_iadd, (0.7,)),
+    (list_iadd_of_a_tuple, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_that_extends_its_argument(fn, args):
+    """`lst += vs` extends the list in place, as Python does, so the caller sees the
+    items; a helper returning the list it changed gives both gradients to it."""
+    check_value_and_grads(fn, args)
+
+
+def test_a_helper_returning_the_list_it_appended_to():
+    check_value_and_grads(helper_append_returning_the_list, (0.7,), second=False)
+
+
+# ----- methods that fill self --------------------------------------------------------------
+
+class Bag:
+    def __init__(self):
+        self.items = []
+
+    def add(self, v):
+        self.items.append(v)
+
+    def add_two(self, v):
+        self.items.extend([v, 2 * v])
+
+    def add_first(self, v):
+        self.items.insert(0, v)
+
+    def drop_last(self):
+        return self.items.pop()
+
+    def total(self):
+        return sum(self.items)
+
+
+class LocalBag(Bag):
+    def add(self, v):
+        items = self.items
+        items.append(v)
+
+    def set_first(self, v):
+        items = self.items
+        items[0] = v
+
+
+class IaddBag(Bag):
+    def add(self, v):
+        self.items += [v]
+
+
+class Table:
+    def __init__(self):
+        self.d = {}
+
+    def put(self, k, v):
+        self.d[k] = v
+
+
+class Running:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total += v
+
+
+def bag_append(x):
+    b = Bag()
+    b.add(x)
+    b.add(x * x)
+    return b.total()
+
+
+def bag_extend_insert(x):
+    b = Bag()
+    b.add_two(x)
+    b.add_first(x * x)
+    b.add(3.0)
+    return b.total() * b.items[0]
+
+
+def bag_append_then_pop(x):
+    b = Bag()
+    b.add(x)
+    b.add(x * x)
+    b.add(x * 3)
+    last = b.drop_last()
+    return b.total() * last
+
+
+def bag_through_a_local_name(x):
+    b = LocalBag()
+    b.add(x)
+    b.add(x * x)
+    b.set_first(x * 3)
+    return b.total() * b.items[1]
+
+
+def bag_iadd(x):
+    b = IaddBag()
+    b.add(x)
+    b.add(x * x)
+    return b.total() * x
+
+
+def bag_from_outside(x):
+    b = Bag()
+    b.items.append(x)
+    b.add(x * x)
+    return b.total() * b.items[0]
+
+
+def table_put(x):
+    t = Table()
+    t.put("a", x)
+    t.put("b", x * x)
+    return t.d["a"] * t.d["b"]
+
+
+def running_total(x):
+    r = Running()
+    r.add(x)
+    r.add(x * x)
+    return r.total * x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (bag_append, (0.7,)),
+    (bag_extend_insert, (0.7,)),
+    (bag_append_then_pop, (0.7,)),
+    (bag_through_a_local_name, (0.7,)),
+    (bag_iadd, (0.7,)),
+    (bag_from_outside, (0.7,)),
+    (table_put, (0.7,)),
+    (running_total, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_methods_that_fill_self(fn, args):
+    """`self.items.append(v)` (extend, insert, pop; through a local name too): the list
+    is changed in place and its gradient after the change is the field's, taken back
+    when the field is written back; `self.d[k] = v`, `self.total += v`."""
+    check_value_and_grads(fn, args)
+
+
+# ----- a helper that changes an array it was given --------------------------------------------
+
+def _normalise(v):
+    v /= np.sum(v)
+    return v
+
+
+def _shift(v, s):
+    v += s
+    return v
+
+
+def helper_divides_in_place_caller_reads_again(v):
+    u = v.copy() + 3.0
+    r = _normalise(u)
+    return np.sum(r * u)
+
+
+def helper_adds_in_place_caller_reads_again(v):
+    u = v * 1.0
+    _shift(u, 2.0)
+    return np.sum(u * v)
+
+
+def helper_divides_in_place_caller_rebinds(v):
+    u = v.copy() + 3.0
+    u = _normalise(u)
+    return np.sum(u * u)
+
+
+def helper_divides_in_place_caller_takes_the_result(v):
+    u = v * v + 1.0
+    r = _shift(u, v)
+    return np.sum(r * v)
+
+
+@pytest.mark.parametrize("fn, callee", [
+    (helper_divides_in_place_caller_reads_again, "_normalise"),
+    (helper_adds_in_place_caller_reads_again, "_shift"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_changing_an_array_its_caller_reads_again_is_refused(fn, callee):
+    """`v /= s` on an argument changes the caller's array in Python; differentiated code
+    rebinds `v`, so a caller reading its own variable again would keep the old values:
+    MutationError, naming the helper, its argument and the way out."""
+    with pytest.raises(ad.MutationError) as info:
+        ad.pullback(fn, V3.copy())
+    msg = str(info.value)
+    assert f"{callee} (" in msg and "argument `v`" in msg and "test_aliasing.py" in msg
+    assert "rebind" in msg
+
+
+@pytest.mark.parametrize("fn", [
+    helper_divides_in_place_caller_rebinds,
+    helper_divides_in_place_caller_takes_the_result,
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_changing_an_array_its_caller_does_not_read_again(fn):
+    check_value_and_grads(fn, (V3 + 1.0,))
