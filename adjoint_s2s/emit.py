@@ -219,9 +219,10 @@ def refresh():
     needed after a new rule). Generated code still running keeps its lines in linecache."""
     _CACHE.clear()
     R.EPOCH[0] += 1
-    from .runtime import forget_pairs
+    from .runtime import _LIBRARY_FILES, forget_pairs
     from .source import forget_sources
 
+    _LIBRARY_FILES.clear()
     forget_pairs()
     forget_sources()
     gc_generated()
