@@ -418,6 +418,14 @@ def seq_adjoint(v, g):
     return list(g)
 
 
+def np_pad_transpose(v, pad_width, mode="constant"):
+    """The transpose of np_pad_adjoint (a linear map of its gradient): np.pad again, with
+    zeros for the constant mode (the padding's values are not the array's)."""
+    if mode in ("edge", "reflect", "symmetric", "wrap"):
+        return np.pad(v, pad_width, mode)
+    return np.pad(v, pad_width)
+
+
 def _nonzero_grad(g):
     g = unthunk(g)
     if g is None or isinstance(g, AbstractZero):
@@ -1872,9 +1880,13 @@ def _where_met():
     if not names:
         return None
     site = user_call_site(sys._getframe(2))
-    if site is not None and names[0].partition(" (")[2].startswith("<adjoint_s2s"):
-        # the call is in generated code differentiated again: name the user's function
-        names[0] = f"{site[0]} ({site[1]}, line {site[2]}), differentiated to second order"
+    where = names[0].partition(" (")[2].rpartition(", line ")[0]
+    if site is not None and _not_users(where):
+        # the call is in generated code differentiated again, or in one of adjoint_s2s's
+        # helpers: name the user's function that led there
+        how = "differentiated to second order" if where.startswith("<adjoint_s2s") else (
+            f"through adjoint_s2s's {names[0].partition(' (')[0]}, differentiated again")
+        names[0] = f"{site[0]} ({site[1]}, line {site[2]}), {how}"
     reason = f"it has no Python source and no rule; the call is in {names[0]}"
     if len(names) > 1 and any("adapters.py" in n or "rule" in n for n in names[:3]):
         reason += (

@@ -325,3 +325,64 @@ def test_a_second_derivative_through_a_namedtuple_constructor():
         return p.a ** 2 * p.b
 
     assert ad.gradient(lambda a: ad.gradient(s, a, 1.3)[0], 0.7) == approx((2.0 * 1.3,))
+
+
+# the adjoints of gathers (np.take, take_along_axis, repeat with counts) and of np.pad's
+# copying modes scatter-add with np.add.at / np.bincount, which have no rule: they are
+# linear in their gradient, with the gather (the pad) itself as their transpose
+_IDX = np.array([0, 0, 2])
+
+
+def _take_flat(v):
+    return np.sum(np.take(v, _IDX) ** 3)
+
+
+def _take_axis(v):
+    return np.sum(np.take(v.reshape(2, 2), [1, 1], axis=1) ** 3)
+
+
+def _take_scalar(v):
+    return np.take(v, 2) ** 3 * v[0]
+
+
+def _take_along(v):
+    return np.sum(np.take_along_axis(v.reshape(2, 2), np.array([[1, 1], [0, 0]]), axis=1) ** 3)
+
+
+def _repeat_counts(v):
+    return np.sum(np.repeat(v, [1, 2, 1, 1]) ** 3)
+
+
+def _pad_edge(v):
+    return np.sum(np.pad(v, 2, mode="edge") ** 3)
+
+
+def _pad_reflect(v):
+    return np.sum(np.pad(v.reshape(2, 2), 1, mode="reflect") ** 3)
+
+
+def _pad_constant(v):
+    return np.sum(np.pad(v, (1, 2), constant_values=0.5) ** 3)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [_take_flat, _take_axis, _take_scalar, _take_along, _repeat_counts, _pad_edge,
+     _pad_reflect, _pad_constant],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_hessian_through_gather_and_pad_adjoints(f):
+    from adjoint_s2s.testing import numerical_gradient
+
+    x = np.array([0.3, 1.2, -0.5, 0.9])
+    assert np.allclose(ad.gradient(f, x)[0], numerical_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+    assert np.allclose(ad.hessian(f, x), _hessian_by_differences(f, x), rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative_through_take_and_pad():
+    def f(t):
+        v = np.array([t, 2.0 * t, 0.5])
+        return np.sum(np.take(np.pad(v, 1, mode="edge"), [0, 1, 1, 4]) ** 3)
+
+    # v padded: [t, t, 2t, 0.5, 0.5]; taken [0, 1, 1, 4]: t, t, t, 0.5 -> 3 t^3 + 0.125
+    assert d(d(d(f)))(0.7) == approx(18.0)

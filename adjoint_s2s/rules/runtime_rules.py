@@ -247,6 +247,20 @@ primitive(rt.acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
           adjoints={"acc": "g", "v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
 primitive(rt.np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
+# the adjoints of gathers scatter-add with np.add.at (a ufunc method with no rule): they
+# are linear in their gradient, and their transposes are the gathers themselves
+primitive(rt.np_take_adjoint, "v, a, indices, axis=None",
+          adjoints={"v": "np.take(g, indices, axis)"}, kind="other")
+primitive(rt.np_take_along_axis_adjoint, "v, arr, indices, axis=-1",
+          adjoints={"v": "np.take_along_axis(g, indices, axis)"}, kind="other")
+primitive(rt.np_repeat_adjoint, "v, a, repeats, axis=None",
+          adjoints={"v": "np.repeat(g, repeats, axis)"}, kind="other")
+# np.pad's adjoint adds the copies of edge/reflect/symmetric/wrap padding back with
+# np.bincount (no rule); pad and its adjoint are each other's transposes
+primitive(rt.np_pad_adjoint, "v, array, pad_width, mode='constant'",
+          adjoints={"v": "_rt.np_pad_transpose(g, pad_width, mode)"}, kind="other")
+primitive(rt.np_pad_transpose, "v, pad_width, mode='constant'",
+          adjoints={"v": "_rt.np_pad_adjoint(g, v, pad_width, mode)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
