@@ -232,3 +232,24 @@ def test_a_data_global_rebound_after_the_first_call(tmp_path):
     assert ad.gradient(m.f, 1.5) == (5.0,)
     m.C = 7  # an int: a number all the same, but of another type
     assert ad.gradient(m.f, 1.5) == (7.0,)
+
+
+def test_a_module_reloaded_after_an_edit_is_transformed_from_its_new_text(tmp_path):
+    import importlib
+    import os
+    import sys
+
+    path = tmp_path / "cache_reloaded.py"
+    path.write_text("def f(x):\n    return x * 2.0\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import cache_reloaded as m
+
+        assert ad.gradient(m.f, 1.0) == (2.0,)
+        path.write_text("def f(x):\n    return x * 5.0\n")
+        os.utime(path, ns=(10**18, 10**18))  # a new stamp even on a coarse clock
+        m = importlib.reload(m)
+        assert ad.gradient(m.f, 1.0) == (5.0,)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("cache_reloaded", None)
