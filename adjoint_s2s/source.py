@@ -34,16 +34,19 @@ def _stamp(filename):
 
 def _file_tree(filename, module_globals):
     item = _TREES.get(filename)
-    if item is not None and item[4] != _stamp(filename):
+    real = not filename.startswith("<")
+    if item is not None and real and item[4] != _stamp(filename):
         item = None  # the file changed since it was parsed (a reloaded module)
-    if filename in linecache.cache or item is None:
+    if item is not None and real:
+        lines = item[1]
+    else:  # names like <string> are read from linecache each time: they may be re-registered
         had = filename in linecache.cache
+        if had and real:
+            linecache.checkcache(filename)  # its copy in linecache may predate an edit
         lines = linecache.getlines(filename, module_globals)
-        if not had and not filename.startswith("<"):
+        if not had and real:
             # read for us alone: linecache keeps it no longer than it would without us
             linecache.cache.pop(filename, None)
-    else:
-        lines = item[1]
     if not lines:
         return None, None
     text = "".join(lines)

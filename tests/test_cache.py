@@ -250,6 +250,12 @@ def test_a_module_reloaded_after_an_edit_is_transformed_from_its_new_text(tmp_pa
         os.utime(path, ns=(10**18, 10**18))  # a new stamp even on a coarse clock
         m = importlib.reload(m)
         assert ad.gradient(m.f, 1.0) == (5.0,)
+        # the same when linecache holds the file (a traceback printed it, say)
+        linecache.getlines(str(path))
+        path.write_text("def f(x):\n    return x * 7.0\n")
+        os.utime(path, ns=(2 * 10**18, 2 * 10**18))
+        m = importlib.reload(m)
+        assert ad.gradient(m.f, 1.0) == (7.0,)
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("cache_reloaded", None)
