@@ -51,7 +51,7 @@ def gradient(f, /, *args, **kwargs):
             ]
         except (AttributeError, KeyError, IndexError):
             hit = None
-        if hit is not None and hit[0] is None:
+        if hit is not None and hit[0] is None and (not hit[3] or _rt.globals_fit(f.__globals__, hit[3])):
             y, pb = hit[1](*args)
             if type(y) is float and hit[2]:
                 return pb(1.0)[1:]  # generated code, float arguments: float gradients

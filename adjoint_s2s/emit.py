@@ -121,6 +121,23 @@ def _same_fact(fact, value):
     return value is not _MISSING and fact() is value
 
 
+def _data_guard(g, assumed):
+    """The globals holding data (numbers, arrays, containers) whose kind the code assumed:
+    a module may rebind them (`C = 2.0`, later `C = np.ones(3)`) after its functions ran,
+    so every call checks them (a type and a dtype each) before reusing the code."""
+    guard = []
+    for name, fact in assumed.items():
+        if type(name) is str and (type(fact) is type or type(fact) is tuple):
+            kind = fact[1] if type(fact) is tuple else None
+            guard.append((name, np.ndarray if kind is not None else fact, kind))
+    return tuple(guard)
+
+
+def data_guard_of(fn, key):
+    """The data guard of fn's generated code for key (see _data_guard)."""
+    return entry_for(fn, key).guard
+
+
 class _RecordingGlobals:
     """The function's globals as the transformer reads them, remembering each name read."""
 
@@ -148,7 +165,7 @@ class _RecordingGlobals:
 class Entry:
     __slots__ = (
         "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
-        "assumed", "__weakref__",
+        "assumed", "guard", "__weakref__",
     )
 
     def __init__(self, code, source, filename, deps, helpers, pair_name):
@@ -162,6 +179,7 @@ class Entry:
         self.epoch = R.EPOCH[0]
         self._callees = []
         self.assumed = {}  # global (or captured module) name -> _fact of its value
+        self.guard = ()  # (name, type, dtype kind): the data globals, checked at every call
 
     @property
     def callees(self):
@@ -201,9 +219,10 @@ def refresh():
     needed after a new rule). Generated code still running keeps its lines in linecache."""
     _CACHE.clear()
     R.EPOCH[0] += 1
-    from .runtime import forget_pairs
+    from .runtime import _LIBRARY_FILES, forget_pairs
     from .source import forget_sources
 
+    _LIBRARY_FILES.clear()
     forget_pairs()
     forget_sources()
     gc_generated()
@@ -329,7 +348,11 @@ def generate(fn, key):
         )
         node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
         node.body[0].end_lineno = node.body[0].lineno
-    check.check(node, filename)
+    try:
+        check.check(node, filename)
+    except AdjointError as exc:
+        _blame_the_users_call(exc, fn)
+        raise
     user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     taken = user_names | set(code.co_freevars) | set(_helper_values())
     namer = Namer(taken)
@@ -353,7 +376,8 @@ def generate(fn, key):
             user_names=user_names | set(code.co_varnames),
         )
         pair_src = sparse.sparse_scatters(gen.generate())
-    except AdjointError:
+    except AdjointError as exc:
+        _blame_the_users_call(exc, fn)
         raise
     except RecursionError:
         raise
@@ -398,9 +422,45 @@ def generate(fn, key):
     entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)
+    entry.guard = _data_guard(fn.__globals__, entry.assumed)
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry
+
+
+def _blame_the_users_call(exc, fn):
+    """An error met while transforming code that is not the user's (a library function
+    with no rule, or adjoint_s2s's own helper differentiated again): say which of the
+    user's functions led there, and point there, not into the library."""
+    from .runtime import _not_users, user_call_site
+
+    code = fn.__code__
+    if not _not_users(code.co_filename) or getattr(exc, "_blamed", False):
+        return
+    site = user_call_site()
+    if site is None:
+        return
+    from .errors import short_name
+
+    name, filename, line = site
+    callee = short_name(fn)
+    lead = (
+        f"while differentiating {name} ({filename}, line {line}), adjoint_s2s reached "
+        f"{callee} ({code.co_filename}, line {code.co_firstlineno}), which is not your code "
+        f"and has no rule, and could not transform it: "
+    )
+    way = (
+        f". Give {callee} a rule with @adjoint_s2s.adjoint({callee}), or mark it with "
+        f"adjoint_s2s.non_differentiable({callee}) if it carries no gradient"
+    )
+    exc._blamed = True
+    if isinstance(exc, UnsupportedSyntaxError):
+        exc.msg = lead + exc.msg + way
+        exc.args = (exc.msg,)
+        exc.filename, exc.lineno, exc.offset = filename, line, None
+        exc.text = None
+    else:
+        exc.args = (lead + str(exc) + way,) + exc.args[1:]
 
 
 def _origins(text, raw_items, user_file):

@@ -401,11 +401,39 @@ def broadcast_like(g, v):
 def seq_adjoint(v, g):
     if g is None or isinstance(g, AbstractZero):
         return None
+    if isinstance(v, dict):
+        # iterating over a dict hands out its keys, and a key has no gradient to give the
+        # dict (whose tangent holds its values'): refuse one, never drop it
+        if any(_nonzero_grad(gi) for gi in g):
+            raise NotDifferentiableError(
+                "a gradient with respect to a dict's keys (a key computed from the inputs "
+                "and then iterated over): keys carry no gradient. Keep the values in the "
+                "dict and iterate over d.values() or d.items()"
+            )
+        return None
     if isinstance(v, tuple):
         return tuple(g)
     if isinstance(v, np.ndarray):
         return np.asarray(g)
     return list(g)
+
+
+def np_pad_transpose(v, pad_width, mode="constant"):
+    """The transpose of np_pad_adjoint (a linear map of its gradient): np.pad again, with
+    zeros for the constant mode (the padding's values are not the array's)."""
+    if mode in ("edge", "reflect", "symmetric", "wrap"):
+        return np.pad(v, pad_width, mode)
+    return np.pad(v, pad_width)
+
+
+def _nonzero_grad(g):
+    g = unthunk(g)
+    if g is None or isinstance(g, AbstractZero):
+        return False
+    try:
+        return bool(np.any(np.asarray(g) != 0))
+    except (TypeError, ValueError):
+        return True
 
 
 def trigamma(x):
@@ -1263,10 +1291,23 @@ def call(f, /, *args, **kwargs):
             ]
         except (AttributeError, KeyError):
             hit = None  # resolved below, outside the handler (no chained exceptions)
-        if hit is None or (hit[0] is not None and hit[0] != _cell_kinds(f)):
+        if (
+            hit is None
+            or (hit[0] is not None and hit[0] != _cell_kinds(f))
+            or (hit[3] and not globals_fit(f.__globals__, hit[3]))
+        ):
             return _function_pair(f, args)(*args)
         return hit[1](*args)
     return resolve(f, len(args))(*args)
+
+
+def globals_fit(g, guard):
+    """Whether the data globals the generated code assumed still have its kinds."""
+    for name, typ, kind in guard:
+        v = g.get(name)
+        if type(v) is not typ or (kind is not None and v.dtype.kind != kind):
+            return False
+    return True
 
 
 _CACHED_FUNCTIONS = weakref.WeakSet()  # functions that hold a pair cache
@@ -1279,6 +1320,36 @@ def forget_pairs():
     _CACHED_FUNCTIONS.clear()
 
 
+_LIBRARY_FILES = {}  # code file -> whether it belongs to an installed library
+
+
+def is_library_code(code):
+    """Whether code comes from the standard library or an installed package (NumPy, SciPy,
+    ...), not from the user's program nor from adjoint_s2s itself."""
+    return is_library_file(code.co_filename)
+
+
+def is_library_file(filename):
+    known = _LIBRARY_FILES.get(filename)
+    if known is None:
+        known = _LIBRARY_FILES[filename] = _library_file(filename)
+    return known
+
+
+def _library_file(filename):
+    import os
+    import sysconfig
+
+    if filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    if path.startswith(os.path.dirname(os.path.realpath(__file__)) + os.sep):
+        return False  # adjoint_s2s's own code, wherever it is installed
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots |= {os.path.dirname(os.path.realpath(np.__file__))}
+    return any(path.startswith(os.path.realpath(r) + os.sep) for r in roots if r)
+
+
 def _cell_kinds(f):
     return tuple([_cell_kind(c) for c in f.__closure__]) if f.__closure__ else None
 
@@ -1286,6 +1357,10 @@ def _cell_kinds(f):
 def call_primal(f, /, *args, **kwargs):
     """f(*args, **kwargs) as differentiated code sees it: rules run, no pullback is kept."""
     if type(f) is types.FunctionType:
+        if f.__closure__ is None and R.lookup_user(f) is None and is_library_code(f.__code__):
+            # no argument depends on the inputs and it captures nothing: its value is a
+            # constant, and a library's internals (np.issubdtype's try) are not ours to read
+            return f(*args, **kwargs)
         return call(f, *args, **kwargs)[0]
     if isinstance(f, (types.BuiltinFunctionType, type)) and R.lookup_user(f) is None:
         if not isinstance(f, type) or not _python_class(f):
@@ -1886,6 +1961,7 @@ def _function_pair(f, args):
     """Resolve a plain Python function (user rule first) and cache it on f."""
     nargs = len(args)
     cells = _cell_kinds(f)
+    guard = ()
     rule = R.lookup_user(f)
     prim = R.lookup_primitive(f, nargs) if rule is None else None
     if rule is not None:
@@ -1899,14 +1975,16 @@ def _function_pair(f, args):
     else:
         from . import emit
 
-        pair = emit.pair_for(f, emit.cache_key(f, kinds_of(args)), nargs)
+        key = emit.cache_key(f, kinds_of(args))
+        pair = emit.pair_for(f, key, nargs)
+        guard = emit.data_guard_of(f, key)
     cache = f.__dict__.get("__adjoint_pairs__")
     if cache is None:
         cache = f.__dict__["__adjoint_pairs__"] = {}
         _CACHED_FUNCTIONS.add(f)
     # gradients of generated code for float arguments are floats (or None) already
     floats = rule is None and prim is None and all(type(a) is float for a in args)
-    cache[tuple(map(type, args))] = (cells, pair, floats and nargs == f.__code__.co_argcount)
+    cache[tuple(map(type, args))] = (cells, pair, floats and nargs == f.__code__.co_argcount, guard)
     return pair
 
 
@@ -1968,22 +2046,80 @@ def resolve(f, nargs):
     raise MissingAdjointError(f, _where_met())
 
 
+_GENERATED_HEAD = "# generated by adjoint_s2s from "
+
+
+def generated_origin(gname):
+    """(function, file, line) that the generated file gname was made from, followed through
+    generated code made from generated code (a pullback differentiated again) down to
+    the first file that is not generated; None if gname is not generated code."""
+    origin = None
+    for _ in range(32):
+        if not gname.startswith("<adjoint_s2s: "):
+            break
+        head = linecache.getline(gname, 1)
+        if not head.startswith(_GENERATED_HEAD):
+            break
+        rest = head[len(_GENERATED_HEAD):].strip()
+        name, _, loc = rest.partition(" (")
+        where, _, line = loc[:-1].rpartition(", line ")
+        try:
+            origin = (name, where, int(line))
+        except ValueError:
+            break
+        gname = where
+    return origin
+
+
+def user_call_site(frame=None):
+    """(function, file, line) of the innermost user function being differentiated on the
+    stack: the generated frames are followed back to the code they were made from, and
+    adjoint_s2s's own helpers and libraries' functions are passed over."""
+    frame = frame or sys._getframe(1)
+    for _ in range(400):
+        if frame is None:
+            return None
+        fname = frame.f_code.co_filename
+        if fname.startswith("<adjoint_s2s: "):
+            origin = generated_origin(fname)
+            if origin is not None and not _not_users(origin[1]):
+                return origin
+        frame = frame.f_back
+    return None
+
+
+def _not_users(filename):
+    import os
+
+    if filename.startswith("<adjoint_s2s"):
+        return True
+    path = os.path.realpath(filename) if not filename.startswith("<") else filename
+    own = os.path.dirname(os.path.realpath(__file__)) + os.sep
+    return path.startswith(own) or is_library_file(filename)
+
+
 def _where_met():
     """Which differentiated function made the call (from the generated frames on the
     stack), and whether a nested gradient was differentiating a rule's own code."""
-    import linecache
-
     frame = sys._getframe(2)
     names = []
     while frame is not None and len(names) < 40:
         fname = frame.f_code.co_filename
         if fname.startswith("<adjoint_s2s: "):
             first = linecache.getline(fname, 1)
-            if first.startswith("# generated by adjoint_s2s from "):
-                names.append(first[len("# generated by adjoint_s2s from "):].strip())
+            if first.startswith(_GENERATED_HEAD):
+                names.append(first[len(_GENERATED_HEAD):].strip())
         frame = frame.f_back
     if not names:
         return None
+    site = user_call_site(sys._getframe(2))
+    where = names[0].partition(" (")[2].rpartition(", line ")[0]
+    if site is not None and _not_users(where):
+        # the call is in generated code differentiated again, or in one of adjoint_s2s's
+        # helpers: name the user's function that led there
+        how = "differentiated to second order" if where.startswith("<adjoint_s2s") else (
+            f"through adjoint_s2s's {names[0].partition(' (')[0]}, differentiated again")
+        names[0] = f"{site[0]} ({site[1]}, line {site[2]}), {how}"
     reason = f"it has no Python source and no rule; the call is in {names[0]}"
     if len(names) > 1 and any("adapters.py" in n or "rule" in n for n in names[:3]):
         reason += (
@@ -2238,10 +2374,10 @@ def _fields_of(g, names):
         return [None] * len(names)
     if isinstance(g, Thunk):
         g = g.unthunk()
-    if isinstance(g, Tangent):
-        return [g._fields.get(n) for n in names]
-    if isinstance(g, dict):
-        return [g.get(n) for n in names]
+    if isinstance(g, (Tangent, dict)):
+        # through field (which has a rule): differentiated again, the fields' gradients
+        # pass back into the tangent (reading g._fields directly dropped them)
+        return [field(g, n) for n in names]
     if isinstance(g, tuple) and not hasattr(g, "_fields"):
         return list(g) + [None] * (len(names) - len(g))
     return [getattr(g, n, None) for n in names]

@@ -6,6 +6,7 @@ object's instructions point at. Functions made by exec, or typed into an interac
 session, have no file to read: that is a clear ``NoSourceError``.
 """
 import linecache
+import os
 from collections import OrderedDict
 
 import gast
@@ -15,20 +16,37 @@ from .errors import NoSourceError
 # The parsed files, most recently used last: a few are kept (a module's functions are
 # usually transformed one after another), so memory does not grow with the number of
 # files a program differentiates. refresh() empties it.
-_TREES = OrderedDict()  # filename -> [hash of its text, lines, tree, {(name, line): nodes}]
+# filename -> [hash of its text, lines, tree, {(name, line): nodes}, (mtime, size)]
+_TREES = OrderedDict()
 _KEEP_TREES = 16
+
+
+def _stamp(filename):
+    """(mtime, size) of a real file, None for names like <string>."""
+    if filename.startswith("<"):
+        return None
+    try:
+        st = os.stat(filename)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def _file_tree(filename, module_globals):
     item = _TREES.get(filename)
-    if filename in linecache.cache or item is None:
+    real = not filename.startswith("<")
+    if item is not None and real and item[4] != _stamp(filename):
+        item = None  # the file changed since it was parsed (a reloaded module)
+    if item is not None and real:
+        lines = item[1]
+    else:  # names like <string> are read from linecache each time: they may be re-registered
         had = filename in linecache.cache
+        if had and real:
+            linecache.checkcache(filename)  # its copy in linecache may predate an edit
         lines = linecache.getlines(filename, module_globals)
-        if not had and not filename.startswith("<"):
+        if not had and real:
             # read for us alone: linecache keeps it no longer than it would without us
             linecache.cache.pop(filename, None)
-    else:
-        lines = item[1]
     if not lines:
         return None, None
     text = "".join(lines)
@@ -38,7 +56,7 @@ def _file_tree(filename, module_globals):
             tree = gast.parse(text)
         except SyntaxError:
             return None, lines
-        item = _TREES[filename] = [h, lines, tree, None]
+        item = _TREES[filename] = [h, lines, tree, None, _stamp(filename)]
         while len(_TREES) > _KEEP_TREES:
             _TREES.popitem(last=False)
     _TREES.move_to_end(filename)

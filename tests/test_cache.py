@@ -218,3 +218,44 @@ def test_one_key_function_everywhere():
         # the kinds of captured variables are appended to a key nowhere else
         assert not re.search(r"key \+= tuple\(.*_cell_kind", text), path
         assert "_default_kinds" not in text, path
+
+
+def test_a_data_global_rebound_after_the_first_call(tmp_path):
+    import numpy as np
+
+    m = _module_from(tmp_path, "cache_rebound", SAME_TEXT.format(c="2.0"))
+    assert ad.gradient(m.f, 1.5) == (2.0,)
+    m.C = np.array([1.0, 2.0, 3.0])  # a notebook cell run again with other data
+    assert ad.gradient(m.f, 1.5)[0] == pytest.approx(6.0)
+    assert ad.pullback(m.f, 1.5)[1](1.0)[0] == pytest.approx(6.0)
+    m.C = 5.0
+    assert ad.gradient(m.f, 1.5) == (5.0,)
+    m.C = 7  # an int: a number all the same, but of another type
+    assert ad.gradient(m.f, 1.5) == (7.0,)
+
+
+def test_a_module_reloaded_after_an_edit_is_transformed_from_its_new_text(tmp_path):
+    import importlib
+    import os
+    import sys
+
+    path = tmp_path / "cache_reloaded.py"
+    path.write_text("def f(x):\n    return x * 2.0\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import cache_reloaded as m
+
+        assert ad.gradient(m.f, 1.0) == (2.0,)
+        path.write_text("def f(x):\n    return x * 5.0\n")
+        os.utime(path, ns=(10**18, 10**18))  # a new stamp even on a coarse clock
+        m = importlib.reload(m)
+        assert ad.gradient(m.f, 1.0) == (5.0,)
+        # the same when linecache holds the file (a traceback printed it, say)
+        linecache.getlines(str(path))
+        path.write_text("def f(x):\n    return x * 7.0\n")
+        os.utime(path, ns=(2 * 10**18, 2 * 10**18))
+        m = importlib.reload(m)
+        assert ad.gradient(m.f, 1.0) == (7.0,)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("cache_reloaded", None)

@@ -139,3 +139,70 @@ def test_rule_not_differentiable_again_says_where():
         ad.gradient(lambda x: ad.gradient(h, x)[0], 0.3)
     msg = str(err.value)
     assert "test_errors.py" in msg and "nested gradient" in msg
+
+
+# ----- an error met in code that is not the user's names the user's call -------------------
+
+FAKE_LIB = "def scale(v):\n    try:\n        return v * 2.0\n    except TypeError:\n        return v\n"
+USER = (
+    "import adjoint_s2s_fake_lib as lib\n"
+    "\n"
+    "\n"
+    "def uses_lib(x):\n"
+    "    return lib.scale(x) * x\n"
+)
+
+
+def _import(path, name, text):
+    import importlib.util
+    import sys
+
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_library_function_that_cannot_be_transformed_names_the_users_call(tmp_path, monkeypatch):
+    import sys
+
+    from adjoint_s2s import runtime
+
+    lib = _import(tmp_path / "adjoint_s2s_fake_lib.py", "adjoint_s2s_fake_lib", FAKE_LIB)
+    monkeypatch.setitem(runtime._LIBRARY_FILES, lib.__file__, True)  # as if installed
+    try:
+        user = _import(tmp_path / "fake_user.py", "adjoint_s2s_fake_user", USER)
+        with pytest.raises(ad.UnsupportedSyntaxError) as err:
+            ad.gradient(user.uses_lib, 0.5)
+    finally:
+        sys.modules.pop("adjoint_s2s_fake_lib", None)
+        sys.modules.pop("adjoint_s2s_fake_user", None)
+    e = err.value
+    msg = str(e)
+    assert msg.startswith(f"while differentiating uses_lib ({user.__file__}, line 4)")
+    assert "adjoint_s2s_fake_lib.scale" in msg and "a try statement" in msg
+    assert "non_differentiable(adjoint_s2s_fake_lib.scale)" in msg
+    assert (e.filename, e.lineno) == (user.__file__, 4)  # the traceback points at the user
+
+
+def test_a_runtime_helper_reaching_numpy_at_second_order_names_the_users_function(monkeypatch):
+    """The pullback of enumerate calls np.issubdtype. Were it transformed (as before: no
+    rule, and NumPy's source has a try), the error must name the user's function, not
+    numpy/_core/numerictypes.py."""
+    from adjoint_s2s import rules, runtime
+
+    monkeypatch.delitem(rules.NONDIFF, np.issubdtype)
+    monkeypatch.setattr(runtime, "is_library_code", lambda code: False)
+
+    def weighted_cubes(v):
+        return sum(k * t ** 3 for k, t in enumerate(v))
+
+    with pytest.raises(ad.UnsupportedSyntaxError) as err:
+        ad.hessian(weighted_cubes, np.array([0.7, 1.3]))
+    e = err.value
+    assert str(e).startswith(f"while differentiating weighted_cubes ({__file__}, line ")
+    assert "reached numpy." in str(e)  # (np.issubdtype or the helper it calls)
+    assert e.filename == __file__
+    ad.refresh()  # the entries made while the rule was missing go

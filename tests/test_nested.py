@@ -199,3 +199,190 @@ def test_hessian_of_a_two_argument_function_matches_finite_differences():
         gi = lambda u, v: ad.gradient(scalar_poly_like, u, v)[i]  # noqa: E731
         fd = ((gi(x + e, y) - gi(x - e, y)) / (2 * e), (gi(x, y + e) - gi(x, y - e)) / (2 * e))
         assert ad.gradient(gi, x, y) == approx(fd, rel=1e-6, abs=1e-8)
+
+
+# ----- second order through the run time's helpers and library internals ------------------
+# The pullbacks of zip, enumerate, map, sorted, dict iteration and of constructors are
+# Python (runtime helpers): a Hessian differentiates them again. Their inactive calls into
+# NumPy (np.issubdtype inside the gradient of zip's items) must stay plain calls, never a
+# transformation of NumPy's own source, and every value they pass on keeps its gradient.
+
+import collections  # noqa: E402
+import dataclasses  # noqa: E402
+
+_XS = np.array([1.0, 2.0, 3.0])
+_YS = np.array([2.0, 3.0, 5.0])
+_Pair = collections.namedtuple("_Pair", "a b")
+
+
+@dataclasses.dataclass
+class _Pt:
+    a: float
+    b: float
+
+    def norm2(self):
+        return self.a ** 2 * self.b + self.b ** 3
+
+
+def _zip_fit(w):
+    return sum((w[0] * x - y) ** 2 * w[1] for x, y in zip(_XS, _YS))
+
+
+def _zip_own(v):
+    return sum(a * b ** 2 for a, b in zip(v, v[::-1]))
+
+
+def _enumerate_weighted(v):
+    return sum(k * t ** 3 for k, t in enumerate(v, 1))
+
+
+def _map_cubes(v):
+    return sum(map(lambda t: t ** 3, v))
+
+
+def _sorted_weighted(v):
+    return sum(i * t ** 3 for i, t in enumerate(sorted(v)))
+
+
+def _max_by_key(v):
+    return max(v, key=lambda t: t * t) ** 3 + min(v) ** 2
+
+
+def _dict_of_items(v):
+    d = {i: t ** 2 for i, t in enumerate(v)}
+    return sum(d[k] * v[k] for k in d)
+
+
+def _dict_values(v):
+    d = {"a": v[0], "b": v[1] * v[2]}
+    return sum(t ** 3 for t in d.values())
+
+
+def _rows_of_matrix(v):
+    m = v.reshape(2, 2)
+    return sum(np.dot(r, s) ** 2 for r, s in zip(m, m[::-1]))
+
+
+def _dtype_checked(v):
+    return np.sum(v ** 3) if np.issubdtype(v.dtype, np.floating) else 0.0
+
+
+def _iterable_checked(v):
+    return np.sum(v ** 3) * float(np.iterable(v)) + float(len(np.broadcast_shapes(v.shape, (1,))))
+
+
+def _namedtuple_fields(v):
+    p = _Pair(v[0], v[1] * v[2])
+    return p.a ** 2 * p.b + p[1] * v[3]
+
+
+def _dataclass_method(v):
+    return _Pt(v[0], v[1]).norm2() * v[2]
+
+
+def _scalar_zip(v):
+    w = v[0]
+    return sum((w * a - b) ** 2 for a, b in zip([1.0, 2.0, 3.0], [2.0, 3.0, 5.0]))
+
+
+def _hessian_by_differences(f, x, e=1e-5):
+    g = lambda a: ad.gradient(f, a)[0]  # noqa: E731
+    return np.array([(g(x + u * e) - g(x - u * e)) / (2 * e) for u in np.eye(x.size)])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        _zip_fit, _zip_own, _enumerate_weighted, _map_cubes, _sorted_weighted, _max_by_key,
+        _dict_of_items, _dict_values, _rows_of_matrix, _dtype_checked, _iterable_checked,
+        _namedtuple_fields, _dataclass_method, _scalar_zip,
+    ],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_hessian_through_the_run_times_helpers(f):
+    from adjoint_s2s.testing import numerical_gradient
+
+    x = np.array([0.7, 1.3, 0.4, 1.1])
+    assert np.allclose(ad.gradient(f, x)[0], numerical_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+    h = ad.hessian(f, x)
+    assert np.allclose(h, _hessian_by_differences(f, x), rtol=1e-5, atol=1e-6)
+
+
+def test_hessian_of_the_zip_example_over_float_arrays():
+    def loss(w):
+        xs = np.array([1.0, 2.0, 3.0])
+        ys = np.array([2.0, 3.0, 5.0])
+        return np.sum(sum((w * x - y) ** 2 for x, y in zip(xs, ys)))
+
+    w = np.array([0.7, 0.2])
+    assert np.allclose(ad.hessian(loss, w), 28.0 * np.eye(2))
+    assert ad.hessian(loss, 0.7) == approx(28.0)
+
+
+def test_a_second_derivative_through_a_namedtuple_constructor():
+    def s(a, b):
+        p = _Pair(a, b)
+        return p.a ** 2 * p.b
+
+    assert ad.gradient(lambda a: ad.gradient(s, a, 1.3)[0], 0.7) == approx((2.0 * 1.3,))
+
+
+# the adjoints of gathers (np.take, take_along_axis, repeat with counts) and of np.pad's
+# copying modes scatter-add with np.add.at / np.bincount, which have no rule: they are
+# linear in their gradient, with the gather (the pad) itself as their transpose
+_IDX = np.array([0, 0, 2])
+
+
+def _take_flat(v):
+    return np.sum(np.take(v, _IDX) ** 3)
+
+
+def _take_axis(v):
+    return np.sum(np.take(v.reshape(2, 2), [1, 1], axis=1) ** 3)
+
+
+def _take_scalar(v):
+    return np.take(v, 2) ** 3 * v[0]
+
+
+def _take_along(v):
+    return np.sum(np.take_along_axis(v.reshape(2, 2), np.array([[1, 1], [0, 0]]), axis=1) ** 3)
+
+
+def _repeat_counts(v):
+    return np.sum(np.repeat(v, [1, 2, 1, 1]) ** 3)
+
+
+def _pad_edge(v):
+    return np.sum(np.pad(v, 2, mode="edge") ** 3)
+
+
+def _pad_reflect(v):
+    return np.sum(np.pad(v.reshape(2, 2), 1, mode="reflect") ** 3)
+
+
+def _pad_constant(v):
+    return np.sum(np.pad(v, (1, 2), constant_values=0.5) ** 3)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [_take_flat, _take_axis, _take_scalar, _take_along, _repeat_counts, _pad_edge,
+     _pad_reflect, _pad_constant],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_hessian_through_gather_and_pad_adjoints(f):
+    from adjoint_s2s.testing import numerical_gradient
+
+    x = np.array([0.3, 1.2, -0.5, 0.9])
+    assert np.allclose(ad.gradient(f, x)[0], numerical_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+    assert np.allclose(ad.hessian(f, x), _hessian_by_differences(f, x), rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative_through_take_and_pad():
+    def f(t):
+        v = np.array([t, 2.0 * t, 0.5])
+        return np.sum(np.take(np.pad(v, 1, mode="edge"), [0, 1, 1, 4]) ** 3)
+
+    # v padded: [t, t, 2t, 0.5, 0.5]; taken [0, 1, 1, 4]: t, t, t, 0.5 -> 3 t^3 + 0.125
+    assert d(d(d(f)))(0.7) == approx(18.0)

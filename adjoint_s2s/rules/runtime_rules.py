@@ -159,6 +159,17 @@ def call_keeping_pair(keep, f, /, *args, **kwargs):
 
 @special(rt.call_primal)
 def call_primal_pair(f, /, *args, **kwargs):
+    if (
+        type(f) is types.FunctionType
+        and f.__closure__ is None
+        and lookup_user(f) is None
+        and rt.is_library_code(f.__code__)
+    ):
+        # a library function (np.issubdtype inside the pullback of zip), called on values
+        # that do not depend on the inputs and capturing nothing: a constant at every
+        # order, and its internals are not the user's code to transform
+        n = len(args)
+        return rt.call_primal(f, *args, **kwargs), lambda g: (None,) * (n + 2) + (({},) if kwargs else ())
     res, pb = call_pair(f, *args, **kwargs)
 
     def call_primal_pullback(g):
@@ -294,6 +305,20 @@ primitive(rt.np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, 
           kind="other")
 primitive(rt.np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
 primitive(rt.np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
+# the adjoints of gathers scatter-add with np.add.at (a ufunc method with no rule): they
+# are linear in their gradient, and their transposes are the gathers themselves
+primitive(rt.np_take_adjoint, "v, a, indices, axis=None",
+          adjoints={"v": "np.take(g, indices, axis)"}, kind="other")
+primitive(rt.np_take_along_axis_adjoint, "v, arr, indices, axis=-1",
+          adjoints={"v": "np.take_along_axis(g, indices, axis)"}, kind="other")
+primitive(rt.np_repeat_adjoint, "v, a, repeats, axis=None",
+          adjoints={"v": "np.repeat(g, repeats, axis)"}, kind="other")
+# np.pad's adjoint adds the copies of edge/reflect/symmetric/wrap padding back with
+# np.bincount (no rule); pad and its adjoint are each other's transposes
+primitive(rt.np_pad_adjoint, "v, array, pad_width, mode='constant'",
+          adjoints={"v": "_rt.np_pad_transpose(g, pad_width, mode)"}, kind="other")
+primitive(rt.np_pad_transpose, "v, pad_width, mode='constant'",
+          adjoints={"v": "_rt.np_pad_adjoint(g, v, pad_width, mode)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
@@ -351,7 +376,6 @@ def fn_tangent_pair(**fields):
 
 
 primitive(rt.without_fields, "v, names", adjoints={"v": "_rt.without_fields(g, names)"}, kind="other")
-primitive(rt.with_fields, "v, obj", adjoints={"v": "g"}, kind="other")
 
 # ----- the identity stores, differentiated again ------------------------------------------
 #
@@ -433,6 +457,23 @@ def take_field_grad_pair(obj, name):
 special(rt.setattr_grad)(take_field_grad_pair)
 
 
+@special(rt.with_fields)
+def with_fields_pair(v, obj):
+    # with_fields takes every field gradient of obj from the store (the reads of obj.a
+    # put them there): a take of each field, whose pullback hands each put's cell the
+    # cotangent of its field (a dataclass's constructor, differentiated again)
+    entry = rt._FIELDS.get(id(obj))
+    names = list(entry[1]) if entry is not None and entry[0] is obj else []
+    cells = {name: _claim_cells(obj, name) for name in names}
+
+    def with_fields_pullback(gg):
+        for name, taken in cells.items():
+            _fill(taken, rt.field(gg, name))
+        return (None, gg, None)
+
+    return rt.with_fields(v, obj), with_fields_pullback
+
+
 @special(rt.forget_fields)
 def forget_fields_pair(obj):
     # the fields' gradients end here: claim the puts' cells, and nothing flows into them
@@ -473,4 +514,21 @@ nondifferentiable_builtin(
     emit.cache_key,
     first_order_pair,
     reason="it selects code, it does not compute with differentiable values",
+)
+
+
+# NumPy's predicates and dtype/shape queries, written in Python: the run time's helpers call
+# them inside pullbacks (np.issubdtype in the gradient of zip's and enumerate's items), and
+# so does user code; their results are booleans, dtypes and shapes, never differentiable.
+nondifferentiable_builtin(
+    *[
+        getattr(np, _name)
+        for _name in (
+            "issubdtype", "isdtype", "isscalar", "iterable", "broadcast_shapes", "can_cast",
+            "promote_types", "min_scalar_type", "common_type", "mintypecode", "isfortran",
+            "shares_memory", "may_share_memory",
+        )
+        if hasattr(np, _name)
+    ],
+    reason="it answers a question about types or shapes",
 )
