@@ -13,7 +13,9 @@ import argparse
 import collections
 import multiprocessing as mp
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 from .gen import generate
@@ -63,6 +65,15 @@ def main(argv=None):
     if args.repro is not None:
         return repro(args.repro, not args.no_shrink, args.shrink_seconds)
 
+    base = tempfile.mkdtemp(prefix="adjoint_fuzz_")
+    os.environ["ADJOINT_FUZZ_TMP"] = base  # the workers write their programs here
+    try:
+        return fuzz(args)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def fuzz(args):
     start = time.time()
     deadline = start + args.seconds
     results = []
