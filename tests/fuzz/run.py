@@ -60,6 +60,8 @@ def main(argv=None):
     ap.add_argument("--repro", type=int, default=None, help="show, check and shrink one seed")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--list", action="store_true", help="print one line per program")
+    ap.add_argument("--out", default=os.environ.get("FUZZ_OUT"),
+                    help="write one tab-separated line per program (seed, verdict, order, kind, constructs)")
     args = ap.parse_args(argv)
 
     if args.repro is not None:
@@ -97,6 +99,10 @@ def fuzz(args):
         elapsed = time.time() - start
         results.sort(key=lambda r: r[0])
         report(results, elapsed, args)
+        if args.out:
+            with open(args.out, "w") as fh:
+                for seed, v, cons, dt in results:
+                    fh.write(f"{seed}\t{v.verdict}\t{v.order}\t{v.kind}\t{','.join(cons)}\t{dt * 1000:.0f} ms\n")
         bad = [r for r in results if r[1].verdict in ("wrong", "crash")]
         if bad and not args.no_shrink and args.shrink:
             groups = collections.OrderedDict()
@@ -157,6 +163,11 @@ def report(results, elapsed, args):
     for verdict in ("pass", "refused", "crash", "wrong", "invalid"):
         by = ", ".join(f"order {o}: {c}" for (vv, o), c in sorted(orders.items()) if vv == verdict)
         print(f"  {verdict:8s} {counts.get(verdict, 0):6d}" + (f"   ({by})" if by else ""))
+    first = [r[3] for r in results if r[0] % 3]
+    second = [r[3] for r in results if r[0] % 3 == 0]
+    if first and second:
+        print(f"  time per program in a worker: {1000 * sum(first) / len(first):.0f} ms (first order), "
+              f"{1000 * sum(second) / len(second):.0f} ms (with second order, seed % 3 == 0)")
     total_cons = collections.Counter(c for r in results for c in r[2])
 
     def typical(rs):
