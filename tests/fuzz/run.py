@@ -25,12 +25,14 @@ from .shrink import shrink
 CHUNK = 25
 
 
-def run_chunk(seeds, deadline):
+def run_chunk(seeds, deadline, only=()):
     out = []
     for seed in seeds:
         if time.time() > deadline:
             break
         prog = generate(seed)
+        if only and not set(only) & set(prog.constructs):
+            continue
         t = time.perf_counter()
         v = check(prog.source, seed)
         out.append((seed, v, prog.constructs, time.perf_counter() - t))
@@ -59,6 +61,8 @@ def main(argv=None):
     ap.add_argument("--shrink-seconds", type=float, default=20.0, help="budget per shrink")
     ap.add_argument("--repro", type=int, default=None, help="show, check and shrink one seed")
     ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated construct families: run only the "
+                    "seeds whose program uses one of them (e.g. --only dataclass,class)")
     ap.add_argument("--list", action="store_true", help="print one line per program")
     ap.add_argument("--out", default=os.environ.get("FUZZ_OUT"),
                     help="write one tab-separated line per program (seed, verdict, order, kind, constructs)")
@@ -76,6 +80,7 @@ def main(argv=None):
 
 
 def fuzz(args):
+    only = tuple(c for c in args.only.split(",") if c)
     start = time.time()
     deadline = start + args.seconds
     results = []
@@ -87,7 +92,7 @@ def fuzz(args):
         while True:
             while len(pending) < 2 * args.workers and time.time() < deadline and (last is None or nxt < last):
                 hi = nxt + CHUNK if last is None else min(nxt + CHUNK, last)
-                pending.append(pool.apply_async(run_chunk, (list(range(nxt, hi)), deadline)))
+                pending.append(pool.apply_async(run_chunk, (list(range(nxt, hi)), deadline, only)))
                 nxt = hi
             if not pending:
                 break
@@ -158,7 +163,8 @@ def report(results, elapsed, args):
     n = len(results)
     counts = collections.Counter(r[1].verdict for r in results)
     orders = collections.Counter((r[1].verdict, r[1].order) for r in results if r[1].order)
-    print(f"=== {n} programs (seeds {args.seed}..{args.seed + n - 1}) in {elapsed:.0f} s on "
+    span = f"seeds {results[0][0]}..{results[-1][0]}" if results else "no seeds"
+    print(f"=== {n} programs ({span}{', only ' + args.only if args.only else ''}) in {elapsed:.0f} s on "
           f"{args.workers} workers: {n / max(elapsed, 1e-9):.1f} programs/s ===")
     for verdict in ("pass", "refused", "crash", "wrong", "invalid"):
         by = ", ".join(f"order {o}: {c}" for (vv, o), c in sorted(orders.items()) if vv == verdict)
