@@ -174,6 +174,14 @@ class Gen:
             f"({a}).reshape(2, 2).T.dot(({b})[:2]).sum()",
             f"({a})[::-1].cumsum()[-1]",
             f"float(({a})[{self.r.randrange(N)}])",
+            f"np.var({a})",
+            f"({a}).item({self.r.randrange(N)})",
+            f"np.linspace(0.0, ({a})[0], 5).sum()",
+            f"np.stack([{a}, {b}]).sum(axis=0).dot(v)",
+            f"np.diag(np.outer({a}, {b})).sum()",
+            f"np.triu(np.outer({a}, {b}), 1).sum()",
+            f"np.einsum('i,i->', {a}, {b})",
+            f"abs(({a}).sum() - {fmt(self.r.uniform(5.0, 8.0))})",
         ]
         if self.matrix or self.r.random() < 0.3:
             m = self.expr(M, d - 1)
@@ -187,6 +195,11 @@ class Gen:
                 f"np.mean(({m})[::-1, 1])",
                 f"({m})[{self.r.randrange(R)}, {self.r.randrange(N)}]",
                 f"np.max({m}, axis=1).sum()",
+                f"np.linalg.det(np.eye({R}) + 0.1 * (({m}) @ ({m}).T))",
+                f"np.linalg.solve(np.eye({R}) + 0.1 * (({m}) @ ({m}).T), {u}).sum()",
+                f"np.einsum('ij,j->i', {m}, v).sum()",
+                f"np.linalg.norm({m}, axis=1).sum()",
+                f"np.linalg.inv(np.eye({R}) + 0.1 * (({m}) @ ({m}).T)).dot({u}).sum()",
             ]
         return self.pick(opts)
 
@@ -218,6 +231,12 @@ class Gen:
                 f"np.cumsum({a})",
                 f"np.roll({a}, 1)",
                 f"np.sort({a})",
+                f"np.flip({a})",
+                f"np.exp(-({a}) * ({a}))",
+                f"({a}).clip({fmt(-abs(float(c)) - 0.4)}, {fmt(abs(float(c)) + 0.4)})",
+                f"np.take({a}, {[self.r.randrange(n) for _ in range(n)]})",
+                f"np.linspace({s()}, {s()}, {n})",
+                f"np.vstack([{a}, {e()}]).mean(axis=0)",
             ])
         if k < 0.7:
             a, b = e(), e()
@@ -373,6 +392,17 @@ class Gen:
         elif k < 0.7:
             t = self.new("t")
             self.emit(f"{L} = [math.sin({t}) * {self.expr(S, 1)} for {t} in {self.pick(['v', 'w'])}]", ind)
+        elif k < 0.75:
+            self.use("generator_expr")
+            s = self.new("s")
+            c = self.new("c")
+            self.emit(self.pick([
+                f"{s} = sum(t * t for t in {self.expr(V, 1)})",
+                f"{s} = sum({c} * {self.expr(S, 1)} ** k for k, {c} in enumerate({self.expr(V, 1)}))",
+                f"{s} = sum([math.sin(t) for t in {self.expr(V, 1)} if t > {self.const()}])",
+            ]), ind)
+            self.bind(s, S)
+            return
         elif k < 0.85:
             self.emit(f"{L} = {self.pick(['list(v)', 'list(w)', 'v.tolist()'])}", ind)
             self.emit(f"{L}[{self.r.randrange(N)}] = {self.expr(S, 1)}", ind)

@@ -20,10 +20,12 @@ Second order (``second``; default: one program in three): the gradient of the di
 derivative ``u . grad f`` against ``(grad f(p + h u) - grad f(p - h u)) / 2h`` at two steps.
 """
 
+import atexit
 import importlib.util
 import math
 import os
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -45,6 +47,7 @@ TIMEOUT = 20  # seconds per program
 LINE = re.compile(r"line \d+")
 
 _DIR = None
+_PID = None
 _COUNT = [0]
 
 
@@ -90,9 +93,15 @@ def inputs(seed, params):
 
 
 def workdir():
-    global _DIR
-    if _DIR is None:
-        _DIR = tempfile.mkdtemp(prefix=f"adjoint_fuzz_{os.getpid()}_")
+    """This process's directory for program files (under $ADJOINT_FUZZ_TMP when the driver
+    set it; removed at exit otherwise)."""
+    global _DIR, _PID
+    if _DIR is None or _PID != os.getpid():
+        base = os.environ.get("ADJOINT_FUZZ_TMP") or None
+        _DIR = tempfile.mkdtemp(prefix=f"adjoint_fuzz_{os.getpid()}_", dir=base)
+        _PID = os.getpid()
+        if base is None:
+            atexit.register(shutil.rmtree, _DIR, True)
     return _DIR
 
 

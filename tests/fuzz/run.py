@@ -13,7 +13,9 @@ import argparse
 import collections
 import multiprocessing as mp
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 from .gen import generate
@@ -23,12 +25,14 @@ from .shrink import shrink
 CHUNK = 25
 
 
-def run_chunk(seeds, deadline):
+def run_chunk(seeds, deadline, only=()):
     out = []
     for seed in seeds:
         if time.time() > deadline:
             break
         prog = generate(seed)
+        if only and not set(only) & set(prog.constructs):
+            continue
         t = time.perf_counter()
         v = check(prog.source, seed)
         out.append((seed, v, prog.constructs, time.perf_counter() - t))
@@ -57,12 +61,26 @@ def main(argv=None):
     ap.add_argument("--shrink-seconds", type=float, default=20.0, help="budget per shrink")
     ap.add_argument("--repro", type=int, default=None, help="show, check and shrink one seed")
     ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated construct families: run only the "
+                    "seeds whose program uses one of them (e.g. --only dataclass,class)")
     ap.add_argument("--list", action="store_true", help="print one line per program")
+    ap.add_argument("--out", default=os.environ.get("FUZZ_OUT"),
+                    help="write one tab-separated line per program (seed, verdict, order, kind, constructs)")
     args = ap.parse_args(argv)
 
     if args.repro is not None:
         return repro(args.repro, not args.no_shrink, args.shrink_seconds)
 
+    base = tempfile.mkdtemp(prefix="adjoint_fuzz_")
+    os.environ["ADJOINT_FUZZ_TMP"] = base  # the workers write their programs here
+    try:
+        return fuzz(args)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def fuzz(args):
+    only = tuple(c for c in args.only.split(",") if c)
     start = time.time()
     deadline = start + args.seconds
     results = []
@@ -74,7 +92,7 @@ def main(argv=None):
         while True:
             while len(pending) < 2 * args.workers and time.time() < deadline and (last is None or nxt < last):
                 hi = nxt + CHUNK if last is None else min(nxt + CHUNK, last)
-                pending.append(pool.apply_async(run_chunk, (list(range(nxt, hi)), deadline)))
+                pending.append(pool.apply_async(run_chunk, (list(range(nxt, hi)), deadline, only)))
                 nxt = hi
             if not pending:
                 break
@@ -86,6 +104,10 @@ def main(argv=None):
         elapsed = time.time() - start
         results.sort(key=lambda r: r[0])
         report(results, elapsed, args)
+        if args.out:
+            with open(args.out, "w") as fh:
+                for seed, v, cons, dt in results:
+                    fh.write(f"{seed}\t{v.verdict}\t{v.order}\t{v.kind}\t{','.join(cons)}\t{dt * 1000:.0f} ms\n")
         bad = [r for r in results if r[1].verdict in ("wrong", "crash")]
         if bad and not args.no_shrink and args.shrink:
             groups = collections.OrderedDict()
@@ -141,11 +163,17 @@ def report(results, elapsed, args):
     n = len(results)
     counts = collections.Counter(r[1].verdict for r in results)
     orders = collections.Counter((r[1].verdict, r[1].order) for r in results if r[1].order)
-    print(f"=== {n} programs (seeds {args.seed}..{args.seed + n - 1}) in {elapsed:.0f} s on "
+    span = f"seeds {results[0][0]}..{results[-1][0]}" if results else "no seeds"
+    print(f"=== {n} programs ({span}{', only ' + args.only if args.only else ''}) in {elapsed:.0f} s on "
           f"{args.workers} workers: {n / max(elapsed, 1e-9):.1f} programs/s ===")
     for verdict in ("pass", "refused", "crash", "wrong", "invalid"):
         by = ", ".join(f"order {o}: {c}" for (vv, o), c in sorted(orders.items()) if vv == verdict)
         print(f"  {verdict:8s} {counts.get(verdict, 0):6d}" + (f"   ({by})" if by else ""))
+    first = [r[3] for r in results if r[0] % 3]
+    second = [r[3] for r in results if r[0] % 3 == 0]
+    if first and second:
+        print(f"  time per program in a worker: {1000 * sum(first) / len(first):.0f} ms (first order), "
+              f"{1000 * sum(second) / len(second):.0f} ms (with second order, seed % 3 == 0)")
     total_cons = collections.Counter(c for r in results for c in r[2])
 
     def typical(rs):

@@ -53,8 +53,6 @@ def _edits(tree):
     edits = []
     for k, (o, f, i) in enumerate(stmts):
         s = getattr(o, f)[i]
-        if isinstance(s, ast.Import | ast.ImportFrom):
-            continue
         edits.append(("del", k, 0))
         for j, name in enumerate(("body", "orelse")):
             if isinstance(getattr(s, name, None), list) and getattr(s, name) and not isinstance(s, ast.FunctionDef | ast.ClassDef):
