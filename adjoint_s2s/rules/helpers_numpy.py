@@ -22,6 +22,7 @@ __all__ = [
     # elementwise
     "np_absolute_adjoint",
     "np_angle_adjoint",
+    "np_sqrt_adjoint",
     "np_power_base_partial",
     "np_float_power_base_partial",
     "np_power_exponent_partial",
@@ -275,6 +276,27 @@ def np_angle_adjoint(g, z, deg=False):
     if deg:
         out = out * (180 / np.pi)
     return np_fit(out, z)
+
+
+def np_sqrt_adjoint(g, x, ans):
+    """sqrt's adjoint g·conj(0.5/ans), where a zero cotangent contributes zero, also at
+    ans == 0 (0·inf would make it NaN: the diagonal of pairwise distances that np.triu
+    drops). Where ans has no zero (one min() pass checks) it is
+    the plain formula; otherwise 1 stands in for ans where g == 0 (a double where, so
+    that second order is finite there as well)."""
+    conj = _runtime().conj
+    if _all_positive(ans):
+        return np_fit(g * conj(0.5 / ans), x)
+    zero = np.equal(g, 0)
+    return np_fit(g * conj(0.5 / np.where(zero, 1, ans)), x)
+
+
+def _all_positive(v):
+    """v > 0 everywhere (real v; one pass, no temporary array)."""
+    if np.iscomplexobj(v):
+        return False
+    v = np.asarray(v)
+    return bool(v.size == 0 or v.min() > 0)
 
 
 def np_power_base_partial(x1, x2):

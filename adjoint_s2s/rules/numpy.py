@@ -157,7 +157,6 @@ for _fn, _d in [
     (np.log2, "1 / (x * np.log(2))"),
     (np.log10, "1 / (x * np.log(10))"),
     (np.log1p, "1 / (1 + x)"),
-    (np.sqrt, "0.5 / ans"),
     (np.cbrt, "1 / (3 * ans * ans)"),
     (np.square, "2 * x"),
     (np.reciprocal, "-ans * ans"),
@@ -182,6 +181,8 @@ for _fn, _d in [
 ]:
     rule(_fn, _U, _d)
 
+rule(np.sqrt, "x", adjoints={"x": "_rt.np_sqrt_adjoint(g, x, ans)"},
+     note="a zero cotangent contributes zero, also at 0 (docs/correctness.md)")
 rule(np.absolute, "x", adjoints={"x": "_rt.np_absolute_adjoint(g, x, ans)"},
      note="complex: real(g)·z/|z| (0 at 0)")
 rule(np.conjugate, "x", adjoints={"x": "_rt.np_fit(np.conj(g), x)"})
@@ -425,6 +426,7 @@ rule(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, ax
     "base": f"_rt.np_logspace_base_adjoint(g, start, stop, ans, {_LOG})",
 }, note="to start, stop and base")
 nondifferentiable_builtin(_hn._integer_dtype, reason="it tests a dtype")
+nondifferentiable_builtin(_hn._all_positive, reason="it tests the signs of the values")
 _GEO = "num, endpoint, dtype, axis"
 rule(np.geomspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0", adjoints={
     "start": f"_rt.np_geomspace_adjoint(g, start, stop, ans, {_GEO}, 0)",

@@ -115,3 +115,41 @@ def test_std_along_an_axis_with_a_constant_row():
     check_grads(std_rows, a, rtol=1e-5, atol=1e-6)
     check2(lambda b: np.sum(np.std(b, axis=0) * np.arange(1.0, 5.0)), a[1:], rtol=1e-5)
     assert np.allclose(ad.gradient(lambda v: np.std(v), np.full(4, 0.7))[0], 0)
+
+
+# ----- sqrt at 0: a zero cotangent contributes zero ------------------------------------------
+
+
+def pairwise_distance_sum(X):
+    d = X[:, None, :] - X[None, :, :]
+    r = np.sqrt(np.sum(d * d, axis=-1))  # 0 on the diagonal, which triu drops
+    return np.sum(np.triu(r, 1))
+
+
+def sqrt_where(v):
+    return np.sum(np.where(v > 0, np.sqrt(np.abs(v)), 0.0))
+
+
+def radius_dropped(x, y):
+    import math
+
+    r = math.sqrt(x * x + y * y)
+    return 0.0 * r + x
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_sqrt_at_zero_with_zero_cotangent():
+    X = np.random.default_rng(1).standard_normal((4, 2))
+    check2(pairwise_distance_sum, X, rtol=1e-5, atol=1e-6)
+    v = np.array([0.0, 4.0, -1.0, 0.25])
+    assert np.array_equal(ad.gradient(sqrt_where, v)[0], [0.0, 0.25, 0.0, 1.0])
+    assert ad.gradient(radius_dropped, 0.0, 0.0) == (1.0, 0.0)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_sqrt_at_zero_with_a_nonzero_cotangent_is_infinite():
+    import math
+
+    assert ad.gradient(lambda x: math.sqrt(x), 0.0) == (np.inf,)
+    assert np.array_equal(ad.gradient(lambda v: np.sum(np.sqrt(v)), np.array([0.0, 4.0]))[0],
+                          [np.inf, 0.25])
