@@ -149,6 +149,38 @@ nondifferentiable_builtin(
 )
 
 
+@special(rt.np_parts)
+def np_parts_pair(g, n):
+    """The entries of a tuple output's adjoint (what the adjoints of slogdet, eigh, svd,
+    qr... read first), differentiated again: the cotangents of the entries go back into
+    the structure g came in (a Tangent of the named tuple, a tuple, a bare array), so the
+    second derivative with respect to the first-order cotangent is not lost."""
+    out = rt.np_parts(g, n)
+
+    def np_parts_pullback(c):
+        cs = [rt.part(c, i) for i in range(n)]
+        return (None, _like_parts(g, cs), None)
+
+    return out, np_parts_pullback
+
+
+def _like_parts(g, cs):
+    if g is None or isinstance(g, AbstractZero) or all(c is None for c in cs):
+        return None
+    g = unthunk(g)
+    if isinstance(g, Tangent):
+        if g._elements:
+            return Tangent(g.primal_type, *cs[: len(g._elements)])
+        names = getattr(g.primal_type, "_fields", None) or list(g._fields)
+        return Tangent(g.primal_type, **{k: c for k, c in zip(names, cs) if c is not None})
+    if isinstance(g, dict):
+        return {i: c for i, c in enumerate(cs) if c is not None}
+    if isinstance(g, (list, tuple)):
+        items = list(cs[: len(g)]) + [None] * max(0, len(g) - len(cs))
+        return tuple(items) if isinstance(g, tuple) else items
+    return cs[0]  # a bare array: the adjoint of the only differentiable output
+
+
 @special(rt.call_keeping)
 def call_keeping_pair(keep, f, /, *args, **kwargs):
     res, pb = rt.keeping(keep, f, args, call_pair, kwargs)
