@@ -328,6 +328,15 @@ primitive(rt.np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, 
           kind="other")
 primitive(rt.np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
 primitive(rt.np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
+# the scatter-adds of take, take_along_axis and repeat (np.add.at has no rule): linear in
+# the gradient, their transposes are the gathers themselves
+primitive(rt.np_take_adjoint, "v, a, indices, axis=None",
+          adjoints={"v": "_rt.np_fit(np.take(g, indices, axis), v)"}, kind="other")
+primitive(rt.np_take_along_axis_adjoint, "v, arr, indices, axis=-1",
+          adjoints={"v": "_rt.np_fit(np.take_along_axis(np.asarray(g), np.asarray(indices), axis), v)"},
+          kind="other")
+primitive(rt.np_repeat_adjoint, "v, a, repeats, axis=None",
+          adjoints={"v": "_rt.np_fit(np.repeat(g, repeats, axis), v)"}, kind="other")
 primitive(rt.digamma, "x", "_rt.trigamma(x)")
 primitive(rt.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")

@@ -222,3 +222,24 @@ def test_double_backward_through_tuple_outputs_depends_on_the_seed(f, x):
 
     assert ad.gradient(h, 1.5)[0] == pytest.approx(np.sum(g * W), rel=1e-9)
     check_grads(h, 1.5)
+
+
+# ----- gathers differentiated twice (their adjoints scatter with np.add.at) -----------------
+
+
+def gathers(x, v, w):
+    A = np.outer(v, w)
+    i = np.array([[0, 2], [1, 1], [3, 0], [2, 2]])
+    return (np.sum(np.take_along_axis(A, i, 1) ** 2) + np.sum(np.take(A, [1, 1, 0], axis=0) ** 3)
+            + np.sum(np.take(v * x, [0, 1, 1]) ** 2) + np.take(v, 2) * x)
+
+
+def repeats(x, v, w):
+    return (np.sum(np.repeat(v * x, [1, 2, 0, 3]) ** 2) + np.sum(np.repeat(np.outer(v, w), 2, axis=1) ** 3)
+            + np.sum(np.take_along_axis(v * w, np.array([3, 3, 0]), None) ** 2))
+
+
+@pytest.mark.parametrize("f", [gathers, repeats])
+def test_gathers_second_order(f):
+    rng = np.random.default_rng(0)
+    check2(f, 0.7, rng.standard_normal(4), rng.standard_normal(4), rtol=1e-5, atol=1e-6)
