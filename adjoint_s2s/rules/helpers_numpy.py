@@ -84,6 +84,7 @@ __all__ = [
     "np_tolist_adjoint",
     "np_tolist_of",
     "np_linspace_adjoint",
+    "np_arange_adjoint",
     "np_logspace_adjoint",
     "np_logspace_base_adjoint",
     "np_geomspace_adjoint",
@@ -1022,6 +1023,19 @@ def np_linspace_adjoint(g, start, stop, num=50, endpoint=True, retstep=False, dt
         d = np.asarray(g_step) / div * (1 if which else -1)
         out = d if out is None else out + d
     return None if out is None else np_fit(out, x)
+
+
+def np_arange_adjoint(g, start, stop=None, step=None, dtype=None, which=0):
+    """arange(start, stop, step) = start + i·step (its length is piecewise constant):
+    start gets Σ g, step Σ i·g, stop nothing. arange(n) counts: no gradient."""
+    if g is None or stop is None or _integer_dtype(dtype):
+        return None
+    g = np.asarray(g)
+    if which == 0:
+        return np_fit(np.sum(g), start)
+    if step is None:
+        return None
+    return np_fit(np.sum(g * np.arange(g.shape[0])), step)
 
 
 def np_logspace_adjoint(g, start, stop, ans, num=50, endpoint=True, base=10.0, dtype=None,

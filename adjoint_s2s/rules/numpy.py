@@ -419,6 +419,10 @@ rule(np.linspace, "start, stop, " + _SPACE, kind="other", adjoints={
     "start": f"_rt.np_linspace_adjoint(g, start, stop, {_SPACE_ARGS}, 0)",
     "stop": f"_rt.np_linspace_adjoint(g, start, stop, {_SPACE_ARGS}, 1)",
 }, note="to start and stop (arrays too, any axis; retstep's step too); none with an integer dtype")
+rule(np.arange, "start, stop=None, step=None, dtype=None", adjoints={
+    "start": "_rt.np_arange_adjoint(g, start, stop, step, dtype, 0)",
+    "step": "_rt.np_arange_adjoint(g, start, stop, step, dtype, 2)",
+}, note="start + i·step: to start and step (arange(n) counts: none)")
 _LOG = "num, endpoint, base, dtype, axis"
 rule(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0", adjoints={
     "start": f"_rt.np_logspace_adjoint(g, start, stop, ans, {_LOG}, 0)",
@@ -531,7 +535,7 @@ _random = [
 nondifferentiable_builtin(
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
-    np.arange, np.eye, np.identity, np.tri,
+    np.eye, np.identity, np.tri,
     np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
     np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
     np.nanargmax, np.nanargmin, np.searchsorted, np.digitize, np.count_nonzero,

@@ -195,3 +195,12 @@ def test_complex_argument_gets_a_complex_gradient(f, want, z):
 def test_real_argument_of_np_real_gets_a_real_gradient():
     (g,) = ad.gradient(lambda x: np.real(x * (1 + 2j)), 0.7)
     assert type(g) is float and g == 1.0
+
+
+def arange_start_step(x, s):
+    return np.sum(np.arange(x, 3.0, s) ** 2) + np.sum(np.arange(0, 4, dtype=float) * x ** 2)
+
+
+def test_arange_passes_gradients_to_start_and_step():
+    check2(arange_start_step, 0.3, 0.7)
+    assert ad.gradient(lambda x: np.sum(np.arange(x, 3.0, 0.5, int) * 1.0), 0.4)[0] in (None, 0.0)
