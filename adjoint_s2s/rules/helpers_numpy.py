@@ -23,6 +23,7 @@ __all__ = [
     "np_absolute_adjoint",
     "np_angle_adjoint",
     "np_sqrt_adjoint",
+    "np_reciprocal_adjoint",
     "np_power_base_partial",
     "np_float_power_base_partial",
     "np_power_exponent_partial",
@@ -282,22 +283,32 @@ def np_angle_adjoint(g, z, deg=False):
 def np_sqrt_adjoint(g, x, ans):
     """sqrt's adjoint g·conj(0.5/ans), where a zero cotangent contributes zero, also at
     ans == 0 (0·inf would make it NaN: the diagonal of pairwise distances that np.triu
-    drops). Where ans has no zero (one min() pass checks) it is
-    the plain formula; otherwise 1 stands in for ans where g == 0 (a double where, so
-    that second order is finite there as well)."""
+    drops). See np_reciprocal_adjoint."""
+    return np_reciprocal_adjoint(g, x, ans, 2.0)
+
+
+def np_reciprocal_adjoint(g, x, d, scale=1.0):
+    """g·conj(1/(scale·d)), the adjoint of a function whose partial is 1/(scale·d) (log:
+    d = x; log1p: d = 1 + x; sqrt: d = ans, scale 2; cbrt: d = ans², scale 3), with 0
+    where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
+    (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
+    in for d where g == 0 (a double where: finite at second order too)."""
     conj = _runtime().conj
-    if _all_positive(ans):
-        return np_fit(g * conj(0.5 / ans), x)
+    c = 1 / scale  # (c / d: one array operation, not two)
+    if not _has_zero(d):
+        return np_fit(g * conj(c / d), x)
     zero = np.equal(g, 0)
-    return np_fit(g * conj(0.5 / np.where(zero, 1, ans)), x)
+    return np_fit(g * conj(c / np.where(zero, 1, d)), x)
 
 
-def _all_positive(v):
-    """v > 0 everywhere (real v; one pass, no temporary array)."""
-    if np.iscomplexobj(v):
-        return False
+def _has_zero(v):
+    """Whether v has an exact zero (positive real v: one pass, no temporary array)."""
     v = np.asarray(v)
-    return bool(v.size == 0 or v.min() > 0)
+    if v.size == 0:
+        return False
+    if not np.iscomplexobj(v) and v.min() > 0:
+        return False
+    return bool(np.any(v == 0))
 
 
 def np_power_base_partial(x1, x2):

@@ -153,11 +153,6 @@ for _fn, _d in [
     (np.exp, "ans"),
     (np.exp2, "ans * np.log(2)"),
     (np.expm1, "ans + 1"),
-    (np.log, "1 / x"),
-    (np.log2, "1 / (x * np.log(2))"),
-    (np.log10, "1 / (x * np.log(10))"),
-    (np.log1p, "1 / (1 + x)"),
-    (np.cbrt, "1 / (3 * ans * ans)"),
     (np.square, "2 * x"),
     (np.reciprocal, "-ans * ans"),
     (np.sin, "np.cos(x)"),
@@ -183,6 +178,15 @@ for _fn, _d in [
 
 rule(np.sqrt, "x", adjoints={"x": "_rt.np_sqrt_adjoint(g, x, ans)"},
      note="a zero cotangent contributes zero, also at 0 (docs/correctness.md)")
+_ZERO_SAFE = "a zero cotangent contributes zero, also where the partial is infinite"
+rule(np.log, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x)"}, note=_ZERO_SAFE)
+rule(np.log2, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(2))"},
+     note=_ZERO_SAFE)
+rule(np.log10, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(10))"},
+     note=_ZERO_SAFE)
+rule(np.log1p, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 + x)"}, note=_ZERO_SAFE)
+rule(np.cbrt, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, ans * ans, 3)"},
+     note=_ZERO_SAFE)
 rule(np.absolute, "x", adjoints={"x": "_rt.np_absolute_adjoint(g, x, ans)"},
      note="complex: real(g)·z/|z| (0 at 0)")
 rule(np.conjugate, "x", adjoints={"x": "_rt.np_fit(np.conj(g), x)"})
@@ -430,7 +434,7 @@ rule(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, ax
     "base": f"_rt.np_logspace_base_adjoint(g, start, stop, ans, {_LOG})",
 }, note="to start, stop and base")
 nondifferentiable_builtin(_hn._integer_dtype, reason="it tests a dtype")
-nondifferentiable_builtin(_hn._all_positive, reason="it tests the signs of the values")
+nondifferentiable_builtin(_hn._has_zero, reason="it tests for zeros")
 _GEO = "num, endpoint, dtype, axis"
 rule(np.geomspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0", adjoints={
     "start": f"_rt.np_geomspace_adjoint(g, start, stop, ans, {_GEO}, 0)",

@@ -243,3 +243,22 @@ def repeats(x, v, w):
 def test_gathers_second_order(f):
     rng = np.random.default_rng(0)
     check2(f, 0.7, rng.standard_normal(4), rng.standard_normal(4), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("f", [
+    lambda v: np.sum(np.where(v > 0, np.log(np.abs(v)), 0.0)),
+    lambda v: np.sum(np.where(v > 0, np.log2(np.abs(v)) + np.log10(np.abs(v)), 0.0)),
+    lambda v: np.sum(np.where(v > -1, np.log1p(v), 0.0)),
+    lambda v: np.sum(np.where(v != 0, np.cbrt(v), 0.0)),
+])
+def test_log_and_cbrt_where_a_branch_drops_them(f):
+    """The np.where trap: the branch not taken has an infinite partial at 0 (or -1), its
+    cotangent is 0, and 0 * inf must not make the gradient NaN (first and second order)."""
+    v = np.array([0.0, 2.0, -1.0, 0.5])
+    (g,) = ad.gradient(f, v)
+    h = ad.hessian(f, v)
+    assert np.all(np.isfinite(g)) and np.all(np.isfinite(h))
+    u = np.array([0.3, 2.0, -1.5, 0.5])  # no singular point: compare with differences
+    check2(f, u, rtol=1e-5, atol=1e-6)
+    assert np.allclose(g[1:], ad.gradient(f, np.array([0.3, 2.0, -1.0, 0.5]))[0][1:])
