@@ -158,15 +158,11 @@ for _fn, _d in [
     (np.sin, "np.cos(x)"),
     (np.cos, "-np.sin(x)"),
     (np.tan, "1 + ans * ans"),
-    (np.arcsin, "1 / np.sqrt(1 - x * x)"),
-    (np.arccos, "-1 / np.sqrt(1 - x * x)"),
     (np.arctan, "1 / (1 + x * x)"),
     (np.sinh, "np.cosh(x)"),
     (np.cosh, "np.sinh(x)"),
     (np.tanh, "1 - ans * ans"),
     (np.arcsinh, "1 / np.sqrt(x * x + 1)"),
-    (np.arccosh, "1 / (np.sqrt(x - 1) * np.sqrt(x + 1))"),
-    (np.arctanh, "1 / (1 - x * x)"),
     (np.deg2rad, "np.pi / 180"),
     (np.radians, "np.pi / 180"),
     (np.rad2deg, "180 / np.pi"),
@@ -186,6 +182,15 @@ rule(np.log10, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(10
      note=_ZERO_SAFE)
 rule(np.log1p, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 + x)"}, note=_ZERO_SAFE)
 rule(np.cbrt, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, ans * ans, 3)"},
+     note=_ZERO_SAFE)
+rule(np.arcsin, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(1 - x * x))"},
+     note=_ZERO_SAFE)
+rule(np.arccos, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(1 - x * x), -1)"},
+     note=_ZERO_SAFE)
+rule(np.arccosh, "x",
+     adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(x - 1) * np.sqrt(x + 1))"},
+     note=_ZERO_SAFE)
+rule(np.arctanh, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 - x * x)"},
      note=_ZERO_SAFE)
 rule(np.absolute, "x", adjoints={"x": "_rt.np_absolute_adjoint(g, x, ans)"},
      note="complex: real(g)·z/|z| (0 at 0)")

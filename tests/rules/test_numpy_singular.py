@@ -262,3 +262,14 @@ def test_log_and_cbrt_where_a_branch_drops_them(f):
     u = np.array([0.3, 2.0, -1.5, 0.5])  # no singular point: compare with differences
     check2(f, u, rtol=1e-5, atol=1e-6)
     assert np.allclose(g[1:], ad.gradient(f, np.array([0.3, 2.0, -1.0, 0.5]))[0][1:])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_inverse_functions_where_a_branch_drops_them():
+    def f(v):
+        return np.sum(np.where(np.abs(v) < 1, np.arcsin(v) + np.arccos(v) * 2 + np.arctanh(v), 0.0))
+
+    v = np.array([1.0, 0.5, -1.0, -0.3])
+    assert np.all(np.isfinite(ad.gradient(f, v)[0])) and np.all(np.isfinite(ad.hessian(f, v)))
+    check2(f, np.array([0.7, 0.5, -0.2, -0.3]), rtol=1e-5, atol=1e-6)
+    check2(lambda v: np.sum(np.arccosh(v) ** 2), np.array([1.2, 2.5]), rtol=1e-5, atol=1e-6)
