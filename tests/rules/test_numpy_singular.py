@@ -273,3 +273,12 @@ def test_inverse_functions_where_a_branch_drops_them():
     assert np.all(np.isfinite(ad.gradient(f, v)[0])) and np.all(np.isfinite(ad.hessian(f, v)))
     check2(f, np.array([0.7, 0.5, -0.2, -0.3]), rtol=1e-5, atol=1e-6)
     check2(lambda v: np.sum(np.arccosh(v) ** 2), np.array([1.2, 2.5]), rtol=1e-5, atol=1e-6)
+
+
+def test_rule_parameters_may_not_shadow_the_template_names():
+    """A parameter named g was shadowed by the cotangent in the run-time pair (a
+    transpose rule projected onto the cotangent: its Hessian came out 4x)."""
+    from adjoint_s2s.rules import primitive
+
+    with pytest.raises(ValueError, match="'g'"):
+        primitive(lambda g, a: g, "g, a", adjoints={"g": "g"}, path="test.shadow")
