@@ -550,9 +550,13 @@ def np_var_adjoint(g, a, axis=None, ddof=0, keepdims=False):
     """var = Σ|a - mean|²/(N - ddof): ā = 2 g (a - mean)/(N - ddof)."""
     a = np.asarray(a)
     axes = _axes(axis, a.ndim)
+    centred = a - np.mean(a, axis=axes, keepdims=True)
+    return _var_adjoint(g, a, axes, ddof, keepdims, centred)
+
+
+def _var_adjoint(g, a, axes, ddof, keepdims, centred):
     n = _count(a.shape, axes)
-    centred = _centred(a, axes)
-    gk = np.real(_keep(g, a.shape, axis, keepdims))
+    gk = np.real(_keep(g, a.shape, axes, keepdims))
     return np_fit(2 * gk * centred / (n - ddof), a)
 
 
@@ -573,7 +577,8 @@ def np_std_adjoint(g, a, ans, axis=None, ddof=0, keepdims=False):
     sk = _keep(ans, a.shape, axis, keepdims)
     zero = sk == 0
     half_inv = np.where(zero, 0, 0.5 / np.where(zero, 1, sk))
-    return np_var_adjoint(gk * half_inv, a, axis, ddof, True)
+    axes = _axes(axis, a.ndim)
+    return _var_adjoint(gk * half_inv, a, axes, ddof, True, _centred(a, axes))
 
 
 def np_cumsum_adjoint(g, a, axis=None):
