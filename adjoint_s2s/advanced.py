@@ -63,18 +63,24 @@ def jacobian(f, *args):
     For an output of shape S and an argument of shape A the Jacobian has shape S + A
     (scalars have shape ()).
     """
+    # (written so that it is differentiated again, as jacobian inside a gradient is: the
+    # rows are collected with plain names, no method call on an expression receiver)
     y, back = pullback(f, *args)
     y_arr = np.asarray(y)
-    rows = [[] for _ in args]
+    dtype = np.result_type(y_arr.dtype, float)
+    all_grads = []
     for i in range(y_arr.size):
-        seed = np.zeros(y_arr.shape, dtype=np.result_type(y_arr.dtype, float))
-        seed.flat[i] = 1.0
-        grads = back(seed if y_arr.ndim else seed[()])
-        for j, (g, a) in enumerate(zip(grads, args)):
-            rows[j].append(np.zeros(np.shape(a)) if g is None else np.asarray(g, dtype=float))
+        seed = np.zeros(y_arr.size, dtype=dtype)
+        seed[i] = 1.0
+        seed = seed.reshape(y_arr.shape)
+        all_grads.append(back(seed if y_arr.ndim else seed[()]))
     out = []
     for j, a in enumerate(args):
-        stacked = np.stack(rows[j]) if rows[j] else np.zeros((0,) + np.shape(a))
+        rows = []
+        for grads in all_grads:
+            g = grads[j]
+            rows.append(np.zeros(np.shape(a)) if g is None else np.asarray(g, dtype=float))
+        stacked = np.stack(rows) if rows else np.zeros((0,) + np.shape(a))
         out.append(stacked.reshape(y_arr.shape + np.shape(a)))
     return tuple(out)
 

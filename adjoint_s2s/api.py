@@ -171,6 +171,14 @@ def project(g, x):
         if isinstance(g, np.ndarray) and g.ndim == 0:
             return float(g.real)
         return g
+    if isinstance(x, (complex, np.complexfloating)):
+        # a complex argument gets a complex gradient, ∂L/∂x + i·∂L/∂y, also where it is
+        # real (the gradient of z.real is 1+0j), as ChainRules' ProjectTo does
+        if isinstance(g, (int, float, complex, np.number)) and not isinstance(g, bool):
+            return g if type(g) is type(x) else type(x)(g)
+        if isinstance(g, np.ndarray) and g.ndim == 0:
+            return type(x)(g[()])
+        return g
     if isinstance(x, np.ndarray):
         if x.dtype.kind not in "fc":
             if x.dtype.kind not in "iu":  # booleans (and the rest) have no tangent space

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.testing import check_grads
 
 approx = pytest.approx
 
@@ -386,3 +387,23 @@ def test_third_derivative_through_take_and_pad():
 
     # v padded: [t, t, 2t, 0.5, 0.5]; taken [0, 1, 1, 4]: t, t, t, 0.5 -> 3 t^3 + 0.125
     assert d(d(d(f)))(0.7) == approx(18.0)
+
+
+def test_gradient_through_jacobian_hessian_and_hvp():
+    """jacobian is differentiated again like any code (it gave None: its rows were
+    collected with a method call on an expression receiver, rows[j].append)."""
+    x0 = np.array([0.3, 0.5])
+    W = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+    def jac_sum(x):
+        return np.sum(ad.jacobian(lambda y: np.sin(y) * y, x)[0])
+
+    (g,) = ad.gradient(jac_sum, x0)
+    assert np.allclose(g, 2 * np.cos(x0) - x0 * np.sin(x0))
+    check_grads(lambda x: np.sum(ad.jacobian(lambda y: np.sin(y) * y, x)[0] * W), x0)
+    check_grads(lambda x: np.sum(ad.hessian(lambda y: np.sum(np.sin(y) * y ** 2), x) * W), x0)
+    check_grads(lambda x: np.sum(ad.hvp(lambda y: np.sum(np.sin(y) * y ** 2), x, np.array([1.0, -2.0]))), x0)
+    check_grads(lambda x, w: np.sum(ad.jacobian(lambda a, b: a * b + np.sin(a), x, w)[1]),
+                x0, np.array([1.2, 0.7]))
+    check_grads(lambda t: ad.jacobian(lambda s: s ** 3, t)[0], 0.7)
+    check_grads(lambda t: ad.hessian(lambda s: s ** 4, t), 0.7)

@@ -116,6 +116,9 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
     "complex", "same" (as the operands), "array" (NumPy: array templates always).
     """
     names, defaults = _split(params)
+    reserved = {"g", "ans"} & set(names)
+    if reserved:  # templates use them for the cotangent and the result
+        raise ValueError(f"{path or fn}: a parameter may not be named {sorted(reserved)[0]!r}")
     if len(partials) not in (0, len(names)):
         raise ValueError(f"{path or fn}: {len(names)} parameters but {len(partials)} partials")
     prim = Primitive(

@@ -22,6 +22,8 @@ __all__ = [
     # elementwise
     "np_absolute_adjoint",
     "np_angle_adjoint",
+    "np_sqrt_adjoint",
+    "np_reciprocal_adjoint",
     "np_power_base_partial",
     "np_float_power_base_partial",
     "np_power_exponent_partial",
@@ -83,6 +85,7 @@ __all__ = [
     "np_tolist_adjoint",
     "np_tolist_of",
     "np_linspace_adjoint",
+    "np_arange_adjoint",
     "np_logspace_adjoint",
     "np_logspace_base_adjoint",
     "np_geomspace_adjoint",
@@ -275,6 +278,37 @@ def np_angle_adjoint(g, z, deg=False):
     if deg:
         out = out * (180 / np.pi)
     return np_fit(out, z)
+
+
+def np_sqrt_adjoint(g, x, ans):
+    """sqrt's adjoint g·conj(0.5/ans), where a zero cotangent contributes zero, also at
+    ans == 0 (0·inf would make it NaN: the diagonal of pairwise distances that np.triu
+    drops). See np_reciprocal_adjoint."""
+    return np_reciprocal_adjoint(g, x, ans, 2.0)
+
+
+def np_reciprocal_adjoint(g, x, d, scale=1.0):
+    """g·conj(1/(scale·d)), the adjoint of a function whose partial is 1/(scale·d) (log:
+    d = x; log1p: d = 1 + x; sqrt: d = ans, scale 2; cbrt: d = ans², scale 3), with 0
+    where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
+    (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
+    in for d where g == 0 (a double where: finite at second order too)."""
+    conj = _runtime().conj
+    c = 1 / scale  # (c / d: one array operation, not two)
+    if not _has_zero(d):
+        return np_fit(g * conj(c / d), x)
+    zero = np.equal(g, 0)
+    return np_fit(g * conj(c / np.where(zero, 1, d)), x)
+
+
+def _has_zero(v):
+    """Whether v has an exact zero (positive real v: one pass, no temporary array)."""
+    v = np.asarray(v)
+    if v.size == 0:
+        return False
+    if not np.iscomplexobj(v) and v.min() > 0:
+        return False
+    return bool(np.any(v == 0))
 
 
 def np_power_base_partial(x1, x2):
@@ -516,9 +550,13 @@ def np_var_adjoint(g, a, axis=None, ddof=0, keepdims=False):
     """var = Σ|a - mean|²/(N - ddof): ā = 2 g (a - mean)/(N - ddof)."""
     a = np.asarray(a)
     axes = _axes(axis, a.ndim)
+    centred = a - np.mean(a, axis=axes, keepdims=True)
+    return _var_adjoint(g, a, axes, ddof, keepdims, centred)
+
+
+def _var_adjoint(g, a, axes, ddof, keepdims, centred):
     n = _count(a.shape, axes)
-    centred = _centred(a, axes)
-    gk = np.real(_keep(g, a.shape, axis, keepdims))
+    gk = np.real(_keep(g, a.shape, axes, keepdims))
     return np_fit(2 * gk * centred / (n - ddof), a)
 
 
@@ -539,7 +577,8 @@ def np_std_adjoint(g, a, ans, axis=None, ddof=0, keepdims=False):
     sk = _keep(ans, a.shape, axis, keepdims)
     zero = sk == 0
     half_inv = np.where(zero, 0, 0.5 / np.where(zero, 1, sk))
-    return np_var_adjoint(gk * half_inv, a, axis, ddof, True)
+    axes = _axes(axis, a.ndim)
+    return _var_adjoint(gk * half_inv, a, axes, ddof, True, _centred(a, axes))
 
 
 def np_cumsum_adjoint(g, a, axis=None):
@@ -1000,6 +1039,19 @@ def np_linspace_adjoint(g, start, stop, num=50, endpoint=True, retstep=False, dt
         d = np.asarray(g_step) / div * (1 if which else -1)
         out = d if out is None else out + d
     return None if out is None else np_fit(out, x)
+
+
+def np_arange_adjoint(g, start, stop=None, step=None, dtype=None, which=0):
+    """arange(start, stop, step) = start + i·step (its length is piecewise constant):
+    start gets Σ g, step Σ i·g, stop nothing. arange(n) counts: no gradient."""
+    if g is None or stop is None or _integer_dtype(dtype):
+        return None
+    g = np.asarray(g)
+    if which == 0:
+        return np_fit(np.sum(g), start)
+    if step is None:
+        return None
+    return np_fit(np.sum(g * np.arange(g.shape[0])), step)
 
 
 def np_logspace_adjoint(g, start, stop, ans, num=50, endpoint=True, base=10.0, dtype=None,

@@ -16,6 +16,7 @@ from .helpers_numpy import np_power_exponent_partial
 __all__ = [
     "recip",
     "sqrt_partial",
+    "sqrt_adjoint",
     "pow_base_partial",
     "pow_scaled",
     "pow_base_partial_exp",
@@ -73,6 +74,13 @@ def sqrt_partial(ans):
     if ans == 0:
         return math.inf
     return 0.5 / ans
+
+
+def sqrt_adjoint(g, ans):
+    """The adjoint g/(2 sqrt(x)) of a real sqrt: infinite at 0, but 0 for a zero g."""
+    if ans == 0:
+        return 0.0 * g if g == 0 else g * math.inf
+    return g * (0.5 / ans)
 
 
 def pow_base_partial(a, b):

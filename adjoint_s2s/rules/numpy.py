@@ -153,26 +153,16 @@ for _fn, _d in [
     (np.exp, "ans"),
     (np.exp2, "ans * np.log(2)"),
     (np.expm1, "ans + 1"),
-    (np.log, "1 / x"),
-    (np.log2, "1 / (x * np.log(2))"),
-    (np.log10, "1 / (x * np.log(10))"),
-    (np.log1p, "1 / (1 + x)"),
-    (np.sqrt, "0.5 / ans"),
-    (np.cbrt, "1 / (3 * ans * ans)"),
     (np.square, "2 * x"),
     (np.reciprocal, "-ans * ans"),
     (np.sin, "np.cos(x)"),
     (np.cos, "-np.sin(x)"),
     (np.tan, "1 + ans * ans"),
-    (np.arcsin, "1 / np.sqrt(1 - x * x)"),
-    (np.arccos, "-1 / np.sqrt(1 - x * x)"),
     (np.arctan, "1 / (1 + x * x)"),
     (np.sinh, "np.cosh(x)"),
     (np.cosh, "np.sinh(x)"),
     (np.tanh, "1 - ans * ans"),
     (np.arcsinh, "1 / np.sqrt(x * x + 1)"),
-    (np.arccosh, "1 / (np.sqrt(x - 1) * np.sqrt(x + 1))"),
-    (np.arctanh, "1 / (1 - x * x)"),
     (np.deg2rad, "np.pi / 180"),
     (np.radians, "np.pi / 180"),
     (np.rad2deg, "180 / np.pi"),
@@ -182,6 +172,26 @@ for _fn, _d in [
 ]:
     rule(_fn, _U, _d)
 
+rule(np.sqrt, "x", adjoints={"x": "_rt.np_sqrt_adjoint(g, x, ans)"},
+     note="a zero cotangent contributes zero, also at 0 (docs/correctness.md)")
+_ZERO_SAFE = "a zero cotangent contributes zero, also where the partial is infinite"
+rule(np.log, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x)"}, note=_ZERO_SAFE)
+rule(np.log2, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(2))"},
+     note=_ZERO_SAFE)
+rule(np.log10, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(10))"},
+     note=_ZERO_SAFE)
+rule(np.log1p, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 + x)"}, note=_ZERO_SAFE)
+rule(np.cbrt, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, ans * ans, 3)"},
+     note=_ZERO_SAFE)
+rule(np.arcsin, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(1 - x * x))"},
+     note=_ZERO_SAFE)
+rule(np.arccos, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(1 - x * x), -1)"},
+     note=_ZERO_SAFE)
+rule(np.arccosh, "x",
+     adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(x - 1) * np.sqrt(x + 1))"},
+     note=_ZERO_SAFE)
+rule(np.arctanh, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 - x * x)"},
+     note=_ZERO_SAFE)
 rule(np.absolute, "x", adjoints={"x": "_rt.np_absolute_adjoint(g, x, ans)"},
      note="complex: real(g)·z/|z| (0 at 0)")
 rule(np.conjugate, "x", adjoints={"x": "_rt.np_fit(np.conj(g), x)"})
@@ -418,6 +428,10 @@ rule(np.linspace, "start, stop, " + _SPACE, kind="other", adjoints={
     "start": f"_rt.np_linspace_adjoint(g, start, stop, {_SPACE_ARGS}, 0)",
     "stop": f"_rt.np_linspace_adjoint(g, start, stop, {_SPACE_ARGS}, 1)",
 }, note="to start and stop (arrays too, any axis; retstep's step too); none with an integer dtype")
+rule(np.arange, "start, stop=None, step=None, dtype=None", adjoints={
+    "start": "_rt.np_arange_adjoint(g, start, stop, step, dtype, 0)",
+    "step": "_rt.np_arange_adjoint(g, start, stop, step, dtype, 2)",
+}, note="start + i·step: to start and step (arange(n) counts: none)")
 _LOG = "num, endpoint, base, dtype, axis"
 rule(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0", adjoints={
     "start": f"_rt.np_logspace_adjoint(g, start, stop, ans, {_LOG}, 0)",
@@ -425,6 +439,7 @@ rule(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, ax
     "base": f"_rt.np_logspace_base_adjoint(g, start, stop, ans, {_LOG})",
 }, note="to start, stop and base")
 nondifferentiable_builtin(_hn._integer_dtype, reason="it tests a dtype")
+nondifferentiable_builtin(_hn._has_zero, reason="it tests for zeros")
 _GEO = "num, endpoint, dtype, axis"
 rule(np.geomspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0", adjoints={
     "start": f"_rt.np_geomspace_adjoint(g, start, stop, ans, {_GEO}, 0)",
@@ -529,7 +544,7 @@ _random = [
 nondifferentiable_builtin(
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
-    np.arange, np.eye, np.identity, np.tri,
+    np.eye, np.identity, np.tri,
     np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
     np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
     np.nanargmax, np.nanargmin, np.searchsorted, np.digitize, np.count_nonzero,

@@ -147,6 +147,38 @@ nondifferentiable_builtin(
 )
 
 
+@special(rt.np_parts)
+def np_parts_pair(g, n):
+    """The entries of a tuple output's adjoint (what the adjoints of slogdet, eigh, svd,
+    qr... read first), differentiated again: the cotangents of the entries go back into
+    the structure g came in (a Tangent of the named tuple, a tuple, a bare array), so the
+    second derivative with respect to the first-order cotangent is not lost."""
+    out = rt.np_parts(g, n)
+
+    def np_parts_pullback(c):
+        cs = [rt.part(c, i) for i in range(n)]
+        return (None, _like_parts(g, cs), None)
+
+    return out, np_parts_pullback
+
+
+def _like_parts(g, cs):
+    if g is None or isinstance(g, AbstractZero) or all(c is None for c in cs):
+        return None
+    g = unthunk(g)
+    if isinstance(g, Tangent):
+        if g._elements:
+            return Tangent(g.primal_type, *cs[: len(g._elements)])
+        names = getattr(g.primal_type, "_fields", None) or list(g._fields)
+        return Tangent(g.primal_type, **{k: c for k, c in zip(names, cs) if c is not None})
+    if isinstance(g, dict):
+        return {i: c for i, c in enumerate(cs) if c is not None}
+    if isinstance(g, (list, tuple)):
+        items = list(cs[: len(g)]) + [None] * max(0, len(g) - len(cs))
+        return tuple(items) if isinstance(g, tuple) else items
+    return cs[0]  # a bare array: the adjoint of the only differentiable output
+
+
 @special(rt.call_keeping)
 def call_keeping_pair(keep, f, /, *args, **kwargs):
     res, pb = rt.keeping(keep, f, args, call_pair, kwargs)
@@ -305,14 +337,15 @@ primitive(rt.np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, 
           kind="other")
 primitive(rt.np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
 primitive(rt.np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
-# the adjoints of gathers scatter-add with np.add.at (a ufunc method with no rule): they
-# are linear in their gradient, and their transposes are the gathers themselves
+# the scatter-adds of take, take_along_axis and repeat (np.add.at has no rule): linear in
+# the gradient, their transposes are the gathers themselves
 primitive(rt.np_take_adjoint, "v, a, indices, axis=None",
-          adjoints={"v": "np.take(g, indices, axis)"}, kind="other")
+          adjoints={"v": "_rt.np_fit(np.take(g, indices, axis), v)"}, kind="other")
 primitive(rt.np_take_along_axis_adjoint, "v, arr, indices, axis=-1",
-          adjoints={"v": "np.take_along_axis(g, indices, axis)"}, kind="other")
+          adjoints={"v": "_rt.np_fit(np.take_along_axis(np.asarray(g), np.asarray(indices), axis), v)"},
+          kind="other")
 primitive(rt.np_repeat_adjoint, "v, a, repeats, axis=None",
-          adjoints={"v": "np.repeat(g, repeats, axis)"}, kind="other")
+          adjoints={"v": "_rt.np_fit(np.repeat(g, repeats, axis), v)"}, kind="other")
 # np.pad's adjoint adds the copies of edge/reflect/symmetric/wrap padding back with
 # np.bincount (no rule); pad and its adjoint are each other's transposes
 primitive(rt.np_pad_adjoint, "v, array, pad_width, mode='constant'",

@@ -173,3 +173,34 @@ def test_plain_lookups_give_no_gradient_to_the_key():
     table = {0.5: 2.0}
     g = ad.gradient(lambda k, x: table[k] * x + [1.0, 2.0][int(k)] * x, 0.5, 3.0)
     assert g == (None, 3.0)
+
+
+# ----- a complex argument gets a complex gradient, also where it is real ---------------------
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda z: np.real(z), 1 + 0j),
+    (lambda z: z.real * 2.0, 2 + 0j),
+    (lambda z: np.imag(z) * 3.0, 3j),
+    (lambda z: np.real(z * z), 2 - 4j),
+    (lambda z: np.real(np.conj(z) * z), 2 + 4j),
+])
+@pytest.mark.parametrize("z", [1 + 2j, np.complex128(1 + 2j)])
+def test_complex_argument_gets_a_complex_gradient(f, want, z):
+    (g,) = ad.gradient(f, z)
+    assert type(g) is type(z) and g == want  # ∂L/∂x + i·∂L/∂y (docs/guide.md §3)
+    assert ad.pullback(f, z)[1](1.0) == (want,)
+
+
+def test_real_argument_of_np_real_gets_a_real_gradient():
+    (g,) = ad.gradient(lambda x: np.real(x * (1 + 2j)), 0.7)
+    assert type(g) is float and g == 1.0
+
+
+def arange_start_step(x, s):
+    return np.sum(np.arange(x, 3.0, s) ** 2) + np.sum(np.arange(0, 4, dtype=float) * x ** 2)
+
+
+def test_arange_passes_gradients_to_start_and_step():
+    check2(arange_start_step, 0.3, 0.7)
+    assert ad.gradient(lambda x: np.sum(np.arange(x, 3.0, 0.5, int) * 1.0), 0.4)[0] in (None, 0.0)

@@ -460,6 +460,8 @@ ROWS = [
         [A(2, 2), A(1, 3)], cplx=True, rt=lambda x: _plain(x).item(1) * _plain(x).item(0, 1)),
     Row("ndarray.tolist", "tolist", lambda x: x.tolist(), [A(3), A(2, 2)], cplx=True,
         rt=lambda x: _plain(x).tolist()),
+    Row("arange", np.arange, lambda a, s: np.arange(a, 3.0, s) ** 2 + np.arange(a, a + 2.0).sum(),
+        [(S("unit"), S("pos"))]),
     Row("linspace", np.linspace,
         lambda a, b: np.linspace(a, b, 4) + np.linspace(a, b, num=3, endpoint=False, axis=-1).sum(),
         [(S(), S()), (A(2), A(2)), (A(2), S()), (S(), A(3, 2))], cplx=True),
