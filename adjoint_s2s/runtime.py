@@ -1799,9 +1799,11 @@ def resolve(f, nargs):
             y, pb = call(call_, f, *args, **kwargs)
 
             def callable_object_pullback(g):
+                # the object's tangent is the function's; the gradients of its fields stay
+                # in the store, as for a method (call_method): a write of a field before
+                # the call (m.w = v) takes them from there
                 grads = pb(g)
-                d_self = with_fields(grads[1], f) if is_mutable_object(f) else grads[1]
-                return (d_self,) + tuple(grads[2:])  # the object's tangent is the function's
+                return tuple(grads[1:])
 
             return y, callable_object_pullback
 

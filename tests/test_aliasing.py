@@ -386,3 +386,74 @@ def test_a_helper_changing_an_array_its_caller_reads_again_is_refused(fn, callee
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_a_helper_changing_an_array_its_caller_does_not_read_again(fn):
     check_value_and_grads(fn, (V3 + 1.0,))
+
+
+# ----- a field written, then the object called -------------------------------------------------
+
+class Lin:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return self.w * x
+
+    def apply(self, x):
+        return self.w * x
+
+    @property
+    def w2(self):
+        return self.w * self.w
+
+
+def _call_it(m, x):
+    return m(x)
+
+
+def field_written_then_called(t, x):
+    m = Lin(2.0)
+    m.w = m.w * t
+    return m(x)
+
+
+def field_written_then_method(t, x):
+    m = Lin(2.0)
+    m.w = m.w * t
+    return m.apply(x)
+
+
+def field_written_then_property(t, x):
+    m = Lin(2.0)
+    m.w = m.w * t
+    return m.w2 * x
+
+
+def field_written_then_getattr(t, x):
+    m = Lin(2.0)
+    m.w = m.w * t
+    return getattr(m, "w") * x
+
+
+def field_of_an_active_object_written_then_called(t, x):
+    m = Lin(t)
+    m.w = m.w * t
+    return m(x) * m.w
+
+
+def field_written_then_called_by_a_helper(t, x):
+    m = Lin(2.0)
+    m.w = m.w * t
+    return _call_it(m, x) * t
+
+
+@pytest.mark.parametrize("fn", [
+    field_written_then_called,
+    field_written_then_method,
+    field_written_then_property,
+    field_written_then_getattr,
+    field_of_an_active_object_written_then_called,
+    field_written_then_called_by_a_helper,
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_field_written_then_read_by_a_call(fn):
+    """`m.w = m.w * t; m(x)`: __call__'s read of the field leaves its gradient in the
+    store, as a method's does, where the write takes it for `m.w * t`."""
+    check_value_and_grads(fn, (0.7, 1.3))
