@@ -520,6 +520,33 @@ def with_defaults(df, names, grads):
     return t if df is None or isinstance(df, AbstractZero) else add(df, t)
 
 
+def fold_self(g, names):
+    """The tangent of a recursive closure that captures itself, or other local functions
+    that call it back, under `names`: each call's pullback nests the tangent of the
+    function it called in that field. Their fields name the same enclosing variables, so
+    all the nested tangents add up into one."""
+    out = None
+    todo = [g]
+    while todo:
+        g = todo.pop()
+        if g is None or isinstance(g, AbstractZero):
+            continue
+        for n in names:
+            todo.append(field(g, n))
+        out = add(out, without_fields(g, names))
+    return out
+
+
+def fold_self_adjoint(gg, g, names):
+    """The adjoint of fold_self (linear in g): every nested tangent gets gg's fields."""
+    if not isinstance(g, Tangent) or gg is None or isinstance(gg, AbstractZero):
+        return None
+    fields = {}
+    for k, v in g._fields.items():
+        fields[k] = fold_self_adjoint(gg, v, names) if k in names else field(gg, k)
+    return Tangent(g.primal_type, **fields)
+
+
 def without_fields(g, names):
     """A function tangent without the given fields (None if nothing is left)."""
     if not isinstance(g, Tangent):

@@ -347,6 +347,7 @@ class Generator:
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
         self.appended = set()  # names of lists this function appends to (in place)
         self.local_fns = {}  # local def/lambda name -> the names it captures
+        self.fn_names = {}  # local def/lambda name -> the names bound to it (f = fn)
         # the tape and its cursor: fresh names (generated code differentiated again
         # captures the first-order _tape and must not shadow it)
         self.tape = self.namer.fresh("_tape")
@@ -902,6 +903,9 @@ class Generator:
             ):
                 rev = self.rev_forget_fields(x)
         elif isinstance(e, gast.Name):
+            if e.id in self.local_fns:  # f = (a local function): f names it too
+                self.local_fns[x] = self.local_fns[e.id]
+                self.fn_names.setdefault(e.id, {e.id}).add(x)
             if (
                 getattr(self.cur_stmt, "augmented", False)
                 and x in self.info.params
@@ -1845,7 +1849,23 @@ class Generator:
                 return
             g = st.adj(x)
             self.helpers.add("_rt")
+            # recursion: the tangents of the calls made inside (this function, or local
+            # functions that call it back) nest in fields named after them: fold them in
+            group, todo = set(), [x]
+            while todo:
+                for n in self.local_fns.get(todo.pop(), ()):
+                    if n in self.local_fns and n not in group:
+                        group.add(n)
+                        todo.append(n)
+            fns = tuple(sorted(group))
+            if group & self.fn_names.get(x, {x}):
+                st.line(f"{g} = _rt.fold_self({g}, {fns!r})")
+                st.status[x] = MAYBE
+            else:
+                fns = ()
             for n in captured:
+                if n in fns:
+                    continue
                 st.acc(n, f"_rt.field({g}, {n!r})", False)
             for p, v in defaults:
                 st.acc(v, f"_rt.field({g}, {p!r})", False)

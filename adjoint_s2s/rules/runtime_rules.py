@@ -258,6 +258,14 @@ def unpop_pair(b_lst, where, b_v):
     return rt.unpop(b_lst, where, b_v), unpop_pullback
 
 
+@special(rt.fold_self)
+def fold_self_pair(g, names):
+    def fold_self_pullback(gg):
+        return (None, rt.fold_self_adjoint(gg, g, names), None)
+
+    return rt.fold_self(g, names), fold_self_pullback
+
+
 @special(rt.move_grad)
 def move_grad_pair(moved, a, b):
     def move_grad_pullback(g):  # linear in (a, b): the transpose of the move
