@@ -1975,7 +1975,13 @@ def _constructor_pair(cls):
             n = len(args)
 
             def constructor_pullback(g):
-                vals = _fields_of(with_fields(g, obj), names)
+                # field by field from the store (take_field_grad: differentiated again,
+                # unlike a bulk take of every field, so second order sees the reads)
+                g = unthunk(g)
+                vals = []
+                for name in names:
+                    vals.append(add(field(g, name), take_field_grad(obj, name)))
+                forget_fields(obj)
                 pos = tuple(vals[:n])
                 if kwargs:
                     return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
@@ -2051,33 +2057,51 @@ def _init_constructor_pair(cls, init):
     return init_constructor_pair
 
 
+def field_names(obj):
+    """The names of obj's instance attributes (no gradient flows through them)."""
+    return tuple(vars(obj))
+
+
+def set_field(obj, name, value):
+    """object.__setattr__ (frozen dataclasses too), with a rule: `obj.name = value`."""
+    object.__setattr__(obj, name, value)
+
+
 def _dataclass_post_init_pair(cls):
     """A dataclass with __post_init__: fields are set plainly, __post_init__ through AD."""
     import dataclasses
 
     names = [f.name for f in dataclasses.fields(cls) if f.init]
+    specs = [(f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init]
     post = cls.__post_init__
 
     def post_init_constructor_pair(*args, **kwargs):
         obj = new_instance(cls)
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        for f in dataclasses.fields(cls):
-            if f.init:
-                if f.name in bound:
-                    value = bound[f.name]
-                elif f.default is not dataclasses.MISSING:
-                    value = f.default
-                else:
-                    value = f.default_factory()
-                object.__setattr__(obj, f.name, value)
+        bound = {}  # (a plain loop: this pair is differentiated again for second order)
+        for i in range(len(args)):
+            bound[names[i]] = args[i]
+        for k in kwargs:
+            bound[k] = kwargs[k]
+        for name, default, factory in specs:
+            if name in bound:
+                value = bound[name]
+            elif default is not dataclasses.MISSING:
+                value = default
+            else:
+                value = factory()
+            set_field(obj, name, value)
         _none, post_pb = call(post, obj)
         n = len(args)
 
         def post_init_constructor_pullback(g):
-            _seed_fields(obj, g)
+            g = unthunk(g)
+            for k in field_names(obj):  # g into the store, field by field (add_field_grad:
+                add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
             post_pb(None)
-            fields = take_fields(obj) or {}
+            fields = {}
+            for name in names:  # one by one: take_field_grad is differentiated again
+                fields[name] = take_field_grad(obj, name)
+            forget_fields(obj)
             pos = tuple(fields.get(name) for name in names[:n])
             if kwargs:
                 return (None,) + pos + ({k: fields.get(k) for k in kwargs},)

@@ -258,6 +258,16 @@ def unpop_pair(b_lst, where, b_v):
     return rt.unpop(b_lst, where, b_v), unpop_pullback
 
 
+@special(rt.set_field)
+def set_field_pair(obj, name, value):
+    rt.set_field(obj, name, value)
+
+    def set_field_pullback(_):  # as `obj.name = value`: the field's gradient so far
+        return (None, None, None, rt.take_field_grad(obj, name))
+
+    return None, set_field_pullback
+
+
 @special(rt.fold_self)
 def fold_self_pair(g, names):
     def fold_self_pullback(gg):
@@ -401,6 +411,7 @@ def forget_fields_pair(obj):
 nondifferentiable_builtin(
     rt.check_shared,
     rt.rebinding,
+    rt.field_names,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,
