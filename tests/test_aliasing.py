@@ -457,3 +457,54 @@ def test_a_field_written_then_read_by_a_call(fn):
     """`m.w = m.w * t; m(x)`: __call__'s read of the field leaves its gradient in the
     store, as a method's does, where the write takes it for `m.w * t`."""
     check_value_and_grads(fn, (0.7, 1.3))
+
+
+# ----- what cannot give a gradient back: refused at transform time, with the line ---------
+
+def set_display(x):
+    return sum({x, 2 * x})
+
+
+def set_call(x):
+    return sum(set([x, 2 * x]))
+
+
+def set_comprehension(x):
+    return sum({v * x for v in (1.0, 2.0)})
+
+
+def set_add(x):
+    s = set()
+    s.add(x)
+    return sum(s)
+
+
+def eval_string(x):
+    return eval("x * 2.0")
+
+
+def exec_string(x):
+    exec("y = x * 2")
+    return x
+
+
+@pytest.mark.parametrize("fn, construct, way_out", [
+    (set_display, "a set of differentiated values", "Use a list or a tuple"),
+    (set_call, "a set of differentiated values", "Use a list or a tuple"),
+    (set_comprehension, "a set of differentiated values", "Use a list or a tuple"),
+    (set_add, "a set of differentiated values", "Use a list or a tuple"),
+    (eval_string, "eval() of a string", "Write the expression as code"),
+    (exec_string, "exec() of a string", "Write the expression as code"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_sets_and_eval_are_refused_with_the_line(fn, construct, way_out):
+    """A set of active values has no order and merges equal ones; the string given to
+    eval/exec is not transformed: both gave a None gradient before."""
+    import inspect
+
+    with pytest.raises(ad.UnsupportedSyntaxError) as info:
+        ad.gradient(fn, 0.7)
+    msg = str(info.value)
+    lines, first = inspect.getsourcelines(fn)
+    assert construct in msg and way_out in msg
+    assert f"test_aliasing.py, line {first + len(lines) - 1}" in msg or \
+        f"test_aliasing.py, line {first + 1}" in msg or f"test_aliasing.py, line {first + 2}" in msg

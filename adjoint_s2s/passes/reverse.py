@@ -763,6 +763,20 @@ class Generator:
 
         return recipe
 
+    def _set_names(self):
+        """Names bound to a set somewhere here (a display, set(), frozenset())."""
+        names = getattr(self, "_sets", None)
+        if names is None:
+            names = self._sets = {
+                s.targets[0].id for s in walk_block(self.fn.body)
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
+                    isinstance(s.value, (gast.Set, gast.SetComp))
+                    or isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
+                    and self.resolve(s.value.func) in (set, frozenset)
+                )
+            }
+        return names
+
     def _written_through(self, s):
         """(name, surely) when statement s changes the object `name` holds in place, as
         Python would show through every other name for it: a subscript write, an
@@ -847,6 +861,36 @@ class Generator:
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
+        if getattr(s, "src_line", None) is not None:
+            self.last_line = s.src_line  # for statements the normaliser made (no line)
+        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            fn = self.resolve(value.func)
+            if fn is builtins.eval or fn is builtins.exec:
+                self.refuse(
+                    f"{fn.__name__}() of a string",
+                    "the code in the string cannot be transformed, and it may read "
+                    "differentiated variables. Write the expression as code",
+                )
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
+            self.resolve(value.func) in (set, frozenset)
+        ) and self.value_active(value):
+            value = gast.Set(elts=list(value.args))
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute)
+            and value.func.attr in ("add", "update", "union")
+            and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in self._set_names()
+            and any(self.value_active(a) for a in value.args)
+        ):  # {f(v) for v in ...} normalised, or s = set(); s.add(v)
+            value = gast.Set(elts=list(value.args))
+        if isinstance(value, gast.Set) and self.value_active(value):
+            self.refuse(
+                "a set of differentiated values",
+                "a set has no order and merges equal values, so its items have no "
+                "gradient to give back. Use a list or a tuple",
+            )
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -1606,8 +1650,10 @@ class Generator:
 
     def refuse(self, construct, hint):
         """UnsupportedSyntaxError for the statement being generated, at the user's line."""
+        line = getattr(self.cur_stmt, "src_line", None)
         raise UnsupportedSyntaxError(
-            construct, self.info.filename, getattr(self.cur_stmt, "src_line", None), hint=hint
+            construct, self.info.filename, line if line is not None else getattr(self, "last_line", None),
+            hint=hint,
         )
 
     def note_alias(self, x, e):
