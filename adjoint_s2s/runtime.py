@@ -1599,6 +1599,17 @@ def take_field_grad(obj, name):
     return entry[1].pop(name, None)
 
 
+def changes_in_place(v):
+    """Does `v op= w` change v in place in Python (a list, an array, a dict)?"""
+    return isinstance(v, (list, np.ndarray, dict))
+
+
+def field_grad_if(moved, obj, name):
+    """take_field_grad(obj, name) if `moved` (the field still holds what a name for it
+    changed in place: `t = obj.items; t += vs`), else nothing."""
+    return take_field_grad(obj, name) if moved else None
+
+
 def take_fields(obj):
     """Every field gradient of obj, removed from the store (as a dict, or None)."""
     entry = _FIELDS.get(id(obj))

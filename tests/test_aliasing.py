@@ -508,3 +508,77 @@ def test_sets_and_eval_are_refused_with_the_line(fn, construct, way_out):
     assert construct in msg and way_out in msg
     assert f"test_aliasing.py, line {first + len(lines) - 1}" in msg or \
         f"test_aliasing.py, line {first + 1}" in msg or f"test_aliasing.py, line {first + 2}" in msg
+
+
+# ----- `a += v` of a kind known only when it runs -------------------------------------------
+
+def _scaled(a):
+    return a * 1.0
+
+
+def unknown_kind_array_alias(v):
+    u = _scaled(v)  # an array, but the call's result is of unknown kind
+    w = u
+    w += v * v
+    return np.sum(u * v)
+
+
+def unknown_kind_number_alias(x):
+    u = _scaled(x)  # a number: `w += ...` rebinds w, u keeps its value
+    w = u
+    w += x * x
+    return u * w
+
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+    def bump(self, d):
+        t = self.w
+        t += d
+
+
+class ListHolder:
+    def __init__(self):
+        self.items = []
+
+    def add(self, v):
+        t = self.items
+        t += [v]
+
+    def total(self):
+        return sum(self.items)
+
+
+def field_array_bumped_through_a_name(v):
+    h = Holder(v * 2.0)
+    h.bump(v * v)
+    return np.sum(h.w * v)
+
+
+def field_number_bumped_through_a_name(x):
+    h = Holder(x * 2.0)
+    h.bump(x * x)  # a number: the field keeps its value
+    return h.w * x
+
+
+def field_list_extended_through_a_name(x):
+    b = ListHolder()
+    b.add(x)
+    b.add(x * x)
+    return b.total() * x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (unknown_kind_array_alias, (V3,)),
+    (unknown_kind_number_alias, (0.7,)),
+    (field_array_bumped_through_a_name, (V3,)),
+    (field_number_bumped_through_a_name, (0.7,)),
+    (field_list_extended_through_a_name, (0.7,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_augmented_assignment_in_place_only_when_python_does_it(fn, args):
+    """`w += v` where w's kind is known only when it runs: a list, an array or a dict is
+    changed in place in Python (every other name and the field show it), a number
+    rebinds. _rt.changes_in_place decides on the value before the change."""
+    check_value_and_grads(fn, args)

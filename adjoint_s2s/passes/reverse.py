@@ -731,15 +731,23 @@ class Generator:
         through = self._written_through(s)
         # the names for the object before the statement (`a += v` rebinds a in the code)
         group = set(self.same.get(through[0], ())) if through else set()
-        field = self.field_of.get(through[0]) if through and through[1] else None
+        field = self.field_of.get(through[0]) if through else None
+        live = self.live_after.get(id(s), frozenset())
+        flag = None
+        if through and not through[1] and (field or any(z in live for z in group if z != through[0])):
+            # `a += v` of unknown kind: in place for a list, an array (Python), a dict;
+            # a number or a tuple rebinds. Decided on the value before the change.
+            self.helpers.add("_rt")
+            flag = self.fresh_local(f"{through[0]}_in_place", fwd, depth)
+            fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         r = self._stmt(s, fwd, depth)
         if group:
-            r = self.follow_aliases(through[0], group, through[1], r, fwd, depth)
+            r = self.follow_aliases(through[0], group, flag, r, fwd, depth)
         if field is not None and through[0] in self.active:
-            r = self.write_back_field(through[0], field, r, fwd, depth)
+            r = self.write_back_field(through[0], field, r, fwd, depth, flag)
         return r
 
-    def write_back_field(self, name, field, rev, fwd, depth):
+    def write_back_field(self, name, field, rev, fwd, depth, flag=None):
         """`items = obj.items` then a change of items in place (`items.append(v)`): the
         object still holds it, so its gradient after the change is the field's. Writing
         it back (`obj.items = items`: a no-op for a change in place, the new list for copy
@@ -748,6 +756,17 @@ class Generator:
         obj, attr = field
         if obj not in self.active:
             return rev
+        if flag is not None:  # only if the change was in place (see stmt)
+            self.helpers.add("_rt")
+            fwd.append(f"if {flag}: {obj}.{attr} = {name}")
+            self.field_of[name] = field
+
+            def maybe(st):
+                st.acc(name, f"_rt.field_grad_if({flag}, {obj}, {attr!r})", False)
+                if rev is not None:
+                    rev(st)
+
+            return maybe
         tgt = gast.Attribute(
             value=gast.Name(id=obj, ctx=gast.Load(), annotation=None, type_comment=None),
             attr=attr, ctx=gast.Store(),
@@ -812,13 +831,13 @@ class Generator:
                 return names[0], True
         return None
 
-    def follow_aliases(self, name, group, surely, rev, fwd, depth):
+    def follow_aliases(self, name, group, flag, rev, fwd, depth):
         """After an in-place change of the object `name` holds, the other names surely
         bound to it (`b = a`) that are read again name it again: `a = b` (a no-op for
         an object changed in place; for copy on write, the new value). Their gradient
         then joins name's before the change is reversed, and goes back to them where
         the alias was made. When the change may rebind instead (`b += v` of unknown
-        kind), a flag says whether the two are still one object."""
+        kind), the flag computed before it says whether it was in place."""
         others = sorted(
             z for z in group
             if z != name and z in self.live and self.kinds.get(z, OTHER) not in SCALAR
@@ -829,12 +848,13 @@ class Generator:
         ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
         for z in others:
             self.active.add(z)
-            if surely:
+            if flag is None:
                 recipes.append(self.assign(z, ref, fwd, depth))
                 continue
-            flag = self.fresh_local(f"{z}_is_{name}", fwd, depth)
-            fwd.append(f"{flag} = {name} is {z}")
-            recipes.append(self._rev_move_grad(flag, name, z))
+            mark = len(self.saves)
+            self.save(z, fwd, depth)
+            fwd.append(f"{z} = {name} if {flag} else {z}")
+            recipes.append(self._rev_move_grad(flag, name, z, self.saves[mark:]))
 
         def recipe(st):
             for r in reversed(recipes):
@@ -844,15 +864,19 @@ class Generator:
 
         return recipe
 
-    def _rev_move_grad(self, flag, name, z):
+    def _rev_move_grad(self, flag, name, z, saves):
+        """Reverse of `z = name if flag else z`: z's gradient joins name's if it moved
+        (no consume: when it did not, z keeps it)."""
+
         def rev(st):
-            if st.get(z) is None:
-                return
-            self.helpers.add("_rt")
-            b, bz = st.adj(name), st.adj(z)
-            prev = b if st.get(name) is not None else "None"
-            st.line(f"{b}, {bz} = _rt.move_grad({flag}, {prev}, {bz})")
-            st.status[name] = st.status[z] = MAYBE
+            if st.get(z) is not None:
+                self.helpers.add("_rt")
+                b, bz = st.adj(name), st.adj(z)
+                prev = b if st.get(name) is not None else "None"
+                st.line(f"{b}, {bz} = _rt.move_grad({flag}, {prev}, {bz})")
+                st.status[name] = st.status[z] = MAYBE
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
 
         return rev
 

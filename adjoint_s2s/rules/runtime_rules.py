@@ -258,6 +258,19 @@ def unpop_pair(b_lst, where, b_v):
     return rt.unpop(b_lst, where, b_v), unpop_pullback
 
 
+@special(rt.field_grad_if)
+def field_grad_if_pair(moved, obj, name):
+    if not moved:
+        return None, lambda gg: (None, None, None, None)
+    y, pb = take_field_grad_pair(obj, name)
+
+    def field_grad_if_pullback(gg):
+        pb(gg)
+        return (None, None, None, None)
+
+    return y, field_grad_if_pullback
+
+
 @special(rt.set_field)
 def set_field_pair(obj, name, value):
     rt.set_field(obj, name, value)
@@ -412,6 +425,7 @@ nondifferentiable_builtin(
     rt.check_shared,
     rt.rebinding,
     rt.field_names,
+    rt.changes_in_place,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,
