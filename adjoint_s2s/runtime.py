@@ -1040,29 +1040,63 @@ def keeping(keep, f, args, run, kwargs):
     an i in keep (call_keeping, and its rule for differentiating generated code again)."""
     global _KEEP_DEPTH
     mark = len(_REPLACED)
+    rmark = len(_REBOUND)
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
-        if len(_REPLACED) > mark:
+        if len(_REPLACED) > mark or len(_REBOUND) > rmark:
             for k in keep:  # a position, or (position, the other name it is read by)
                 i, via = (k, None) if type(k) is int else k
                 a = args[i]
                 if any(r is a for r in _REPLACED[mark:]):
-                    raise _written_argument(f, i, via)
+                    raise _written_argument(f, i, via or None)
+                final = a
+                for old, new in _REBOUND[rmark:]:
+                    if old is final:
+                        final = new
+                if final is not a:
+                    if via is not None:  # read through another name (or False: a method)
+                        raise _written_argument(f, i, via or None)
+                    _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
         return out
     finally:
         _KEEP_DEPTH -= 1
         if not _KEEP_DEPTH:
             _REPLACED.clear()
+            _REBOUND.clear()
+
+
+_REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
+_KEPT = {}  # id(argument) -> (argument, the value the callee left in it), for kept()
 
 
 def rebinding(old, new):
     """Generated before `a = new` for `a op= v` on a parameter: Python changes an array,
-    list or dict in place there, so a caller reading its own variable again would see
-    the change; differentiated code rebinds. Logged like a copy on write (see setitem),
-    so call_keeping raises instead of the caller keeping the old values."""
+    list or dict in place there, and a caller reading its own variable again sees the
+    change; differentiated code rebinds. Logged, so that call_keeping hands the new
+    value to the caller (kept), as Python shows it."""
     if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
-        _REPLACED.append(old)
+        _REBOUND.append((old, new))
+
+
+def kept(a):
+    """The value a callee left in the argument a (`a op= v` inside it: see rebinding),
+    or a itself: the caller rebinds its variable to it, as Python would show it."""
+    entry = _KEPT.pop(id(a), None)
+    return entry[1] if entry is not None and entry[0] is a else a
+
+
+def hand_over(obj, g):
+    """put_items for any value: the caller's gradient of obj after a call, for a callee
+    that rebound its argument (see kept) to take (take_items); None if stored."""
+    if g is None or isinstance(g, AbstractZero):
+        return g
+    entry = _ITEMS.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        entry[1] = add(entry[1], g)
+    else:
+        _ITEMS[id(obj)] = [obj, g]
+    return None
 
 
 def check_shared(value, other, name, other_name, op, line):
@@ -1325,7 +1359,9 @@ def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
-        y, pb = call_keeping(tuple(k + 1 if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
+        # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
+        # the caller (kept): refused, as a write into it
+        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)
 

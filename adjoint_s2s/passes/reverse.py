@@ -981,8 +981,11 @@ class Generator:
             ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
                 self.helpers.add("_rt")
                 fwd.append(f"_rt.rebinding({x}, {e.id})")
-            fwd.append(f"{x} = {e.id}")
-            rev = self.rev_copy(x, e.id)
+                fwd.append(f"{x} = {e.id}")
+                rev = self.rev_taken_copy(x, e.id)
+            else:
+                fwd.append(f"{x} = {e.id}")
+                rev = self.rev_copy(x, e.id)
         elif isinstance(e, gast.BinOp):
             rev = self.binop(x, e, fwd)
         elif isinstance(e, gast.UnaryOp):
@@ -1037,6 +1040,17 @@ class Generator:
                 st.out.append(Restore(sv))
 
         return recipe
+
+    def rev_taken_copy(self, x, a):
+        """Reverse of `x = a` for `x op= v` on an argument: a caller that reads its own
+        variable again took the new value (runtime.kept) and hands its gradient over."""
+        copy = self.rev_copy(x, a)
+
+        def rev(st):
+            st.acc(x, f"_rt.take_items({x})", False)
+            copy(st)
+
+        return rev
 
     def rev_copy(self, x, a):
         def rev(st):
@@ -1253,7 +1267,39 @@ class Generator:
             fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
         else:
             fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
-        return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+        rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+        return self.take_kept(keep, e, rev, fwd)
+
+    def take_kept(self, keep, e, rev, fwd):
+        """After call_keeping: an argument the callee changed with `a op= v` (in place in
+        Python) names the new value here too (`a = _rt.kept(a)`); its gradient goes over
+        to the callee's pullback (hand_over) and what is not taken comes back."""
+        names = []
+        for k in keep:
+            if type(k) is int and isinstance(e.args[k], gast.Name):
+                a = e.args[k].id
+                if (
+                    a in self.active and a in self.locals and a not in self.info.freevars
+                    and a not in names and self.kinds.get(a, OTHER) in (ARRAY, OTHER)
+                ):
+                    names.append(a)
+        if not names:
+            return rev
+        for a in names:  # saved here, restored by the statement's recipe (with_restore)
+            self.save(a, fwd, self.depth)
+            fwd.append(f"{a} = _rt.kept({a})")
+
+        def recipe(st):
+            for a in names:
+                if st.get(a) is not None:
+                    b = st.adj(a)
+                    st.line(f"{b} = _rt.hand_over({a}, {b})")
+                    st.status[a] = MAYBE
+            rev(st)
+            for a in names:
+                st.acc(a, f"_rt.take_items({a})", False)
+
+        return recipe
 
     def _kept_arguments(self, x, e):
         """Positions of the container arguments of a call that the caller reads again

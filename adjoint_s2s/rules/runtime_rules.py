@@ -372,6 +372,29 @@ def put_items_pair(obj, v):
     return kept, put_items_pullback
 
 
+@special(rt.hand_over)
+def hand_over_pair(obj, v):
+    kept = rt.hand_over(obj, v)
+    cell = _open_cell(obj, None) if kept is None and v is not None else None
+
+    def hand_over_pullback(g):
+        return (None, None, g if cell is None else cell[0])
+
+    return kept, hand_over_pullback
+
+
+@special(rt.kept)
+def kept_pair(a):
+    v = rt.kept(a)
+    if v is not a:
+        raise rt.MutationError(
+            "a function that changes an array argument in place (`a op= v`) whose caller "
+            "reads it again is differentiated once, not twice: return the array from "
+            "the function and rebind it in the caller (`x = f(x, ...)`)"
+        )
+    return v, lambda g: (None, g)
+
+
 @special(rt.take_items)
 def take_items_pair(obj):
     cells = _claim_cells(obj, None)
