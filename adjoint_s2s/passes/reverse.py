@@ -651,6 +651,8 @@ class Generator:
             return True
         if not _hashable(obj):
             return True
+        if obj in _runtime_dispatch():  # generated code differentiated again: any callee
+            return True
         if obj in R.SPECIAL or obj in R.NONDIFF or obj in R.PRIMITIVES:
             return False
         return isinstance(obj, types.FunctionType) or R.lookup_user(obj) is not None
@@ -1307,6 +1309,9 @@ class Generator:
         runtime.call_keeping)."""
         if _has_starred(e) or not self._may_mutate(e):
             return ()
+        fn = self.resolve(e.func)
+        if fn is not None and _hashable(fn) and fn in _runtime_dispatch():
+            return ()  # generated code differentiated again: its own calls keep already
         keep = []
         for i, a in enumerate(e.args):
             if isinstance(a, gast.Name) and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
@@ -2542,6 +2547,15 @@ def _has_starred(e):
 def _lens(call):
     parts = [f"len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
     return "(" + ", ".join(parts) + ",)" if parts else "()"
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_dispatch():
+    """The run-time entry points through which generated code calls any function."""
+    from .. import runtime
+
+    return frozenset({runtime.call, runtime.call_keeping, runtime.call_method,
+                      runtime.call_method_keeping})
 
 
 def _runtime_append():
