@@ -1416,6 +1416,10 @@ class Generator:
                     and self.kinds.get(a.id, OTHER) == OTHER
                 ]
                 fname = args[0].id if args and isinstance(args[0], gast.Name) else None
+                if fname is None and len(args) > 1 and isinstance(args[1], gast.Name):
+                    fn = self.resolve(call.func)  # _rt.call(record, ...) differentiated again
+                    if fn is not None and _hashable(fn) and fn in _runtime_dispatch():
+                        fname = args[1].id
                 movable += sorted(
                     n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable
                 )
