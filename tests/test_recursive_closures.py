@@ -83,3 +83,28 @@ def test_every_level_of_a_recursion_contributes(fn, args):
     want2 = numerical_gradient(directional, *args)
     for g, w in zip(got2, want2):
         assert isapprox(g, w, rtol=1e-5, atol=1e-7), (got2, want2)
+
+
+def lambda_default_by_keyword(t, s):
+    f = lambda a, w=1.0: a * w * a  # noqa: E731
+    return f(t, w=s)
+
+
+def lambda_default_taken(t, s):
+    f = lambda a, w=s: a * w * a  # noqa: E731
+    return f(t) + f(s, w=t)
+
+
+@pytest.mark.parametrize("fn", [lambda_default_by_keyword, lambda_default_taken],
+                         ids=lambda v: v.__name__)
+def test_a_lambda_with_a_default_first_and_second_order(fn):
+    args = (0.7, 1.3)
+    got = ad.gradient(fn, *args)
+    want = numerical_gradient(fn, *args)
+    for g, w in zip(got, want):
+        assert isapprox(g, w, rtol=1e-6, atol=1e-8)
+    for i in range(2):
+        h = ad.gradient(lambda *a: ad.gradient(fn, *a)[i], *args)
+        hn = numerical_gradient(lambda *a: ad.gradient(fn, *a)[i], *args)
+        for g, w in zip(h, hn):
+            assert isapprox(g, w, rtol=1e-5, atol=1e-7), (i, h, hn)
