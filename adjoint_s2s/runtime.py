@@ -1079,6 +1079,18 @@ def rebinding(old, new):
         _REBOUND.append((old, new))
 
 
+def setitem_arg(obj, idx, v):
+    """setitem for a parameter of the calling function: a copy it made (copy on write)
+    is logged as a rebinding, so that a caller reading its own variable again takes the
+    written container (kept), as Python shows the write."""
+    n = len(_REPLACED)
+    out = setitem(obj, idx, v)
+    if len(_REPLACED) > n:
+        del _REPLACED[n:]
+        _REBOUND.append((obj, out))
+    return out
+
+
 def kept(a):
     """The value a callee left in the argument a (`a op= v` inside it: see rebinding),
     or a itself: the caller rebinds its variable to it, as Python would show it."""

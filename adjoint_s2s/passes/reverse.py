@@ -1904,9 +1904,14 @@ class Generator:
         saves = self.saves[mark:]
         for sv in saves:
             sv.keeps_shape = True
-        fwd.append(f"{name} = _rt.setitem({name}, {idx}, {src(v)})")
+        # an argument: a caller reading it again takes the written copy (runtime.kept)
+        arg = name in self.info.params and self.kinds.get(name, OTHER) in (ARRAY, OTHER)
+        how = "setitem_arg" if arg else "setitem"
+        fwd.append(f"{name} = _rt.{how}({name}, {idx}, {src(v)})")
 
         def recipe(st):
+            if arg:  # the caller's gradient of the written container, if it took it
+                st.acc(name, f"_rt.take_items({name})", False)
             if st.get(name) is not None:
                 b = st.adj(name)
                 if (

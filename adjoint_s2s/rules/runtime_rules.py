@@ -168,6 +168,17 @@ def setitem_pair(obj, idx, v):
     return y, setitem_pullback
 
 
+@special(rt.setitem_arg)
+def setitem_arg_pair(obj, idx, v):
+    y = rt.setitem_arg(obj, idx, v)
+
+    def setitem_arg_pullback(g):
+        b_obj, b_v = rt.setitem_grad(g, obj, idx, v)
+        return (None, b_obj, None, b_v)
+
+    return y, setitem_arg_pullback
+
+
 @special(rt.setitem_grad)
 def setitem_grad_pair(b_new, old, idx, v=None):
     """setitem_grad is linear in b_new and reads old and v only for their shape: its
