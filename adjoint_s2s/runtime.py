@@ -2121,6 +2121,12 @@ def field_names(obj):
     return tuple(vars(obj))
 
 
+def _isderiving():
+    from .api import isderiving  # (a rule makes it True in code differentiated again)
+
+    return isderiving()
+
+
 def set_field(obj, name, value):
     """object.__setattr__ (frozen dataclasses too), with a rule: `obj.name = value`."""
     object.__setattr__(obj, name, value)
@@ -2133,6 +2139,7 @@ def _dataclass_post_init_pair(cls):
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     specs = [(f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init]
     post = cls.__post_init__
+    frozen = cls.__dataclass_params__.frozen
 
     def post_init_constructor_pair(*args, **kwargs):
         obj = new_instance(cls)
@@ -2153,6 +2160,12 @@ def _dataclass_post_init_pair(cls):
         n = len(args)
 
         def post_init_constructor_pullback(g):
+            if frozen and _isderiving():
+                raise NotDifferentiableError(
+                    f"second derivatives through the frozen dataclass {cls.__name__} with "
+                    f"__post_init__ are not computed (first derivatives are). Drop "
+                    f"frozen=True, or compute what __post_init__ does in a method"
+                )
             g = unthunk(g)
             for k in field_names(obj):  # g into the store, field by field (add_field_grad:
                 add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
