@@ -542,7 +542,11 @@ class Generator:
             if k in SCALAR and func.attr == "conjugate":
                 return k
             if k == ARRAY:
-                return CONST if func.attr in R.ARRAY_CONST_METHODS else ARRAY
+                if func.attr in R.ARRAY_CONST_METHODS:
+                    return CONST
+                # a method with a rule returns an array or a NumPy scalar; any other
+                # (tolist, item, round...) may not: known when it runs
+                return ARRAY if func.attr in R.ARRAY_METHODS else OTHER
             return OTHER
         obj = self.resolve(func)
         if obj is None:
