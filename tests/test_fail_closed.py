@@ -327,3 +327,29 @@ def method_keyword_argument(x):
 @pytest.mark.parametrize("f", [method_result_used, method_keyword_argument])
 def test_a_method_given_an_active_value_makes_its_object_active(f):
     check(f, 1.5)
+
+
+def bool_items_times_x(x, v):
+    s = x
+    for t in v > 0.1:
+        s = s + t * x + x / (t + 1.0) - (t - x) ** 2
+    return s + True * x + (x > 1.0) * x
+
+
+def test_a_bool_operand_is_a_constant():
+    check(bool_items_times_x, 0.7, np.array([1.0, 0.0, 2.0]))
+
+
+def test_a_refusal_names_the_users_line():
+    import inspect
+
+    lines, first = inspect.getsourcelines(sorts_in_place)
+    line = first + next(i for i, t in enumerate(lines) if "a.sort()" in t)
+    with pytest.raises(ad.MissingAdjointError) as info:
+        ad.gradient(sorts_in_place, np.array([3.0, 1.0, 2.0]))
+    assert f"{__file__}, line {line}, in sorts_in_place" in str(info.value)
+    lines, first = inspect.getsourcelines(set_union)
+    line = first + next(i for i, t in enumerate(lines) if "|" in t)
+    with pytest.raises(ad.MissingAdjointError) as info:
+        ad.gradient(set_union, 1.5)
+    assert f"line {line}, in set_union" in str(info.value)
