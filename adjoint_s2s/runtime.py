@@ -1498,6 +1498,20 @@ def _no_tangent_result(fn, y, opname, *operands):
         f"(it gave a {type(y).__name__}, which may carry a gradient)" + _at())
 
 
+def _bool_operand_pair(fn, a, b):
+    """a OP b where a or b is a bool (True, np.True_) and the other a number: the bool is
+    the constant 0 or 1, the number's gradient comes from the operator's rule."""
+    y = fn(a, b)
+    a_b, b_b = isinstance(a, _BOOLS), isinstance(b, _BOOLS)
+    _, pb = resolve(fn, 2)(int(a) if a_b else a, int(b) if b_b else b)
+
+    def bool_operand_pullback(g):
+        _, da, db = pb(g)
+        return (None if a_b else da, None if b_b else db)
+
+    return y, bool_operand_pullback
+
+
 def _dict_merge(a, b):
     """a | b for dicts: b's values win where both have a key."""
     def dict_merge_pullback(g):
@@ -1523,20 +1537,13 @@ def binop(opname, a, b, inplace=False):
             return _no_tangent_result(fn, fn(a, b), opname, a, b)
         if opname == "BitOr" and type(a) is dict and type(b) is dict:
             return _dict_merge(a, b)
+    if (isinstance(a, _BOOLS) or isinstance(b, np.bool_)) and (
+        isinstance(a, _BOOLS + _NUMBERS) and isinstance(b, _BOOLS + _NUMBERS)
+    ):
+        return _bool_operand_pair(fn, a, b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)
-    if isinstance(a, _BOOLS + _NUMBERS) and isinstance(b, _BOOLS + _NUMBERS):
-        # a bool (True, np.True_) with a number: the bool is the constant 0 or 1
-        y = fn(a, b)
-        a_b, b_b = isinstance(a, _BOOLS), isinstance(b, _BOOLS)
-        _, pb = resolve(fn, 2)(int(a) if a_b else a, int(b) if b_b else b)
-
-        def bool_operand_pullback(g):
-            _, da, db = pb(g)
-            return (None if a_b else da, None if b_b else db)
-
-        return y, bool_operand_pullback
     if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
         na = len(a)
         return a + b, lambda g: _split_concat(g, na)
