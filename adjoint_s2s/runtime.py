@@ -1737,6 +1737,8 @@ def getattr_pair(obj, name):
             return y, lambda g: None if g is None or isinstance(g, AbstractZero) else g
         return y, lambda g: None  # a classmethod: bound to a class, a constant
     typ = type(obj)
+    if name == "__dict__":
+        return y, lambda g: _fields_dict_grad(obj, g)
     if is_mutable_object(obj):
         def mutable_getfield_pullback(g):
             add_field_grad(obj, name, g)
@@ -1795,6 +1797,23 @@ def _numeric_attr_pullback(obj, name):
         )
 
     return numeric_attr_pullback
+
+
+def _fields_dict_grad(obj, g):
+    """The adjoint of obj.__dict__ (its fields as a dict): each field's gradient, into the
+    field store for an object whose fields can be written, else as its tangent."""
+    g = seed(g)
+    if g is None:
+        return None
+    if not isinstance(g, dict):
+        raise NotDifferentiableError(
+            f"the gradient of {type(obj).__name__}.__dict__ is a {type(g).__name__}, not a dict")
+    fields = {k: v for k, v in g.items() if v is not None and not isinstance(v, AbstractZero)}
+    if is_mutable_object(obj):
+        for k, v in fields.items():
+            add_field_grad(obj, k, v)
+        return None
+    return Tangent(type(obj), **fields) if fields else None
 
 
 @R.special(getattr)

@@ -353,3 +353,19 @@ def test_a_refusal_names_the_users_line():
     with pytest.raises(ad.MissingAdjointError) as info:
         ad.gradient(set_union, 1.5)
     assert f"line {line}, in set_union" in str(info.value)
+
+
+def fields_as_dict(x):
+    m = Mutable(x)
+    return m.__dict__["a"] * 3.0 * x
+
+
+def frozen_fields_as_dict(x):
+    p = Frozen(2.0 * x)
+    return p.__dict__["a"] ** 2 * x
+
+
+def test_the_fields_dict_of_an_object_carries_their_gradients():
+    # the gradient of m.__dict__ went into a field called "__dict__": lost
+    check(fields_as_dict, 1.3)
+    check(frozen_fields_as_dict, 1.3, second=False)  # second order: see bound methods above
