@@ -1737,6 +1737,18 @@ def getattr_pair(obj, name):
             return y, lambda g: None if g is None or isinstance(g, AbstractZero) else g
         return y, lambda g: None  # a classmethod: bound to a class, a constant
     typ = type(obj)
+    if isinstance(obj, Tangent) and name in ("_fields", "_elements"):
+        # a tangent's parts read in a pullback differentiated again: the cotangent of the
+        # dict of fields (tuple of elements) is a tangent with those fields (elements)
+        def tangent_parts_pullback(g):
+            g = seed(g)
+            if g is None:
+                return None
+            if name == "_fields":
+                return Tangent(obj.primal_type, **{k: v for k, v in g.items() if v is not None})
+            return Tangent(obj.primal_type, *g)
+
+        return y, tangent_parts_pullback
     if name == "__dict__":
         return y, lambda g: _fields_dict_grad(obj, g)
     if is_mutable_object(obj):
@@ -2267,8 +2279,8 @@ def _fields_of(g, names):
         return [None] * len(names)
     if isinstance(g, Thunk):
         g = g.unthunk()
-    if isinstance(g, Tangent):
-        return [g._fields.get(n) for n in names]
+    if isinstance(g, Tangent):  # through field: differentiated again, it has a rule
+        return [field(g, n) for n in names]
     if isinstance(g, dict):
         return [g.get(n) for n in names]
     if isinstance(g, tuple) and not hasattr(g, "_fields"):
