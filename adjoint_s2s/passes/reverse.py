@@ -741,11 +741,11 @@ class Generator:
         return sv
 
     def stmt(self, s, fwd, depth):
+        self.check_operands(s)
         self.depth = depth
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
-        self.check_operands(s)
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
