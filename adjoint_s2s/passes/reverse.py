@@ -719,6 +719,7 @@ class Generator:
                 origin = s.origin_end = None  # the return itself needs no code
             if origin:
                 fwd.append(f"# {origin}")
+            self.check_operands(s)
             r = self.stmt(s, fwd, loop_depth)
             end = getattr(s, "origin_end", None)
             if end or r is not None:
@@ -741,7 +742,6 @@ class Generator:
         return sv
 
     def stmt(self, s, fwd, depth):
-        self.check_operands(s)
         self.depth = depth
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
