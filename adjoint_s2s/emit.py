@@ -127,9 +127,8 @@ def generate(fn, key):
     user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     taken = user_names | set(code.co_freevars) | set(_helper_values())
     namer = Namer(taken)
-    namer.static_names = _static_names(fn, user_names)  # read by anf.normalize
     try:
-        anf.normalize(node, namer, filename, lines)
+        anf.normalize(node, namer, filename, lines, static_names=_static_names(fn, user_names))
         info = FunctionInfo(
             code.co_name, node, filename, fn.__globals__, code.co_freevars, code.co_cellvars
         )

@@ -871,12 +871,13 @@ def _drop_tail_continue(block):
     return block
 
 
-def normalize(fn_node, namer, filename, source_lines, line_offset=0):
-    """Normalise fn_node (a gast FunctionDef) in place and return it. namer.static_names
-    (if set): the names of modules and classes the function reads from outside (globals,
-    builtins, captured variables); a name the function binds by import is one too."""
-    static = set(getattr(namer, "static_names", ())) | _imported_names(fn_node)
-    norm = Normalizer(namer, filename, source_lines, line_offset, static)
+def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=()):
+    """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
+    names of modules and classes the function reads from outside (globals, builtins,
+    captured variables); a name the function binds by import is one too."""
+    norm = Normalizer(
+        namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node)
+    )
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     return fn_node
