@@ -545,7 +545,11 @@ class Generator:
             if k in SCALAR and func.attr == "conjugate":
                 return k
             if k == ARRAY:
-                return CONST if func.attr in R.ARRAY_CONST_METHODS else ARRAY
+                if func.attr in R.ARRAY_CONST_METHODS:
+                    return CONST
+                # a method with a rule returns an array or a NumPy scalar; any other
+                # (tolist, item, round...) may not: known when it runs
+                return ARRAY if func.attr in R.ARRAY_METHODS else OTHER
             return OTHER
         obj = self.resolve(func)
         if obj is None:
@@ -728,6 +732,8 @@ class Generator:
                 origin = s.origin_end = None  # the return itself needs no code
             if origin:
                 fwd.append(f"# {origin}")
+            self.refuse_unsupported(s)
+            self.check_operands(s)
             r = self.stmt(s, fwd, loop_depth)
             end = getattr(s, "origin_end", None)
             if end or r is not None:
@@ -907,37 +913,6 @@ class Generator:
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
-        if getattr(s, "src_line", None) is not None:
-            self.last_line = s.src_line  # for statements the normaliser made (no line)
-        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
-            fn = self.resolve(value.func)
-            if fn is builtins.eval or fn is builtins.exec:
-                self.refuse(
-                    f"{fn.__name__}() of a string",
-                    "the code in the string cannot be transformed, and it may read "
-                    "differentiated variables. Write the expression as code",
-                )
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
-            self.resolve(value.func) in (set, frozenset)
-        ) and self.value_active(value):
-            value = gast.Set(elts=list(value.args))
-        if (
-            isinstance(value, gast.Call)
-            and isinstance(value.func, gast.Attribute)
-            and value.func.attr in ("add", "update", "union")
-            and isinstance(value.func.value, gast.Name)
-            and value.func.value.id in self._set_names()
-            and any(self.value_active(a) for a in value.args)
-        ):  # {f(v) for v in ...} normalised, or s = set(); s.add(v)
-            value = gast.Set(elts=list(value.args))
-        if isinstance(value, gast.Set) and self.value_active(value):
-            self.refuse(
-                "a set of differentiated values",
-                "a set has no order and merges equal values, so its items have no "
-                "gradient to give back. Use a list or a tuple",
-            )
-        self.check_operands(s)
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -968,6 +943,41 @@ class Generator:
         return None
 
     # ----- the operand invariant -------------------------------------------------------
+    def refuse_unsupported(self, s):
+        """eval/exec of a string and sets of differentiated values: refused with the
+        line before anything else looks at the statement."""
+        self.cur_stmt = s
+        if getattr(s, "src_line", None) is not None:
+            self.last_line = s.src_line  # for statements the normaliser made (no line)
+        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            fn = self.resolve(value.func)
+            if fn is builtins.eval or fn is builtins.exec:
+                self.refuse(
+                    f"{fn.__name__}() of a string",
+                    "the code in the string cannot be transformed, and it may read "
+                    "differentiated variables. Write the expression as code",
+                )
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
+            self.resolve(value.func) in (set, frozenset)
+        ) and self.value_active(value):
+            value = gast.Set(elts=list(value.args))
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute)
+            and value.func.attr in ("add", "update", "union")
+            and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in self._set_names()
+            and any(self.value_active(a) for a in value.args)
+        ):  # {f(v) for v in ...} normalised, or s = set(); s.add(v)
+            value = gast.Set(elts=list(value.args))
+        if isinstance(value, gast.Set) and self.value_active(value):
+            self.refuse(
+                "a set of differentiated values",
+                "a set has no order and merges equal values, so its items have no "
+                "gradient to give back. Use a list or a tuple",
+            )
+
     def check_operands(self, s):
         """Gradients are accumulated into names only: every operand of an operator, a
         call (callee, receiver, arguments), a subscript, an attribute read or a display
