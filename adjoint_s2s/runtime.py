@@ -1131,12 +1131,7 @@ def hand_over(obj, g):
     that rebound its argument (see kept) to take (take_items); None if stored."""
     if g is None or isinstance(g, AbstractZero):
         return g
-    entry = _ITEMS.get(id(obj))
-    if entry is not None and entry[0] is obj:
-        entry[1] = add(entry[1], g)
-    else:
-        _ITEMS[id(obj)] = [obj, g]
-    return None
+    return _store_items(obj, g)
 
 
 def check_shared(value, other, name, other_name, op, line):
@@ -1939,6 +1934,11 @@ def put_items(obj, g):
     Returns what the caller keeps: nothing for a list or dict, g for anything else."""
     if g is None or isinstance(g, AbstractZero) or not isinstance(obj, (list, dict)):
         return g
+    return _store_items(obj, g)
+
+
+def _store_items(obj, g):
+    """Add g to the tangent stored for obj (by identity) for its callee to take."""
     entry = _ITEMS.get(id(obj))
     if entry is not None and entry[0] is obj:
         entry[1] = add(entry[1], g)

@@ -504,26 +504,24 @@ def _fill(cells, gg):
         cell[0] = gg
 
 
-@special(rt.put_items)
-def put_items_pair(obj, v):
-    kept = rt.put_items(obj, v)
-    cell = _open_cell(obj, None) if kept is None and v is not None else None
+def _put_pair(put):
+    """The rule of a put (put_items, hand_over): a stored tangent opens a cell that the
+    matching take's pullback fills."""
 
-    def put_items_pullback(g):
-        return (None, None, g if cell is None else cell[0])
+    def put_pair(obj, v):
+        kept = put(obj, v)
+        cell = _open_cell(obj, None) if kept is None and v is not None else None
 
-    return kept, put_items_pullback
+        def put_pullback(g):
+            return (None, None, g if cell is None else cell[0])
+
+        return kept, put_pullback
+
+    return put_pair
 
 
-@special(rt.hand_over)
-def hand_over_pair(obj, v):
-    kept = rt.hand_over(obj, v)
-    cell = _open_cell(obj, None) if kept is None and v is not None else None
-
-    def hand_over_pullback(g):
-        return (None, None, g if cell is None else cell[0])
-
-    return kept, hand_over_pullback
+special(rt.put_items)(_put_pair(rt.put_items))
+special(rt.hand_over)(_put_pair(rt.hand_over))
 
 
 @special(rt.kept)
