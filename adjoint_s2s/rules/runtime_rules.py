@@ -74,6 +74,18 @@ def tangent_of_callee_pair(d_inner, f):
     return _tangent_of_callee(d_inner, f), tangent_of_callee_pullback
 
 
+@special(first_order_pair)
+def first_order_pair_pair(f, args, has_kwargs):
+    # the pair function is bound to f's captured cells and defaults: when call_pair is
+    # itself differentiated (a third level), the tangent of that pair goes back to f
+    pair = first_order_pair(f, args, has_kwargs)
+
+    def first_order_pair_pullback(g):
+        return (None, _tangent_of_callee(g, f), None, None)
+
+    return pair, first_order_pair_pullback
+
+
 @special(rt.call)
 def call_pair(f, /, *args, **kwargs):
     inner = first_order_pair(f, args, bool(kwargs))
@@ -545,7 +557,6 @@ nondifferentiable_builtin(
     emit.raw_pair_for,
     emit.entry_for,
     emit.cache_key,
-    first_order_pair,
     reason="it selects code, it does not compute with differentiable values",
 )
 
