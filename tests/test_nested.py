@@ -239,6 +239,43 @@ def test_high_order_through_a_captured_variable(f, order):
         assert d(lower)(x) == approx(_by_differences(lower, x), rel=1e-5, abs=1e-6)
 
 
+def _default_beside_a_keyword(x):
+    def inner(s, a=x, b=1.0):
+        return s * a * a * b
+    return inner(1.0, b=2.0)  # a takes its default, b is passed by keyword
+
+
+def _keyword_only_default(x):
+    def inner(s, *, a=x):
+        return s * a * a
+    return inner(1.0)
+
+
+def _keyword_call_of_a_closure(x):
+    def inner(s, a=1.0):
+        return s * x * x * x * a
+    return inner(1.0, a=2.0)
+
+
+def _gradient_with_a_keyword(x):
+    inner = lambda y, w=1.0: x * x * y * w  # noqa: E731
+    return ad.gradient(inner, 2.0, w=x)[0]  # x**3
+
+
+@pytest.mark.parametrize("f, order", [
+    (f, n) for f in (_default_beside_a_keyword, _keyword_only_default, _keyword_call_of_a_closure)
+    for n in (1, 2, 3)
+] + [(_gradient_with_a_keyword, 1), (_gradient_with_a_keyword, 2)])
+def test_defaults_and_captures_of_a_closure_called_with_keywords(f, order):
+    # a call with keywords (or a keyword-only parameter left to its default) used to
+    # drop the gradient of the defaults and, one level up, of the captured variables
+    lower = f
+    for _ in range(order - 1):
+        lower = d(lower)
+    x = 1.3
+    assert d(lower)(x) == approx(_by_differences(lower, x), rel=1e-5, abs=1e-6)
+
+
 def test_hessian_of_a_function_that_takes_a_gradient_of_a_closure():
     def f(v):
         return v[0] * ad.gradient(lambda y: v[1] * y * y * v[0], 1.5)[0]  # 3 v0**2 v1
