@@ -1,4 +1,6 @@
 """Advanced adjoints and nested differentiation (reverse over reverse)."""
+import collections
+import dataclasses
 import math
 
 import numpy as np
@@ -276,6 +278,53 @@ def test_defaults_and_captures_of_a_closure_called_with_keywords(f, order):
     assert d(lower)(x) == approx(_by_differences(lower, x), rel=1e-5, abs=1e-6)
 
 
+class _Held(collections.namedtuple("_Held", "w")):
+    def f(self, y):
+        return self.w * self.w * y * y
+
+
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    w: float
+
+    def f(self, y):
+        return self.w * self.w * y * y
+
+    def __call__(self, y):
+        return self.w * self.w * y * y
+
+
+class _Plain:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, y):
+        return self.w * self.w * y * y
+
+    def __call__(self, y):
+        return self.w * self.w * y * y
+
+
+@pytest.mark.parametrize("make, method, order", [
+    (make, method, order)
+    for make, method in ((_Held, True), (_Frozen, True), (_Frozen, False))
+    for order in (1, 2)
+] + [(_Plain, True, 1), (_Plain, False, 1)])  # (mutable receivers: field stores, first order)
+def test_gradient_of_a_bound_method_or_callable_object_inside_a_gradient(make, method, order):
+    # the pair of a bound method (a callable object) holds its receiver: the tangent of
+    # that pair is the receiver's, not filtered by the method's free variables (it was
+    # dropped for immutable receivers: a zero first derivative)
+    def f(x):
+        obj = make(x)
+        return ad.gradient(obj.f if method else obj, 1.0)[0] * x  # 2 x**3
+
+    lower = f
+    for _ in range(order - 1):
+        lower = d(lower)
+    x = 1.3
+    assert d(lower)(x) == approx(_by_differences(lower, x), rel=1e-5, abs=1e-6)
+
+
 def test_hessian_of_a_function_that_takes_a_gradient_of_a_closure():
     def f(v):
         return v[0] * ad.gradient(lambda y: v[1] * y * y * v[0], 1.5)[0]  # 3 v0**2 v1
@@ -320,8 +369,6 @@ def test_hessian_of_a_two_argument_function_matches_finite_differences():
 # NumPy (np.issubdtype inside the gradient of zip's items) must stay plain calls, never a
 # transformation of NumPy's own source, and every value they pass on keeps its gradient.
 
-import collections  # noqa: E402
-import dataclasses  # noqa: E402
 
 _XS = np.array([1.0, 2.0, 3.0])
 _YS = np.array([2.0, 3.0, 5.0])

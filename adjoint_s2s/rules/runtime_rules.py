@@ -41,12 +41,29 @@ def first_order_pair(f, args, has_kwargs):
     return rt.resolve(f, nargs)
 
 
+def _receiver_field(f):
+    """The field of rt.resolve's pair for f that holds f's own tangent: the receiver of a
+    bound method ('obj'), a callable object ('f'); None for a plain function."""
+    if type(f) is types.FunctionType or isinstance(f, type) or lookup_user(f) is not None:
+        return None
+    if rt._hashable(f) and (f in SPECIAL or f in NONDIFF or lookup_primitive(f, 0) is not None):
+        return None
+    if isinstance(f, types.MethodType):
+        return "obj"  # bound_method_pair: the bound method's tangent is its receiver's
+    if isinstance(getattr(type(f), "__call__", None), types.FunctionType):
+        return "f"  # callable_object_pair: the object's tangent is the function's
+    return None
+
+
 def _tangent_of_callee(d_inner, f):
     """Map the tangent of the pair function back to a tangent of f (its captured cells)."""
     if d_inner is None or isinstance(d_inner, AbstractZero):
         return None
     if not isinstance(d_inner, Tangent):
         return None
+    receiver = _receiver_field(f)
+    if receiver is not None:
+        return d_inner._fields.get(receiver)
     inner_pair = d_inner._fields.get("pair")
     if isinstance(inner_pair, Tangent):  # a trimmed pair: look inside
         d_inner = inner_pair
@@ -65,10 +82,13 @@ def _tangent_of_callee(d_inner, f):
 def tangent_of_callee_pair(d_inner, f):
     # a selection of fields: its adjoint puts the fields back where they came from
     nested = isinstance(d_inner, Tangent) and isinstance(d_inner._fields.get("pair"), Tangent)
+    receiver = _receiver_field(f)
 
     def tangent_of_callee_pullback(g):
         if g is None or isinstance(g, AbstractZero):
             return (None, None, None)
+        if receiver is not None:
+            return (None, Tangent(types.FunctionType, **{receiver: g}), None)
         back = Tangent(types.FunctionType, pair=g) if nested else g
         return (None, back, None)
 
@@ -578,6 +598,7 @@ nondifferentiable_builtin(
     rt.kinds_of,
     rt._cell_kind,
     rt._takes_keywords,
+    _receiver_field,
     rt._method_rule,
     rt.trunc_div,
     emit.pair_for,
