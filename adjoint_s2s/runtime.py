@@ -556,6 +556,33 @@ def with_kw_defaults(df, kwgrads):
     return with_defaults(df, tuple(kwgrads), tuple(kwgrads.values()))
 
 
+def fold_self(g, names):
+    """The tangent of a recursive closure that captures itself, or other local functions
+    that call it back, under `names`: each call's pullback nests the tangent of the
+    function it called in that field. Their fields name the same enclosing variables, so
+    all the nested tangents add up into one."""
+    out = None
+    todo = [g]
+    while todo:
+        g = todo.pop()
+        if g is None or isinstance(g, AbstractZero):
+            continue
+        for n in names:
+            todo.append(field(g, n))
+        out = add(out, without_fields(g, names))
+    return out
+
+
+def fold_self_adjoint(gg, g, names):
+    """The adjoint of fold_self (linear in g): every nested tangent gets gg's fields."""
+    if not isinstance(g, Tangent) or gg is None or isinstance(gg, AbstractZero):
+        return None
+    fields = {}
+    for k, v in g._fields.items():
+        fields[k] = fold_self_adjoint(gg, v, names) if k in names else field(gg, k)
+    return Tangent(g.primal_type, **fields)
+
+
 def without_fields(g, names):
     """A function tangent without the given fields (None if nothing is left)."""
     if not isinstance(g, Tangent):
@@ -1049,29 +1076,75 @@ def keeping(keep, f, args, run, kwargs):
     an i in keep (call_keeping, and its rule for differentiating generated code again)."""
     global _KEEP_DEPTH
     mark = len(_REPLACED)
+    rmark = len(_REBOUND)
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
-        if len(_REPLACED) > mark:
+        if len(_REPLACED) > mark or len(_REBOUND) > rmark:
             for k in keep:  # a position, or (position, the other name it is read by)
                 i, via = (k, None) if type(k) is int else k
                 a = args[i]
                 if any(r is a for r in _REPLACED[mark:]):
-                    raise _written_argument(f, i, via)
+                    raise _written_argument(f, i, via or None)
+                final = a
+                for old, new in _REBOUND[rmark:]:
+                    if old is final:
+                        final = new
+                if final is not a:
+                    if via is not None:  # read through another name (or False: a method)
+                        raise _written_argument(f, i, via or None)
+                    _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
         return out
     finally:
         _KEEP_DEPTH -= 1
         if not _KEEP_DEPTH:
             _REPLACED.clear()
+            _REBOUND.clear()
+
+
+_REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
+_KEPT = {}  # id(argument) -> (argument, the value the callee left in it), for kept()
 
 
 def rebinding(old, new):
     """Generated before `a = new` for `a op= v` on a parameter: Python changes an array,
-    list or dict in place there, so a caller reading its own variable again would see
-    the change; differentiated code rebinds. Logged like a copy on write (see setitem),
-    so call_keeping raises instead of the caller keeping the old values."""
+    list or dict in place there, and a caller reading its own variable again sees the
+    change; differentiated code rebinds. Logged, so that call_keeping hands the new
+    value to the caller (kept), as Python shows it."""
     if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
-        _REPLACED.append(old)
+        _REBOUND.append((old, new))
+
+
+def setitem_arg(obj, idx, v):
+    """setitem for a parameter of the calling function: a copy it made (copy on write)
+    is logged as a rebinding, so that a caller reading its own variable again takes the
+    written container (kept), as Python shows the write."""
+    n = len(_REPLACED)
+    out = setitem(obj, idx, v)
+    if len(_REPLACED) > n:
+        del _REPLACED[n:]
+        _REBOUND.append((obj, out))
+    return out
+
+
+def kept(a):
+    """The value a callee left in the argument a (`a op= v` inside it: see rebinding),
+    or a itself: the caller rebinds its variable to it, as Python would show it."""
+    entry = _KEPT.pop(id(a), None)
+    return entry[1] if entry is not None and entry[0] is a else a
+
+
+def hand_over(obj, g):
+    """put_items for any value: the caller's gradient of obj after a call, for a callee
+    that rebound its argument (see kept) to take (take_items); None if stored."""
+    if g is None or isinstance(g, AbstractZero):
+        return g
+    entry = _ITEMS.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        entry[1] = add(entry[1], g)
+    else:
+        _ITEMS[id(obj)] = [obj, g]
+    return None
 
 
 def check_shared(value, other, name, other_name, op, line):
@@ -1103,6 +1176,56 @@ def _user_file():
     if "(" in head and ", line" in head:
         return head[head.index("(") + 1:head.rindex(", line")]
     return gname
+
+
+_GENERATED = "# generated by adjoint_s2s from "
+
+
+def _user_site():
+    """(function, file, line) of the user's statement that the innermost generated code on
+    the stack is running: the function from the first line of the generated source, the
+    statement from the `# ...` comment above the running line, found again in the user's
+    file below the function's first line. None when no generated code is running."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        gname = frame.f_code.co_filename
+        if gname.startswith("<adjoint_s2s: "):
+            first = linecache.getline(gname, 1)
+            if first.startswith(_GENERATED):
+                break
+        frame = frame.f_back
+    else:
+        return None
+    desc = first[len(_GENERATED):].strip()  # f (path, line N)
+    try:
+        fname = desc[:desc.index(" (")]
+        path = desc[desc.index(" (") + 2:desc.rindex(", line ")]
+        start = int(desc[desc.rindex(", line ") + 7:-1])
+    except ValueError:
+        return None
+    lines = linecache.getlines(gname)
+    origin = None
+    for k in range(min(frame.f_lineno, len(lines)) - 2, 0, -1):
+        text = lines[k].strip()
+        if text.startswith("def "):
+            break
+        if text.startswith("# "):
+            origin = text[2:]
+            break
+    line = start
+    if origin:
+        for n, text in enumerate(linecache.getlines(path)[start - 1:], start):
+            text = text.strip()
+            if text and (text.startswith(origin) or origin.startswith(text)):
+                line = n
+                break
+    return fname, path, line
+
+
+def _at():
+    """' (at path, line N, in f)' for an error raised under generated code, or ''."""
+    site = _user_site()
+    return f" (at {site[1]}, line {site[2]}, in {site[0]})" if site else ""
 
 
 def _written_argument(f, i, via=None):
@@ -1413,6 +1536,7 @@ def call_method(obj, name, /, *args, **kwargs):
         return y, lambda g: (None,) + tuple(pb(g)[1:])
     raise MissingAdjointError(
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
+        + _at()
     )
 
 
@@ -1420,7 +1544,9 @@ def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
-        y, pb = call_keeping(tuple(k + 1 if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
+        # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
+        # the caller (kept): refused, as a write into it
+        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)
 
@@ -1548,10 +1674,8 @@ def _method_rule(cls, name, meth):
             raise MissingAdjointError(
                 _Attribute(cls, name),
                 f"the method .{name} of {cls.__name__} changes the array in place (or "
-                f"differs from np.{name}) and has no rule; write `a = np.{name}(a, ...)` "
-                "with the function's result instead" if name in ("sort", "partition") else
-                f"the method .{name} of {cls.__name__} changes the array in place (or "
-                f"differs from np.{name}) and has no rule",
+                f"differs from np.{name}) and has no rule{_at()}"
+                + ("; write `a = np.sort(a)` (a sorted copy) instead" if name == "sort" else ""),
             )
         fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
     if fn is not None:
@@ -1582,6 +1706,7 @@ _BITOPS = {
 }
 _BINOPS.update(_BITOPS)
 _NUMBERS = (int, float, complex, np.ndarray, np.number)
+_BOOLS = (bool, np.bool_)
 _SYMBOLS = {"BitOr": "|", "BitAnd": "&", "BitXor": "^", "LShift": "<<", "RShift": ">>",
             "Invert": "~"}
 
@@ -1602,7 +1727,21 @@ def _no_tangent_result(fn, y, opname, *operands):
     kinds = " and ".join(type(o).__name__ for o in operands)
     raise MissingAdjointError(
         fn, f"the operator {_SYMBOLS.get(opname, opname)} of {kinds} has no rule "
-        f"(it gave a {type(y).__name__}, which may carry a gradient)")
+        f"(it gave a {type(y).__name__}, which may carry a gradient)" + _at())
+
+
+def _bool_operand_pair(fn, a, b):
+    """a OP b where a or b is a bool (True, np.True_) and the other a number: the bool is
+    the constant 0 or 1, the number's gradient comes from the operator's rule."""
+    y = fn(a, b)
+    a_b, b_b = isinstance(a, _BOOLS), isinstance(b, _BOOLS)
+    _, pb = resolve(fn, 2)(int(a) if a_b else a, int(b) if b_b else b)
+
+    def bool_operand_pullback(g):
+        _, da, db = pb(g)
+        return (None if a_b else da, None if b_b else db)
+
+    return y, bool_operand_pullback
 
 
 def _dict_merge(a, b):
@@ -1630,6 +1769,10 @@ def binop(opname, a, b, inplace=False):
             return _no_tangent_result(fn, fn(a, b), opname, a, b)
         if opname == "BitOr" and type(a) is dict and type(b) is dict:
             return _dict_merge(a, b)
+    if (isinstance(a, _BOOLS) or isinstance(b, np.bool_)) and (
+        isinstance(a, _BOOLS + _NUMBERS) and isinstance(b, _BOOLS + _NUMBERS)
+    ):
+        return _bool_operand_pair(fn, a, b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = resolve(fn, 2)(a, b)
         return y, _drop_first(pb)
@@ -1665,7 +1808,7 @@ def binop(opname, a, b, inplace=False):
     y = fn(a, b)
     raise MissingAdjointError(
         fn, f"{type(a).__name__} {_SYMBOLS.get(opname, opname)} {type(b).__name__} is not "
-        "written in Python"
+        "written in Python" + _at()
     )
 
 
@@ -1687,7 +1830,7 @@ def unop(opname, a):
         return y, _drop_first(pb)
     if isinstance(a, (tuple, list, Tangent, AbstractZero)) or a is None:
         return fn(a), lambda g: (neg(g) if opname == "USub" else g,)
-    raise MissingAdjointError(fn, f"{opname} on {type(a).__name__} is not written in Python")
+    raise MissingAdjointError(fn, f"{opname} on {type(a).__name__} is not written in Python" + _at())
 
 
 def _split_concat(g, na):
@@ -1758,6 +1901,17 @@ def take_field_grad(obj, name):
     if entry is None or entry[0] is not obj:
         return None
     return entry[1].pop(name, None)
+
+
+def changes_in_place(v):
+    """Does `v op= w` change v in place in Python (a list, an array, a dict)?"""
+    return isinstance(v, (list, np.ndarray, dict))
+
+
+def field_grad_if(moved, obj, name):
+    """take_field_grad(obj, name) if `moved` (the field still holds what a name for it
+    changed in place: `t = obj.items; t += vs`), else nothing."""
+    return take_field_grad(obj, name) if moved else None
 
 
 def take_fields(obj):
@@ -1855,6 +2009,20 @@ def getattr_pair(obj, name):
             return y, lambda g: None if g is None or isinstance(g, AbstractZero) else g
         return y, lambda g: None  # a classmethod: bound to a class, a constant
     typ = type(obj)
+    if isinstance(obj, Tangent) and name in ("_fields", "_elements"):
+        # a tangent's parts read in a pullback differentiated again: the cotangent of the
+        # dict of fields (tuple of elements) is a tangent with those fields (elements)
+        def tangent_parts_pullback(g):
+            g = seed(g)
+            if g is None:
+                return None
+            if name == "_fields":
+                return Tangent(obj.primal_type, **{k: v for k, v in g.items() if v is not None})
+            return Tangent(obj.primal_type, *g)
+
+        return y, tangent_parts_pullback
+    if name == "__dict__":
+        return y, lambda g: _fields_dict_grad(obj, g)
     if is_mutable_object(obj):
         def mutable_getfield_pullback(g):
             add_field_grad(obj, name, g)
@@ -1901,19 +2069,35 @@ def _numeric_attr_pullback(obj, name):
         if isinstance(obj, (complex, np.complexfloating)):
             return lambda g: None if g is None or isinstance(g, AbstractZero) else im_seed(g)
         return lambda g: None  # the imaginary part of a real number is the constant 0
-    where = _where_met()
+    where = _at()
 
     def numeric_attr_pullback(g):
         if g is None or isinstance(g, AbstractZero):
             return None
         raise MissingAdjointError(
             _Attribute(type(obj), name),
-            f"the attribute .{name} of {type(obj).__name__} has no rule"
-            + (f" ({where[len('it has no Python source and no rule; '):]})" if where else "")
-            + "; read it inside a helper function that has a rule",
+            f"the attribute .{name} of {type(obj).__name__} has no rule{where}; read it "
+            "inside a helper function that has a rule",
         )
 
     return numeric_attr_pullback
+
+
+def _fields_dict_grad(obj, g):
+    """The adjoint of obj.__dict__ (its fields as a dict): each field's gradient, into the
+    field store for an object whose fields can be written, else as its tangent."""
+    g = seed(g)
+    if g is None:
+        return None
+    if not isinstance(g, dict):
+        raise NotDifferentiableError(
+            f"the gradient of {type(obj).__name__}.__dict__ is a {type(g).__name__}, not a dict")
+    fields = {k: v for k, v in g.items() if v is not None and not isinstance(v, AbstractZero)}
+    if is_mutable_object(obj):
+        for k, v in fields.items():
+            add_field_grad(obj, k, v)
+        return None
+    return Tangent(type(obj), **fields) if fields else None
 
 
 @R.special(getattr)
@@ -2044,9 +2228,11 @@ def resolve(f, nargs):
             y, pb = call(call_, f, *args, **kwargs)
 
             def callable_object_pullback(g):
+                # the object's tangent is the function's; the gradients of its fields stay
+                # in the store, as for a method (call_method): a write of a field before
+                # the call (m.w = v) takes them from there
                 grads = pb(g)
-                d_self = with_fields(grads[1], f) if is_mutable_object(f) else grads[1]
-                return (d_self,) + tuple(grads[2:])  # the object's tangent is the function's
+                return tuple(grads[1:])
 
             return y, callable_object_pullback
 
@@ -2249,7 +2435,13 @@ def _constructor_pair(cls):
             n = len(args)
 
             def constructor_pullback(g):
-                vals = _fields_of(with_fields(g, obj), names)
+                # field by field from the store (take_field_grad: differentiated again,
+                # unlike a bulk take of every field, so second order sees the reads)
+                g = unthunk(g)
+                vals = []
+                for name in names:
+                    vals.append(add(field(g, name), take_field_grad(obj, name)))
+                forget_fields(obj)
                 pos = tuple(vals[:n])
                 if kwargs:
                     return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
@@ -2325,33 +2517,64 @@ def _init_constructor_pair(cls, init):
     return init_constructor_pair
 
 
+def field_names(obj):
+    """The names of obj's instance attributes (no gradient flows through them)."""
+    return tuple(vars(obj))
+
+
+def _isderiving():
+    from .api import isderiving  # (a rule makes it True in code differentiated again)
+
+    return isderiving()
+
+
+def set_field(obj, name, value):
+    """object.__setattr__ (frozen dataclasses too), with a rule: `obj.name = value`."""
+    object.__setattr__(obj, name, value)
+
+
 def _dataclass_post_init_pair(cls):
     """A dataclass with __post_init__: fields are set plainly, __post_init__ through AD."""
     import dataclasses
 
     names = [f.name for f in dataclasses.fields(cls) if f.init]
+    specs = [(f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init]
     post = cls.__post_init__
+    frozen = cls.__dataclass_params__.frozen
 
     def post_init_constructor_pair(*args, **kwargs):
         obj = new_instance(cls)
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        for f in dataclasses.fields(cls):
-            if f.init:
-                if f.name in bound:
-                    value = bound[f.name]
-                elif f.default is not dataclasses.MISSING:
-                    value = f.default
-                else:
-                    value = f.default_factory()
-                object.__setattr__(obj, f.name, value)
+        bound = {}  # (a plain loop: this pair is differentiated again for second order)
+        for i in range(len(args)):
+            bound[names[i]] = args[i]
+        for k in kwargs:
+            bound[k] = kwargs[k]
+        for name, default, factory in specs:
+            if name in bound:
+                value = bound[name]
+            elif default is not dataclasses.MISSING:
+                value = default
+            else:
+                value = factory()
+            set_field(obj, name, value)
         _none, post_pb = call(post, obj)
         n = len(args)
 
         def post_init_constructor_pullback(g):
-            _seed_fields(obj, g)
+            if frozen and _isderiving():
+                raise NotDifferentiableError(
+                    f"second derivatives through the frozen dataclass {cls.__name__} with "
+                    f"__post_init__ are not computed (first derivatives are). Drop "
+                    f"frozen=True, or compute what __post_init__ does in a method"
+                )
+            g = unthunk(g)
+            for k in field_names(obj):  # g into the store, field by field (add_field_grad:
+                add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
             post_pb(None)
-            fields = take_fields(obj) or {}
+            fields = {}
+            for name in names:  # one by one: take_field_grad is differentiated again
+                fields[name] = take_field_grad(obj, name)
+            forget_fields(obj)
             pos = tuple(fields.get(name) for name in names[:n])
             if kwargs:
                 return (None,) + pos + ({k: fields.get(k) for k in kwargs},)

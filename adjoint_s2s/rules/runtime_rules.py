@@ -41,32 +41,18 @@ def first_order_pair(f, args, has_kwargs):
     return rt.resolve(f, nargs)
 
 
-def _receiver_field(f):
-    """The field of rt.resolve's pair for f that holds f's own tangent: the receiver of a
-    bound method ('obj'), a callable object ('f'); None for a plain function."""
-    if type(f) is types.FunctionType or isinstance(f, type) or lookup_user(f) is not None:
-        return None
-    if rt._hashable(f) and (f in SPECIAL or f in NONDIFF or lookup_primitive(f, 0) is not None):
-        return None
-    if isinstance(f, types.MethodType):
-        return "obj"  # bound_method_pair: the bound method's tangent is its receiver's
-    if isinstance(getattr(type(f), "__call__", None), types.FunctionType):
-        return "f"  # callable_object_pair: the object's tangent is the function's
-    return None
-
-
 def _tangent_of_callee(d_inner, f):
     """Map the tangent of the pair function back to a tangent of f (its captured cells)."""
     if d_inner is None or isinstance(d_inner, AbstractZero):
         return None
     if not isinstance(d_inner, Tangent):
         return None
-    receiver = _receiver_field(f)
-    if receiver is not None:
-        return d_inner._fields.get(receiver)
     inner_pair = d_inner._fields.get("pair")
     if isinstance(inner_pair, Tangent):  # a trimmed pair: look inside
         d_inner = inner_pair
+    own = _own_cell(f)
+    if own is not None:  # a bound method, a callable object: its tangent is its object's
+        return d_inner._fields.get(own)
     code = getattr(f, "__code__", None)
     keep = set(getattr(code, "co_freevars", ()))
     defaults = getattr(f, "__defaults__", None) or ()
@@ -78,17 +64,30 @@ def _tangent_of_callee(d_inner, f):
     return rt.fn_tangent(**fields) if fields else None
 
 
+def _own_cell(f):
+    """The cell of runtime.resolve's pair that holds f's object: `obj` for a bound method
+    (bound_method_pair), `f` for a callable object (callable_object_pair); None for a
+    function (whose tangent is its captured cells)."""
+    if isinstance(f, types.MethodType) and type(f.__func__) is types.FunctionType:
+        return "obj"
+    if not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and isinstance(
+        getattr(type(f), "__call__", None), types.FunctionType
+    ):
+        return "f"
+    return None
+
+
 @special(_tangent_of_callee)
 def tangent_of_callee_pair(d_inner, f):
     # a selection of fields: its adjoint puts the fields back where they came from
     nested = isinstance(d_inner, Tangent) and isinstance(d_inner._fields.get("pair"), Tangent)
-    receiver = _receiver_field(f)
+    own = _own_cell(f)
 
     def tangent_of_callee_pullback(g):
         if g is None or isinstance(g, AbstractZero):
             return (None, None, None)
-        if receiver is not None:
-            return (None, Tangent(types.FunctionType, **{receiver: g}), None)
+        if own is not None:
+            g = Tangent(types.FunctionType, **{own: g})
         back = Tangent(types.FunctionType, pair=g) if nested else g
         return (None, back, None)
 
@@ -286,6 +285,17 @@ def setitem_pair(obj, idx, v):
     return y, setitem_pullback
 
 
+@special(rt.setitem_arg)
+def setitem_arg_pair(obj, idx, v):
+    y = rt.setitem_arg(obj, idx, v)
+
+    def setitem_arg_pullback(g):
+        b_obj, b_v = rt.setitem_grad(g, obj, idx, v)
+        return (None, b_obj, None, b_v)
+
+    return y, setitem_arg_pullback
+
+
 @special(rt.setitem_grad)
 def setitem_grad_pair(b_new, old, idx, v=None):
     """setitem_grad is linear in b_new and reads old and v only for their shape: its
@@ -409,6 +419,37 @@ def unpop_pair(b_lst, where, b_v):
     return rt.unpop(b_lst, where, b_v), unpop_pullback
 
 
+@special(rt.field_grad_if)
+def field_grad_if_pair(moved, obj, name):
+    if not moved:
+        return None, lambda gg: (None, None, None, None)
+    y, pb = take_field_grad_pair(obj, name)
+
+    def field_grad_if_pullback(gg):
+        pb(gg)
+        return (None, None, None, None)
+
+    return y, field_grad_if_pullback
+
+
+@special(rt.set_field)
+def set_field_pair(obj, name, value):
+    rt.set_field(obj, name, value)
+
+    def set_field_pullback(_):  # as `obj.name = value`: the field's gradient so far
+        return (None, None, None, rt.take_field_grad(obj, name))
+
+    return None, set_field_pullback
+
+
+@special(rt.fold_self)
+def fold_self_pair(g, names):
+    def fold_self_pullback(gg):
+        return (None, rt.fold_self_adjoint(gg, g, names), None)
+
+    return rt.fold_self(g, names), fold_self_pullback
+
+
 @special(rt.move_grad)
 def move_grad_pair(moved, a, b):
     def move_grad_pullback(g):  # linear in (a, b): the transpose of the move
@@ -512,6 +553,29 @@ def put_items_pair(obj, v):
     return kept, put_items_pullback
 
 
+@special(rt.hand_over)
+def hand_over_pair(obj, v):
+    kept = rt.hand_over(obj, v)
+    cell = _open_cell(obj, None) if kept is None and v is not None else None
+
+    def hand_over_pullback(g):
+        return (None, None, g if cell is None else cell[0])
+
+    return kept, hand_over_pullback
+
+
+@special(rt.kept)
+def kept_pair(a):
+    v = rt.kept(a)
+    if v is not a:
+        raise rt.MutationError(
+            "a function that changes an array argument in place (`a op= v`) whose caller "
+            "reads it again is differentiated once, not twice: return the array from "
+            "the function and rebind it in the caller (`x = f(x, ...)`)"
+        )
+    return v, lambda g: (None, g)
+
+
 @special(rt.take_items)
 def take_items_pair(obj):
     cells = _claim_cells(obj, None)
@@ -581,6 +645,8 @@ def forget_fields_pair(obj):
 nondifferentiable_builtin(
     rt.check_shared,
     rt.rebinding,
+    rt.field_names,
+    rt.changes_in_place,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,
@@ -598,7 +664,6 @@ nondifferentiable_builtin(
     rt.kinds_of,
     rt._cell_kind,
     rt._takes_keywords,
-    _receiver_field,
     rt._method_rule,
     rt.trunc_div,
     emit.pair_for,
