@@ -59,6 +59,7 @@ def _tangent_of_callee(d_inner, f):
     if code is not None and defaults:  # parameters that took a default value
         npos = code.co_argcount
         keep |= set(code.co_varnames[npos - len(defaults) : npos])
+    keep |= set(getattr(f, "__kwdefaults__", None) or ())
     fields = {k: v for k, v in d_inner._fields.items() if k in keep}
     return rt.fn_tangent(**fields) if fields else None
 
@@ -93,6 +94,20 @@ def tangent_of_callee_pair(d_inner, f):
     return _tangent_of_callee(d_inner, f), tangent_of_callee_pullback
 
 
+@special(first_order_pair)
+def first_order_pair_pair(f, args, has_kwargs):
+    # the pair function is bound to f's captured cells and defaults: when call_pair is
+    # itself differentiated (a third level), the tangent of that pair goes back to f
+    pair = first_order_pair(f, args, has_kwargs)
+
+    def first_order_pair_pullback(g):
+        if has_kwargs:  # the keyword pair captures f itself
+            return (None, rt.field(g, "f"), None, None)
+        return (None, _tangent_of_callee(g, f), None, None)
+
+    return pair, first_order_pair_pullback
+
+
 @special(rt.call)
 def call_pair(f, /, *args, **kwargs):
     inner = first_order_pair(f, args, bool(kwargs))
@@ -100,6 +115,8 @@ def call_pair(f, /, *args, **kwargs):
 
     def call_pullback(g):
         grads = outer_pb(g)
+        if kwargs:  # the keyword pair captures f itself: its field is f's tangent
+            return (None, rt.field(grads[0], "f")) + tuple(grads[1:])
         return (None, _tangent_of_callee(grads[0], f)) + tuple(grads[1:])
 
     return res, call_pullback
@@ -451,6 +468,27 @@ def with_defaults_pair(df, names, grads):
     return rt.with_defaults(df, names, grads), with_defaults_pullback
 
 
+@special(rt.with_kw_defaults)
+def with_kw_defaults_pair(df, kwgrads):
+    names = tuple(kwgrads) if isinstance(kwgrads, dict) else ()
+
+    def with_kw_defaults_pullback(g):
+        parts = {n: rt.field(g, n) for n in names}
+        return (None, rt.without_fields(g, names), parts)
+
+    return rt.with_kw_defaults(df, kwgrads), with_kw_defaults_pullback
+
+
+@special(emit.raw_pair_for)
+def raw_pair_for_pair(fn, key):
+    # the generated pair is bound to fn's captured cells and defaults (keyword calls
+    # run it from _call_kw): its tangent goes back to fn when that is differentiated
+    def raw_pair_for_pullback(g):
+        return (None, _tangent_of_callee(g, fn), None)
+
+    return emit.raw_pair_for(fn, key), raw_pair_for_pullback
+
+
 @special(Tangent)
 def tangent_constructor_pair(primal_type, *elements, **fields):
     def tangent_constructor_pullback(g):
@@ -625,13 +663,12 @@ nondifferentiable_builtin(
     rt._hashable,
     rt.kinds_of,
     rt._cell_kind,
+    rt._takes_keywords,
     rt._method_rule,
     rt.trunc_div,
     emit.pair_for,
-    emit.raw_pair_for,
     emit.entry_for,
     emit.cache_key,
-    first_order_pair,
     reason="it selects code, it does not compute with differentiable values",
 )
 
