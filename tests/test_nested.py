@@ -407,3 +407,57 @@ def test_gradient_through_jacobian_hessian_and_hvp():
                 x0, np.array([1.2, 0.7]))
     check_grads(lambda t: ad.jacobian(lambda s: s ** 3, t)[0], 0.7)
     check_grads(lambda t: ad.hessian(lambda s: s ** 4, t), 0.7)
+
+
+# ----- `x = x`: the identity, in user code and in a generated pullback --------------------
+
+
+def _scale_sum(a, b, scale=1.0):
+    return (a + b) * scale
+
+
+def _comb(*args, **kw):
+    total = 0.0
+    for a in args:
+        total = total + a
+    return total * kw.get("scale", 1.0) + kw.get("shift", 0.0)
+
+
+def _self_assigned(x, y):
+    s = x * y
+    s = s
+    return s * x + (s)
+
+
+def _self_assigned_in_loop(x, y):
+    s = x * y
+    for _ in range(2):
+        s = (s)
+        s = s * y
+    return s * x
+
+
+def _rebound_then_helper(x, y):
+    # the first-order pullback reverses `s = s + 0.5` as `b_s = (b_s)` (fuzz seed 267)
+    s = x * y
+    s = s + 0.5
+    return _scale_sum(x, s, scale=x)
+
+
+def _rebound_then_varargs_helper(x, y):
+    s = x * y
+    s = s + 0.5
+    return _comb(x * -0.96, math.sqrt(1.0 + s * s), scale=x - 0.55)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [_self_assigned, _self_assigned_in_loop, _rebound_then_helper, _rebound_then_varargs_helper],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_self_assignment_is_the_identity(f):
+    """Float arguments: the gradient of each partial against differences of it."""
+    check_grads(f, 1.3, 0.7)
+    for i in range(2):
+        partial = lambda x, y, i=i: ad.gradient(f, x, y)[i]  # noqa: E731
+        check_grads(partial, 1.3, 0.7)

@@ -1007,6 +1007,12 @@ class Generator:
             self.check_augmented(e, fwd)
             if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
                 self.appended.add(e.left.id)
+        if isinstance(e, gast.Name) and e.id == x and not getattr(self.cur_stmt, "augmented", False):
+            # `x = x` (a generated pullback's `b_s = (b_s)`, differentiated again): the
+            # identity, with no reverse. As a copy it would add x's adjoint to itself and
+            # then clear it (consume): a zero gradient.
+            fwd.append(f"{x} = {x}")
+            return None
         self.note_alias(x, e)
         active = x in self.active
         mark = len(self.saves)
