@@ -27,7 +27,12 @@ def _pullback(f, /, *args, **kwargs):
     def back(dy):
         grads = pb(dy)
         df = unthunk(grads[0])
-        if not isinstance(f, types.MethodType) and _rt.is_mutable_object(f):
+        if isinstance(f, types.MethodType):
+            if _rt.is_mutable_object(f.__self__):
+                # a bound method: its tangent is its object's, whose field gradients the
+                # method's reads left in the store (as for a callable object)
+                df = _merge_object_fields(df, f.__self__)
+        elif _rt.is_mutable_object(f):
             # a callable object: the gradients of its fields
             df = _merge_object_fields(df, f)
         return (df,) + _project_args(grads, args)

@@ -461,3 +461,26 @@ def test_self_assignment_is_the_identity(f):
     for i in range(2):
         partial = lambda x, y, i=i: ad.gradient(f, x, y)[i]  # noqa: E731
         check_grads(partial, 1.3, 0.7)
+
+
+def _same_then_rebound_in_a_loop(x, q):
+    # (fuzz seed 267) `s3 = s2`, then s3 rebound in a while loop that ends by its else:
+    # differentiated again, the first-order pair's `math.cos(s3)` is a call that may change
+    # s3 in place, and the generated code rebound `s2 = s3` in every pass (s2 took the
+    # value of s3 from the second pass on)
+    s2 = q[0] * q[1]
+    s3 = s2
+    k = 0
+    while k < 1:
+        k += 1
+        s3 = 0.7 * s3 + math.cos(s3) * x
+    else:
+        s3 = s3 + 0.5
+    return (s2 + s3) * x
+
+
+def test_same_object_before_a_loop_rebound_in_it():
+    p = np.array([1.1, 0.5, -0.8])
+    f = lambda p: _same_then_rebound_in_a_loop(p[0], p[1:])  # noqa: E731
+    check_grads(f, p)
+    assert np.allclose(ad.hessian(f, p), _hessian_by_differences(f, p), rtol=1e-5, atol=1e-6)

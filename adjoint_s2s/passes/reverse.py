@@ -1893,6 +1893,16 @@ class Generator:
         self.same = {k: set(v) for k, v in same.items()}
         self.field_of = dict(field_of)
 
+    def forget_same(self, names):
+        """names may be bound to other objects from here on (a loop's back edge)."""
+        for x in names:
+            for z in self.same.pop(x, ()):
+                self.same.get(z, set()).discard(x)
+        self.same = {k: v for k, v in self.same.items() if v}
+        self.field_of = {
+            k: v for k, v in self.field_of.items() if k not in names and v[0] not in names
+        }
+
     def join_aliases(self, other):
         """Aliases after two paths meet: those of either (a rebinding on one path does not
         end the alias on the other). An alias of one path only is checked when the code
@@ -2175,6 +2185,12 @@ class Generator:
             header = "while True"
             outer_saves = self.saves[mark:]
         body_fwd.append(f"{counter} += 1")
+        # the body runs again after itself: a name it binds is not surely the same object
+        # as another name at its start (`s3 = s2` before the loop, `s3 = ...` in it)
+        rebound = {n for st in walk_block(s.body) for n in stmt_targets(st)}
+        if isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+            rebound.add(s.target.id)
+        self.forget_same(rebound)
         before = self.alias_state()
         inner, rb = self.block(s.body, depth + 1)
         self.join_aliases(before)  # the loop may run no time
