@@ -27,7 +27,12 @@ def _pullback(f, /, *args, **kwargs):
     def back(dy):
         grads = pb(dy)
         df = unthunk(grads[0])
-        if not isinstance(f, types.MethodType) and _rt.is_mutable_object(f):
+        if isinstance(f, types.MethodType):
+            if _rt.is_mutable_object(f.__self__):
+                # a bound method: its tangent is its object's, whose field gradients the
+                # method's reads left in the store (as for a callable object)
+                df = _merge_object_fields(df, f.__self__)
+        elif _rt.is_mutable_object(f):
             # a callable object: the gradients of its fields
             df = _merge_object_fields(df, f)
         return (df,) + _project_args(grads, args)
@@ -311,13 +316,56 @@ def _register_api_rules():
 
     @R.special(_project_args)
     def project_args_pair(grads, args):
-        # projection onto the arguments' spaces is linear: its adjoint passes through
+        # projection onto the arguments' spaces is linear: its adjoint passes through.
+        # A mutable object's argument also takes its fields' gradients from the store
+        # (the reads of its fields put them there): as with_fields' rule, each take of a
+        # field hands the cotangent of that field back to the reads.
+        from .rules.runtime_rules import _claim_cells, _fill
+
+        taken = {}
+        for i, x in enumerate(args):
+            if _rt.is_mutable_object(x):
+                entry = _rt._FIELDS.get(id(x))
+                names = list(entry[1]) if entry is not None and entry[0] is x else []
+                taken[i] = {name: _claim_cells(x, name) for name in names}
+        out = _project_args(grads, args)
+        _refuse_nested_fields(args)
+
         def project_args_pullback(g):
             if g is None:
                 return (None, None, None)
+            for i, cells in taken.items():
+                gi = g[i] if i < len(g) else None
+                for name, c in cells.items():
+                    _fill(c, _rt.field(gi, name))
             return (None, (None,) + tuple(g), None)
 
-        return _project_args(grads, args), project_args_pullback
+        return out, project_args_pullback
+
+    def _refuse_nested_fields(args, depth=0):
+        """An object held by an argument (an item, a field) whose fields were read: its
+        gradient at second order is not computed; refused rather than a zero."""
+        from .rules.runtime_rules import _OPEN
+
+        held = []
+        for x in args:
+            if isinstance(x, (list, tuple)):
+                held.extend(x)
+            elif isinstance(x, dict):
+                held.extend(x.values())
+            elif _rt.is_mutable_object(x):
+                held.extend(vars(x).values())
+        for v in held:
+            if _rt.is_mutable_object(v) and any(e[0] is v and e[1] for e in _OPEN.values()):
+                from .errors import NotDifferentiableError
+
+                raise NotDifferentiableError(
+                    f"a gradient with respect to an argument holding a {type(v).__name__} "
+                    "whose fields it reads is differentiated once, not twice: pass the "
+                    "object itself (or its fields) as the argument"
+                )
+            if depth < 5 and (isinstance(v, (list, tuple, dict)) or _rt.is_mutable_object(v)):
+                _refuse_nested_fields([v], depth + 1)
 
     R.nondifferentiable_builtin(_check_scalar, _is_scalar, reason="it only checks")
 

@@ -2211,9 +2211,11 @@ def resolve(f, nargs):
             y, pb = call(fn, obj, *args, **kwargs)
 
             def bound_method_pullback(g):
+                # d(self) is the bound method's tangent; the gradients of a mutable
+                # object's fields stay in the store, as for obj.name(...) (call_method):
+                # a write of a field before the call (obj.a = v) takes them from there
                 grads = pb(g)
-                d_self = with_fields(grads[1], obj) if is_mutable_object(obj) else grads[1]
-                return (d_self,) + tuple(grads[2:])  # d(self) is the bound method's tangent
+                return (grads[1],) + tuple(grads[2:])
 
             return y, bound_method_pullback
 

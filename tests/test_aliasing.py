@@ -750,3 +750,42 @@ def alias_of_an_array_grown_in_a_loop(x, w):
                          ids=lambda f: f.__name__)
 def test_an_alias_grown_in_place_in_a_loop(fn):
     check_value_and_grads(fn, (0.7, V3 + 1.0))
+
+
+# ----- a name bound to another before a loop and rebound inside it ------------------------
+#
+# `b = a` before the loop, `b = ...` in its body: from the second pass on, b is not a. The
+# generated code rebinds `a = b` after a call that may change b in place only while they
+# surely are one object (the loop's back edge ends that); it made `a` the new b.
+
+
+def _read_first(lst):
+    return lst[0] * 1.0
+
+
+def rebound_in_a_for_loop(x, y):
+    a = [x]
+    b = a
+    t = 0.0
+    for _ in range(2):
+        t = t + _read_first(b)
+        b = [x * y]
+    return a[0] * 3.0 + b[0] + t
+
+
+def rebound_in_a_while_loop(x, y):
+    a = np.array([x, y])
+    b = a
+    t = 0.0
+    k = 0
+    while k < 2:
+        k += 1
+        t = t + np.sum(_read_first(b))
+        b = a * y
+    return a[0] * 3.0 + b[0] + t
+
+
+@pytest.mark.parametrize("fn", [rebound_in_a_for_loop, rebound_in_a_while_loop],
+                         ids=lambda v: v.__name__)
+def test_a_name_rebound_in_a_loop_is_not_the_other_name_any_more(fn):
+    check_value_and_grads(fn, (1.3, 0.7))

@@ -568,3 +568,80 @@ def test_gradient_through_jacobian_hessian_and_hvp():
                 x0, np.array([1.2, 0.7]))
     check_grads(lambda t: ad.jacobian(lambda s: s ** 3, t)[0], 0.7)
     check_grads(lambda t: ad.hessian(lambda s: s ** 4, t), 0.7)
+
+
+# ----- `x = x`: the identity, in user code and in a generated pullback --------------------
+
+
+def _scale_sum(a, b, scale=1.0):
+    return (a + b) * scale
+
+
+def _comb(*args, **kw):
+    total = 0.0
+    for a in args:
+        total = total + a
+    return total * kw.get("scale", 1.0) + kw.get("shift", 0.0)
+
+
+def _self_assigned(x, y):
+    s = x * y
+    s = s
+    return s * x + (s)
+
+
+def _self_assigned_in_loop(x, y):
+    s = x * y
+    for _ in range(2):
+        s = (s)
+        s = s * y
+    return s * x
+
+
+def _rebound_then_helper(x, y):
+    # the first-order pullback reverses `s = s + 0.5` as `b_s = (b_s)` (fuzz seed 267)
+    s = x * y
+    s = s + 0.5
+    return _scale_sum(x, s, scale=x)
+
+
+def _rebound_then_varargs_helper(x, y):
+    s = x * y
+    s = s + 0.5
+    return _comb(x * -0.96, math.sqrt(1.0 + s * s), scale=x - 0.55)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [_self_assigned, _self_assigned_in_loop, _rebound_then_helper, _rebound_then_varargs_helper],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_self_assignment_is_the_identity(f):
+    """Float arguments: the gradient of each partial against differences of it."""
+    check_grads(f, 1.3, 0.7)
+    for i in range(2):
+        partial = lambda x, y, i=i: ad.gradient(f, x, y)[i]  # noqa: E731
+        check_grads(partial, 1.3, 0.7)
+
+
+def _same_then_rebound_in_a_loop(x, q):
+    # (fuzz seed 267) `s3 = s2`, then s3 rebound in a while loop that ends by its else:
+    # differentiated again, the first-order pair's `math.cos(s3)` is a call that may change
+    # s3 in place, and the generated code rebound `s2 = s3` in every pass (s2 took the
+    # value of s3 from the second pass on)
+    s2 = q[0] * q[1]
+    s3 = s2
+    k = 0
+    while k < 1:
+        k += 1
+        s3 = 0.7 * s3 + math.cos(s3) * x
+    else:
+        s3 = s3 + 0.5
+    return (s2 + s3) * x
+
+
+def test_same_object_before_a_loop_rebound_in_it():
+    p = np.array([1.1, 0.5, -0.8])
+    f = lambda p: _same_then_rebound_in_a_loop(p[0], p[1:])  # noqa: E731
+    check_grads(f, p)
+    assert np.allclose(ad.hessian(f, p), _hessian_by_differences(f, p), rtol=1e-5, atol=1e-6)

@@ -1014,6 +1014,12 @@ class Generator:
             self.check_augmented(e, fwd)
             if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
                 self.appended.add(e.left.id)
+        if isinstance(e, gast.Name) and e.id == x and not getattr(self.cur_stmt, "augmented", False):
+            # `x = x` (a generated pullback's `b_s = (b_s)`, differentiated again): the
+            # identity, with no reverse. As a copy it would add x's adjoint to itself and
+            # then clear it (consume): a zero gradient.
+            fwd.append(f"{x} = {x}")
+            return None
         self.note_alias(x, e)
         active = x in self.active
         mark = len(self.saves)
@@ -1894,6 +1900,16 @@ class Generator:
         self.same = {k: set(v) for k, v in same.items()}
         self.field_of = dict(field_of)
 
+    def forget_same(self, names):
+        """names may be bound to other objects from here on (a loop's back edge)."""
+        for x in names:
+            for z in self.same.pop(x, ()):
+                self.same.get(z, set()).discard(x)
+        self.same = {k: v for k, v in self.same.items() if v}
+        self.field_of = {
+            k: v for k, v in self.field_of.items() if k not in names and v[0] not in names
+        }
+
     def join_aliases(self, other):
         """Aliases after two paths meet: those of either (a rebinding on one path does not
         end the alias on the other). An alias of one path only is checked when the code
@@ -2176,6 +2192,12 @@ class Generator:
             header = "while True"
             outer_saves = self.saves[mark:]
         body_fwd.append(f"{counter} += 1")
+        # the body runs again after itself: a name it binds is not surely the same object
+        # as another name at its start (`s3 = s2` before the loop, `s3 = ...` in it)
+        rebound = {n for st in walk_block(s.body) for n in stmt_targets(st)}
+        if isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+            rebound.add(s.target.id)
+        self.forget_same(rebound)
         before = self.alias_state()
         inner, rb = self.block(s.body, depth + 1)
         self.join_aliases(before)  # the loop may run no time

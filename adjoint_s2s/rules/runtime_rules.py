@@ -335,7 +335,6 @@ nondifferentiable_builtin(
 primitive(rt.real, "v", "1", **_R)
 primitive(rt.scalar, "v", "1", **_R)
 primitive(rt.seed, "v", adjoints={"v": "g"}, kind="other")
-primitive(rt.seed_result, "v, result", adjoints={"v": "g"}, kind="other")
 primitive(rt.re, "v", adjoints={"v": "_rt.real(g)"}, kind="real")
 primitive(rt.im, "v", adjoints={"v": "_rt.im_seed(g)"}, kind="real")
 primitive(rt.im_seed, "v", adjoints={"v": "_rt.im(g)"}, kind="complex")
@@ -612,6 +611,45 @@ def take_field_grad_pair(obj, name):
 special(rt.setattr_grad)(take_field_grad_pair)
 
 
+@special(rt._seed_fields)
+def seed_fields_pair(obj, g):
+    # a structural tangent put into the store field by field: an add_field_grad of each
+    # field (a cell per field), whose pullback gathers the cotangents the takes of those
+    # fields handed back into a cotangent of g (a constructor's pullback or a pullback's
+    # seed, differentiated again, after with_fields made the tangent from the store)
+    u = unthunk(g)
+    if u is None or isinstance(u, AbstractZero):
+        names = []
+    elif isinstance(u, (Tangent, dict)):
+        names = list(u._fields if isinstance(u, Tangent) else u)
+    else:
+        names = list(vars(obj))
+    cells = {name: _open_cell(obj, name) for name in names
+             if rt.field(u, name) is not None and not isinstance(rt.field(u, name), AbstractZero)}
+    rt._seed_fields(obj, g)
+
+    def seed_fields_pullback(_):
+        back = {name: cell[0] for name, cell in cells.items() if cell[0] is not None}
+        if not back:
+            return (None, None, None)
+        if isinstance(u, dict):
+            return (None, None, back)
+        return (None, None, Tangent(u.primal_type if isinstance(u, Tangent) else type(obj), **back))
+
+    return None, seed_fields_pullback
+
+
+@special(rt.seed_result)
+def seed_result_pair(v, result):
+    # a mutable object's tangent goes into the field store (seed_fields' rule), anything
+    # else passes through as by seed
+    x = rt.seed(v)
+    if x is not None and rt.is_mutable_object(result) and not isinstance(x, (list, tuple)):
+        _, seed_back = seed_fields_pair(result, x)
+        return None, lambda g: (None, seed_back(None)[2], None)
+    return x, lambda g: (None, g, None)
+
+
 @special(rt.with_fields)
 def with_fields_pair(v, obj):
     # with_fields takes every field gradient of obj from the store (the reads of obj.a
@@ -649,7 +687,6 @@ nondifferentiable_builtin(
     rt.changes_in_place,
     rt.new_instance,
     rt.take_fields,
-    rt._seed_fields,
     rt._primitive_pair,
     rt._user_rule_pair,
     rt._constructor_pair,
