@@ -45,7 +45,9 @@ def pullback(f, /, *args, **kwargs):
     y, pb = _rt.call(f, *args, **kwargs)
 
     def pullback_back(dy):
-        return _project_args(pb(dy), args)  # the function's own tangent is never forced
+        grads = _project_args(pb(dy), args)  # the function's own tangent is never forced
+        _rt.drop_callee_fields(f)
+        return grads
 
     return y, pullback_back
 
@@ -68,7 +70,9 @@ def gradient(f, /, *args, **kwargs):
                 return pb(1.0)[1:]  # generated code, float arguments: float gradients
             if type(y) is not float:
                 _check_scalar(y, f)
-            return _project_args(pb(1.0), args)
+            grads = _project_args(pb(1.0), args)
+            _rt.drop_callee_fields(f)
+            return grads
     return _gradient(f, *args, **kwargs)
 
 
@@ -77,7 +81,9 @@ def _gradient(f, /, *args, **kwargs):
     y, pb = _rt.call(f, *args, **kwargs)
     if type(y) is not float:
         _check_scalar(y, f)
-    return _project_args(pb(1.0), args)
+    grads = _project_args(pb(1.0), args)
+    _rt.drop_callee_fields(f)  # gradient gives no tangent for f itself
+    return grads
 
 
 

@@ -1923,6 +1923,17 @@ def forget_fields(obj):
     take_fields(obj)
 
 
+def drop_callee_fields(f):
+    """After gradient or pullback's back: the field gradients the pullback left in the store
+    for the function object itself (a mutable callable object, or the object of a bound
+    method). Those entry points give back no tangent for the function, so they go
+    nowhere; left in the store, an outer pullback that reverses the object's
+    construction would take them again (a gradient counted twice)."""
+    obj = getattr(f, "__self__", f)
+    if is_mutable_object(obj):
+        forget_fields(obj)
+
+
 def with_fields(g, obj):
     """The structural tangent g of obj, plus obj's field gradients from the store."""
     fields = take_fields(obj)

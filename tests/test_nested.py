@@ -309,9 +309,7 @@ class _Plain:
     (make, method, order)
     for make, method in ((_Held, True), (_Frozen, True), (_Frozen, False))
     for order in (1, 2)
-] + [(_Plain, True, 1), pytest.param(_Plain, False, 1, marks=pytest.mark.xfail(
-    strict=True, reason="open: a mutable callable object given to gradient inside a gradient "
-    "gets its field gradient counted twice (the field store path; wrong on main 0116e85 too)"))])
+] + [(_Plain, True, 1), (_Plain, False, 1)])
 def test_gradient_of_a_bound_method_or_callable_object_inside_a_gradient(make, method, order):
     # the pair of a bound method (a callable object) holds its receiver: the tangent of
     # that pair is the receiver's, not filtered by the method's free variables (it was

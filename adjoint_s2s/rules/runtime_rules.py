@@ -667,6 +667,14 @@ def with_fields_pair(v, obj):
     return rt.with_fields(v, obj), with_fields_pullback
 
 
+@special(rt.drop_callee_fields)
+def drop_callee_fields_pair(f):
+    obj = getattr(f, "__self__", f)
+    if rt.is_mutable_object(obj):
+        forget_fields_pair(obj)
+    return None, lambda _: (None, None)
+
+
 @special(rt.forget_fields)
 def forget_fields_pair(obj):
     # the fields' gradients end here: claim the puts' cells, and nothing flows into them
