@@ -8,6 +8,8 @@ These functions are themselves written in the subset the transformer supports, s
 call to ``gradient`` inside differentiated code is differentiated too (nested AD).
 """
 
+import types
+
 import numpy as np
 
 from . import emit
@@ -24,7 +26,11 @@ def _pullback(f, /, *args, **kwargs):
 
     def back(dy):
         grads = pb(dy)
-        return (unthunk(grads[0]),) + _project_args(grads, args)
+        df = unthunk(grads[0])
+        if not isinstance(f, types.MethodType) and _rt.is_mutable_object(f):
+            # a callable object: the gradients of its fields
+            df = _merge_object_fields(df, f)
+        return (df,) + _project_args(grads, args)
 
     return y, back
 

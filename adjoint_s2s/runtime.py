@@ -548,6 +548,33 @@ def with_defaults(df, names, grads):
     return t if df is None or isinstance(df, AbstractZero) else add(df, t)
 
 
+def fold_self(g, names):
+    """The tangent of a recursive closure that captures itself, or other local functions
+    that call it back, under `names`: each call's pullback nests the tangent of the
+    function it called in that field. Their fields name the same enclosing variables, so
+    all the nested tangents add up into one."""
+    out = None
+    todo = [g]
+    while todo:
+        g = todo.pop()
+        if g is None or isinstance(g, AbstractZero):
+            continue
+        for n in names:
+            todo.append(field(g, n))
+        out = add(out, without_fields(g, names))
+    return out
+
+
+def fold_self_adjoint(gg, g, names):
+    """The adjoint of fold_self (linear in g): every nested tangent gets gg's fields."""
+    if not isinstance(g, Tangent) or gg is None or isinstance(gg, AbstractZero):
+        return None
+    fields = {}
+    for k, v in g._fields.items():
+        fields[k] = fold_self_adjoint(gg, v, names) if k in names else field(gg, k)
+    return Tangent(g.primal_type, **fields)
+
+
 def without_fields(g, names):
     """A function tangent without the given fields (None if nothing is left)."""
     if not isinstance(g, Tangent):
@@ -1041,29 +1068,63 @@ def keeping(keep, f, args, run, kwargs):
     an i in keep (call_keeping, and its rule for differentiating generated code again)."""
     global _KEEP_DEPTH
     mark = len(_REPLACED)
+    rmark = len(_REBOUND)
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
-        if len(_REPLACED) > mark:
+        if len(_REPLACED) > mark or len(_REBOUND) > rmark:
             for k in keep:  # a position, or (position, the other name it is read by)
                 i, via = (k, None) if type(k) is int else k
                 a = args[i]
                 if any(r is a for r in _REPLACED[mark:]):
-                    raise _written_argument(f, i, via)
+                    raise _written_argument(f, i, via or None)
+                final = a
+                for old, new in _REBOUND[rmark:]:
+                    if old is final:
+                        final = new
+                if final is not a:
+                    if via is not None:  # read through another name (or False: a method)
+                        raise _written_argument(f, i, via or None)
+                    _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
         return out
     finally:
         _KEEP_DEPTH -= 1
         if not _KEEP_DEPTH:
             _REPLACED.clear()
+            _REBOUND.clear()
+
+
+_REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
+_KEPT = {}  # id(argument) -> (argument, the value the callee left in it), for kept()
 
 
 def rebinding(old, new):
     """Generated before `a = new` for `a op= v` on a parameter: Python changes an array,
-    list or dict in place there, so a caller reading its own variable again would see
-    the change; differentiated code rebinds. Logged like a copy on write (see setitem),
-    so call_keeping raises instead of the caller keeping the old values."""
+    list or dict in place there, and a caller reading its own variable again sees the
+    change; differentiated code rebinds. Logged, so that call_keeping hands the new
+    value to the caller (kept), as Python shows it."""
     if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
-        _REPLACED.append(old)
+        _REBOUND.append((old, new))
+
+
+def kept(a):
+    """The value a callee left in the argument a (`a op= v` inside it: see rebinding),
+    or a itself: the caller rebinds its variable to it, as Python would show it."""
+    entry = _KEPT.pop(id(a), None)
+    return entry[1] if entry is not None and entry[0] is a else a
+
+
+def hand_over(obj, g):
+    """put_items for any value: the caller's gradient of obj after a call, for a callee
+    that rebound its argument (see kept) to take (take_items); None if stored."""
+    if g is None or isinstance(g, AbstractZero):
+        return g
+    entry = _ITEMS.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        entry[1] = add(entry[1], g)
+    else:
+        _ITEMS[id(obj)] = [obj, g]
+    return None
 
 
 def check_shared(value, other, name, other_name, op, line):
@@ -1412,7 +1473,9 @@ def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
-        y, pb = call_keeping(tuple(k + 1 if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
+        # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
+        # the caller (kept): refused, as a write into it
+        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)
 
@@ -1752,6 +1815,17 @@ def take_field_grad(obj, name):
     return entry[1].pop(name, None)
 
 
+def changes_in_place(v):
+    """Does `v op= w` change v in place in Python (a list, an array, a dict)?"""
+    return isinstance(v, (list, np.ndarray, dict))
+
+
+def field_grad_if(moved, obj, name):
+    """take_field_grad(obj, name) if `moved` (the field still holds what a name for it
+    changed in place: `t = obj.items; t += vs`), else nothing."""
+    return take_field_grad(obj, name) if moved else None
+
+
 def take_fields(obj):
     """Every field gradient of obj, removed from the store (as a dict, or None)."""
     entry = _FIELDS.get(id(obj))
@@ -2036,9 +2110,11 @@ def resolve(f, nargs):
             y, pb = call(call_, f, *args, **kwargs)
 
             def callable_object_pullback(g):
+                # the object's tangent is the function's; the gradients of its fields stay
+                # in the store, as for a method (call_method): a write of a field before
+                # the call (m.w = v) takes them from there
                 grads = pb(g)
-                d_self = with_fields(grads[1], f) if is_mutable_object(f) else grads[1]
-                return (d_self,) + tuple(grads[2:])  # the object's tangent is the function's
+                return tuple(grads[1:])
 
             return y, callable_object_pullback
 
@@ -2241,7 +2317,13 @@ def _constructor_pair(cls):
             n = len(args)
 
             def constructor_pullback(g):
-                vals = _fields_of(with_fields(g, obj), names)
+                # field by field from the store (take_field_grad: differentiated again,
+                # unlike a bulk take of every field, so second order sees the reads)
+                g = unthunk(g)
+                vals = []
+                for name in names:
+                    vals.append(add(field(g, name), take_field_grad(obj, name)))
+                forget_fields(obj)
                 pos = tuple(vals[:n])
                 if kwargs:
                     return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
@@ -2317,33 +2399,51 @@ def _init_constructor_pair(cls, init):
     return init_constructor_pair
 
 
+def field_names(obj):
+    """The names of obj's instance attributes (no gradient flows through them)."""
+    return tuple(vars(obj))
+
+
+def set_field(obj, name, value):
+    """object.__setattr__ (frozen dataclasses too), with a rule: `obj.name = value`."""
+    object.__setattr__(obj, name, value)
+
+
 def _dataclass_post_init_pair(cls):
     """A dataclass with __post_init__: fields are set plainly, __post_init__ through AD."""
     import dataclasses
 
     names = [f.name for f in dataclasses.fields(cls) if f.init]
+    specs = [(f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init]
     post = cls.__post_init__
 
     def post_init_constructor_pair(*args, **kwargs):
         obj = new_instance(cls)
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        for f in dataclasses.fields(cls):
-            if f.init:
-                if f.name in bound:
-                    value = bound[f.name]
-                elif f.default is not dataclasses.MISSING:
-                    value = f.default
-                else:
-                    value = f.default_factory()
-                object.__setattr__(obj, f.name, value)
+        bound = {}  # (a plain loop: this pair is differentiated again for second order)
+        for i in range(len(args)):
+            bound[names[i]] = args[i]
+        for k in kwargs:
+            bound[k] = kwargs[k]
+        for name, default, factory in specs:
+            if name in bound:
+                value = bound[name]
+            elif default is not dataclasses.MISSING:
+                value = default
+            else:
+                value = factory()
+            set_field(obj, name, value)
         _none, post_pb = call(post, obj)
         n = len(args)
 
         def post_init_constructor_pullback(g):
-            _seed_fields(obj, g)
+            g = unthunk(g)
+            for k in field_names(obj):  # g into the store, field by field (add_field_grad:
+                add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
             post_pb(None)
-            fields = take_fields(obj) or {}
+            fields = {}
+            for name in names:  # one by one: take_field_grad is differentiated again
+                fields[name] = take_field_grad(obj, name)
+            forget_fields(obj)
             pos = tuple(fields.get(name) for name in names[:n])
             if kwargs:
                 return (None,) + pos + ({k: fields.get(k) for k in kwargs},)

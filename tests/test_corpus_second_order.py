@@ -12,10 +12,6 @@ from .test_corpus import ROWS
 
 # Known gaps: see docs/index.md, "Known limitations".
 _WRONG = {
-    "closure_appends_to_outer": "a list mutated by a nested function's pullback loses part "
-    "of its second-order flow (9.2 instead of 10.8)",
-    "helper_appends_to_list_argument": "a list appended to by a called function loses part "
-    "of its second-order flow (0.098 instead of 0.73); found by the stress run",
 }
 
 

@@ -352,6 +352,7 @@ class Generator:
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
         self.appended = set()  # names of lists this function appends to (in place)
         self.local_fns = {}  # local def/lambda name -> the names it captures
+        self.fn_names = {}  # local def/lambda name -> the names bound to it (f = fn)
         # the tape and its cursor: fresh names (generated code differentiated again
         # captures the first-order _tape and must not shadow it)
         self.tape = self.namer.fresh("_tape")
@@ -660,6 +661,8 @@ class Generator:
             return True
         if not _hashable(obj):
             return True
+        if obj in _runtime_dispatch():  # generated code differentiated again: any callee
+            return True
         if obj in R.SPECIAL or obj in R.NONDIFF or obj in R.PRIMITIVES:
             return False
         return isinstance(obj, types.FunctionType) or R.lookup_user(obj) is not None
@@ -750,15 +753,23 @@ class Generator:
         through = self._written_through(s)
         # the names for the object before the statement (`a += v` rebinds a in the code)
         group = set(self.same.get(through[0], ())) if through else set()
-        field = self.field_of.get(through[0]) if through and through[1] else None
+        field = self.field_of.get(through[0]) if through else None
+        live = self.live_after.get(id(s), frozenset())
+        flag = None
+        if through and not through[1] and (field or any(z in live for z in group if z != through[0])):
+            # `a += v` of unknown kind: in place for a list, an array (Python), a dict;
+            # a number or a tuple rebinds. Decided on the value before the change.
+            self.helpers.add("_rt")
+            flag = self.fresh_local(f"{through[0]}_in_place", fwd, depth)
+            fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         r = self._stmt(s, fwd, depth)
         if group:
-            r = self.follow_aliases(through[0], group, through[1], r, fwd, depth)
+            r = self.follow_aliases(through[0], group, flag, r, fwd, depth)
         if field is not None and through[0] in self.active:
-            r = self.write_back_field(through[0], field, r, fwd, depth)
+            r = self.write_back_field(through[0], field, r, fwd, depth, flag)
         return r
 
-    def write_back_field(self, name, field, rev, fwd, depth):
+    def write_back_field(self, name, field, rev, fwd, depth, flag=None):
         """`items = obj.items` then a change of items in place (`items.append(v)`): the
         object still holds it, so its gradient after the change is the field's. Writing
         it back (`obj.items = items`: a no-op for a change in place, the new list for copy
@@ -767,6 +778,17 @@ class Generator:
         obj, attr = field
         if obj not in self.active:
             return rev
+        if flag is not None:  # only if the change was in place (see stmt)
+            self.helpers.add("_rt")
+            fwd.append(f"if {flag}: {obj}.{attr} = {name}")
+            self.field_of[name] = field
+
+            def maybe(st):
+                st.acc(name, f"_rt.field_grad_if({flag}, {obj}, {attr!r})", False)
+                if rev is not None:
+                    rev(st)
+
+            return maybe
         tgt = gast.Attribute(
             value=gast.Name(id=obj, ctx=gast.Load(), annotation=None, type_comment=None),
             attr=attr, ctx=gast.Store(),
@@ -781,6 +803,20 @@ class Generator:
                 rev(st)
 
         return recipe
+
+    def _set_names(self):
+        """Names bound to a set somewhere here (a display, set(), frozenset())."""
+        names = getattr(self, "_sets", None)
+        if names is None:
+            names = self._sets = {
+                s.targets[0].id for s in walk_block(self.fn.body)
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
+                    isinstance(s.value, (gast.Set, gast.SetComp))
+                    or isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
+                    and self.resolve(s.value.func) in (set, frozenset)
+                )
+            }
+        return names
 
     def _written_through(self, s):
         """(name, surely) when statement s changes the object `name` holds in place, as
@@ -817,13 +853,13 @@ class Generator:
                 return names[0], True
         return None
 
-    def follow_aliases(self, name, group, surely, rev, fwd, depth):
+    def follow_aliases(self, name, group, flag, rev, fwd, depth):
         """After an in-place change of the object `name` holds, the other names surely
         bound to it (`b = a`) that are read again name it again: `a = b` (a no-op for
         an object changed in place; for copy on write, the new value). Their gradient
         then joins name's before the change is reversed, and goes back to them where
         the alias was made. When the change may rebind instead (`b += v` of unknown
-        kind), a flag says whether the two are still one object."""
+        kind), the flag computed before it says whether it was in place."""
         others = sorted(
             z for z in group
             if z != name and z in self.live and self.kinds.get(z, OTHER) not in SCALAR
@@ -834,12 +870,13 @@ class Generator:
         ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
         for z in others:
             self.active.add(z)
-            if surely:
+            if flag is None:
                 recipes.append(self.assign(z, ref, fwd, depth))
                 continue
-            flag = self.fresh_local(f"{z}_is_{name}", fwd, depth)
-            fwd.append(f"{flag} = {name} is {z}")
-            recipes.append(self._rev_move_grad(flag, name, z))
+            mark = len(self.saves)
+            self.save(z, fwd, depth)
+            fwd.append(f"{z} = {name} if {flag} else {z}")
+            recipes.append(self._rev_move_grad(flag, name, z, self.saves[mark:]))
 
         def recipe(st):
             for r in reversed(recipes):
@@ -849,15 +886,19 @@ class Generator:
 
         return recipe
 
-    def _rev_move_grad(self, flag, name, z):
+    def _rev_move_grad(self, flag, name, z, saves):
+        """Reverse of `z = name if flag else z`: z's gradient joins name's if it moved
+        (no consume: when it did not, z keeps it)."""
+
         def rev(st):
-            if st.get(z) is None:
-                return
-            self.helpers.add("_rt")
-            b, bz = st.adj(name), st.adj(z)
-            prev = b if st.get(name) is not None else "None"
-            st.line(f"{b}, {bz} = _rt.move_grad({flag}, {prev}, {bz})")
-            st.status[name] = st.status[z] = MAYBE
+            if st.get(z) is not None:
+                self.helpers.add("_rt")
+                b, bz = st.adj(name), st.adj(z)
+                prev = b if st.get(name) is not None else "None"
+                st.line(f"{b}, {bz} = _rt.move_grad({flag}, {prev}, {bz})")
+                st.status[name] = st.status[z] = MAYBE
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
 
         return rev
 
@@ -867,6 +908,36 @@ class Generator:
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
         self.check_operands(s)
+        if getattr(s, "src_line", None) is not None:
+            self.last_line = s.src_line  # for statements the normaliser made (no line)
+        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            fn = self.resolve(value.func)
+            if fn is builtins.eval or fn is builtins.exec:
+                self.refuse(
+                    f"{fn.__name__}() of a string",
+                    "the code in the string cannot be transformed, and it may read "
+                    "differentiated variables. Write the expression as code",
+                )
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
+            self.resolve(value.func) in (set, frozenset)
+        ) and self.value_active(value):
+            value = gast.Set(elts=list(value.args))
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute)
+            and value.func.attr in ("add", "update", "union")
+            and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in self._set_names()
+            and any(self.value_active(a) for a in value.args)
+        ):  # {f(v) for v in ...} normalised, or s = set(); s.add(v)
+            value = gast.Set(elts=list(value.args))
+        if isinstance(value, gast.Set) and self.value_active(value):
+            self.refuse(
+                "a set of differentiated values",
+                "a set has no order and merges equal values, so its items have no "
+                "gradient to give back. Use a list or a tuple",
+            )
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -947,6 +1018,9 @@ class Generator:
             ):
                 rev = self.rev_forget_fields(x)
         elif isinstance(e, gast.Name):
+            if e.id in self.local_fns:  # f = (a local function): f names it too
+                self.local_fns[x] = self.local_fns[e.id]
+                self.fn_names.setdefault(e.id, {e.id}).add(x)
             if (
                 getattr(self.cur_stmt, "augmented", False)
                 and x in self.info.params
@@ -954,8 +1028,11 @@ class Generator:
             ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
                 self.helpers.add("_rt")
                 fwd.append(f"_rt.rebinding({x}, {e.id})")
-            fwd.append(f"{x} = {e.id}")
-            rev = self.rev_copy(x, e.id)
+                fwd.append(f"{x} = {e.id}")
+                rev = self.rev_taken_copy(x, e.id)
+            else:
+                fwd.append(f"{x} = {e.id}")
+                rev = self.rev_copy(x, e.id)
         elif isinstance(e, gast.BinOp):
             rev = self.binop(x, e, fwd)
         elif isinstance(e, gast.UnaryOp):
@@ -1010,6 +1087,17 @@ class Generator:
                 st.out.append(Restore(sv))
 
         return recipe
+
+    def rev_taken_copy(self, x, a):
+        """Reverse of `x = a` for `x op= v` on an argument: a caller that reads its own
+        variable again took the new value (runtime.kept) and hands its gradient over."""
+        copy = self.rev_copy(x, a)
+
+        def rev(st):
+            st.acc(x, f"_rt.take_items({x})", False)
+            copy(st)
+
+        return rev
 
     def rev_copy(self, x, a):
         def rev(st):
@@ -1241,7 +1329,39 @@ class Generator:
             fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
         else:
             fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
-        return self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+        rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+        return self.take_kept(keep, e, rev, fwd)
+
+    def take_kept(self, keep, e, rev, fwd):
+        """After call_keeping: an argument the callee changed with `a op= v` (in place in
+        Python) names the new value here too (`a = _rt.kept(a)`); its gradient goes over
+        to the callee's pullback (hand_over) and what is not taken comes back."""
+        names = []
+        for k in keep:
+            if type(k) is int and isinstance(e.args[k], gast.Name):
+                a = e.args[k].id
+                if (
+                    a in self.active and a in self.locals and a not in self.info.freevars
+                    and a not in names and self.kinds.get(a, OTHER) in (ARRAY, OTHER)
+                ):
+                    names.append(a)
+        if not names:
+            return rev
+        for a in names:  # saved here, restored by the statement's recipe (with_restore)
+            self.save(a, fwd, self.depth)
+            fwd.append(f"{a} = _rt.kept({a})")
+
+        def recipe(st):
+            for a in names:
+                if st.get(a) is not None:
+                    b = st.adj(a)
+                    st.line(f"{b} = _rt.hand_over({a}, {b})")
+                    st.status[a] = MAYBE
+            rev(st)
+            for a in names:
+                st.acc(a, f"_rt.take_items({a})", False)
+
+        return recipe
 
     def _kept_arguments(self, x, e):
         """Positions of the container arguments of a call that the caller reads again
@@ -1249,6 +1369,9 @@ class Generator:
         runtime.call_keeping)."""
         if _has_starred(e) or not self._may_mutate(e):
             return ()
+        fn = self.resolve(e.func)
+        if fn is not None and _hashable(fn) and fn in _runtime_dispatch():
+            return ()  # generated code differentiated again: its own calls keep already
         keep = []
         for i, a in enumerate(e.args):
             if isinstance(a, gast.Name) and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
@@ -1353,6 +1476,10 @@ class Generator:
                     and self.kinds.get(a.id, OTHER) == OTHER
                 ]
                 fname = args[0].id if args and isinstance(args[0], gast.Name) else None
+                if fname is None and len(args) > 1 and isinstance(args[1], gast.Name):
+                    fn = self.resolve(call.func)  # _rt.call(record, ...) differentiated again
+                    if fn is not None and _hashable(fn) and fn in _runtime_dispatch():
+                        fname = args[1].id
                 movable += sorted(
                     n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable
                 )
@@ -1691,8 +1818,10 @@ class Generator:
 
     def refuse(self, construct, hint):
         """UnsupportedSyntaxError for the statement being generated, at the user's line."""
+        line = getattr(self.cur_stmt, "src_line", None)
         raise UnsupportedSyntaxError(
-            construct, self.info.filename, getattr(self.cur_stmt, "src_line", None), hint=hint
+            construct, self.info.filename, line if line is not None else getattr(self, "last_line", None),
+            hint=hint,
         )
 
     def note_alias(self, x, e):
@@ -1934,7 +2063,23 @@ class Generator:
                 return
             g = st.adj(x)
             self.helpers.add("_rt")
+            # recursion: the tangents of the calls made inside (this function, or local
+            # functions that call it back) nest in fields named after them: fold them in
+            group, todo = set(), [x]
+            while todo:
+                for n in self.local_fns.get(todo.pop(), ()):
+                    if n in self.local_fns and n not in group:
+                        group.add(n)
+                        todo.append(n)
+            fns = tuple(sorted(group))
+            if group & self.fn_names.get(x, {x}):
+                st.line(f"{g} = _rt.fold_self({g}, {fns!r})")
+                st.status[x] = MAYBE
+            else:
+                fns = ()
             for n in captured:
+                if n in fns:
+                    continue
                 st.acc(n, f"_rt.field({g}, {n!r})", False)
             for p, v in defaults:
                 st.acc(v, f"_rt.field({g}, {p!r})", False)
@@ -2559,6 +2704,15 @@ def _has_starred(e):
 def _lens(call):
     parts = [f"len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
     return "(" + ", ".join(parts) + ",)" if parts else "()"
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_dispatch():
+    """The run-time entry points through which generated code calls any function."""
+    from .. import runtime
+
+    return frozenset({runtime.call, runtime.call_keeping, runtime.call_method,
+                      runtime.call_method_keeping})
 
 
 def _runtime_append():

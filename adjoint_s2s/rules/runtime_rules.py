@@ -372,6 +372,37 @@ def unpop_pair(b_lst, where, b_v):
     return rt.unpop(b_lst, where, b_v), unpop_pullback
 
 
+@special(rt.field_grad_if)
+def field_grad_if_pair(moved, obj, name):
+    if not moved:
+        return None, lambda gg: (None, None, None, None)
+    y, pb = take_field_grad_pair(obj, name)
+
+    def field_grad_if_pullback(gg):
+        pb(gg)
+        return (None, None, None, None)
+
+    return y, field_grad_if_pullback
+
+
+@special(rt.set_field)
+def set_field_pair(obj, name, value):
+    rt.set_field(obj, name, value)
+
+    def set_field_pullback(_):  # as `obj.name = value`: the field's gradient so far
+        return (None, None, None, rt.take_field_grad(obj, name))
+
+    return None, set_field_pullback
+
+
+@special(rt.fold_self)
+def fold_self_pair(g, names):
+    def fold_self_pullback(gg):
+        return (None, rt.fold_self_adjoint(gg, g, names), None)
+
+    return rt.fold_self(g, names), fold_self_pullback
+
+
 @special(rt.move_grad)
 def move_grad_pair(moved, a, b):
     def move_grad_pullback(g):  # linear in (a, b): the transpose of the move
@@ -454,6 +485,29 @@ def put_items_pair(obj, v):
     return kept, put_items_pullback
 
 
+@special(rt.hand_over)
+def hand_over_pair(obj, v):
+    kept = rt.hand_over(obj, v)
+    cell = _open_cell(obj, None) if kept is None and v is not None else None
+
+    def hand_over_pullback(g):
+        return (None, None, g if cell is None else cell[0])
+
+    return kept, hand_over_pullback
+
+
+@special(rt.kept)
+def kept_pair(a):
+    v = rt.kept(a)
+    if v is not a:
+        raise rt.MutationError(
+            "a function that changes an array argument in place (`a op= v`) whose caller "
+            "reads it again is differentiated once, not twice: return the array from "
+            "the function and rebind it in the caller (`x = f(x, ...)`)"
+        )
+    return v, lambda g: (None, g)
+
+
 @special(rt.take_items)
 def take_items_pair(obj):
     cells = _claim_cells(obj, None)
@@ -523,6 +577,8 @@ def forget_fields_pair(obj):
 nondifferentiable_builtin(
     rt.check_shared,
     rt.rebinding,
+    rt.field_names,
+    rt.changes_in_place,
     rt.new_instance,
     rt.take_fields,
     rt._seed_fields,

@@ -1,0 +1,95 @@
+"""Second order through objects: dataclasses (with and without __post_init__), a field
+written then read by a method, keywords to a constructor; Hessians and gradients of
+gradients against finite differences of the gradient.
+
+A dataclass's constructor pair takes the gradients of the fields out of the identity
+store one by one (take_field_grad, which has a rule), so differentiating it again sees
+the reads of the fields that the methods made.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import isapprox, numerical_gradient
+
+
+@dataclass
+class Pt:
+    x: float
+    y: float
+
+    def norm2(self):
+        return self.x ** 2 + self.x * self.y + self.y ** 3
+
+
+@dataclass
+class PostPt:
+    x: float
+    y: float
+
+    def __post_init__(self):
+        self.z = self.x * self.y
+
+    def norm2(self):
+        return self.x ** 2 + self.z * self.y + self.y ** 3
+
+
+@dataclass(frozen=True)
+class FrozenPt:
+    x: float
+    y: float = 2.0
+
+    def dot(self):
+        return self.x * self.y * self.x
+
+
+def dataclass_method(a, b):
+    return Pt(a, b).norm2()
+
+
+def dataclass_fields(a, b):
+    p = Pt(a, b)
+    return p.x ** 2 + p.x * p.y + p.y ** 3
+
+
+def dataclass_post_init(a, b):
+    return PostPt(a, b).norm2()
+
+
+def dataclass_field_written(a, b):
+    p = Pt(a, b)
+    p.x = p.x * b
+    return p.norm2()
+
+
+def dataclass_keywords(a, b):
+    p = Pt(x=a, y=b)
+    return p.norm2() * a
+
+
+def frozen_with_default(a, b):
+    return FrozenPt(a).dot() * b + FrozenPt(a, b).dot()
+
+
+@pytest.mark.parametrize("fn", [
+    dataclass_method,
+    dataclass_fields,
+    dataclass_post_init,
+    dataclass_field_written,
+    dataclass_keywords,
+    frozen_with_default,
+], ids=lambda v: getattr(v, "__name__", None))
+def test_hessian_through_a_dataclass(fn):
+    p = np.array([0.3, 0.8])
+
+    def f(q):
+        return fn(q[0], q[1])
+
+    got = ad.hessian(f, p)
+    want = np.array([
+        numerical_gradient(lambda q, i=i: ad.gradient(f, q)[0][i], p)[0] for i in range(len(p))
+    ])
+    assert isapprox(got, want, rtol=1e-6, atol=1e-7), (got, want)
+    assert isapprox(ad.gradient(f, p)[0], numerical_gradient(f, p)[0], rtol=1e-6, atol=1e-8)
