@@ -402,14 +402,9 @@ def seq_adjoint(v, g):
     if g is None or isinstance(g, AbstractZero):
         return None
     if isinstance(v, dict):
-        # iterating over a dict hands out its keys, and a key has no gradient to give the
-        # dict (whose tangent holds its values'): refuse one, never drop it
-        if any(_nonzero_grad(gi) for gi in g):
-            raise NotDifferentiableError(
-                "a gradient with respect to a dict's keys (a key computed from the inputs "
-                "and then iterated over): keys carry no gradient. Keep the values in the "
-                "dict and iterate over d.values() or d.items()"
-            )
+        # iterating over a dict hands out its keys: its structure, constants (a key made
+        # from the inputs is refused where it is inserted, see dict_key), with no
+        # gradient to give the dict (whose tangent holds its values')
         return None
     if isinstance(v, tuple):
         return tuple(g)
@@ -424,6 +419,55 @@ def np_pad_transpose(v, pad_width, mode="constant"):
     if mode in ("edge", "reflect", "symmetric", "wrap"):
         return np.pad(v, pad_width, mode)
     return np.pad(v, pad_width)
+
+
+_LABEL_KEYS = (str, bytes, bool, type(None), int, np.integer)
+
+
+def _is_label(key):
+    """A dict key that is a label, not a point of a tangent space: a str, bool, None or
+    an integer (an index: `{i: t for i, t in enumerate(v)}`; the one gradient it could
+    have, that of an integer argument used as a key, is not carried), or a tuple of them."""
+    if isinstance(key, tuple):
+        return all(_is_label(k) for k in key)
+    return isinstance(key, _LABEL_KEYS)
+
+
+def dict_key(obj, key, line):
+    """Generated before `{key: v}`, `obj[key] = v` or obj.setdefault(key, v) where key may
+    depend on the differentiated inputs (obj None for a display). A dict's keys are its
+    structure (its tangent is keyed by them): a key made from the inputs would be handed
+    back by iterating the dict without its gradient. Refused, unless obj is no dict (a
+    list's index) or the key is a label (see _is_label)."""
+    if obj is not None and not isinstance(obj, dict):
+        return
+    if _is_label(key):
+        return
+    site = user_call_site()
+    raise NotDifferentiableError(
+        f"a dict key computed from the differentiated inputs ({type(key).__name__} "
+        f"{key!r}), in differentiated code at {site[1] if site else '?'}, line {line}: a dict's keys "
+        f"are its structure and carry no gradient, so iterating the dict (for k in d, "
+        f"d.keys(), d.items(), sorted(d), max(d)...) would hand the key back without it. "
+        f"Use a list of (key, value) pairs, or keys that do not depend on the inputs "
+        f"(names or integer labels)"
+    )
+
+
+def check_pair_keys(pairs):
+    """dict(pairs) is differentiated with label keys only (see dict_key): whether a
+    float there depends on the differentiated inputs is not known at run time."""
+    for pair in pairs:
+        if len(pair) == 2 and not _is_label(pair[0]):
+            site = user_call_site()
+            where = f" in {site[0]} ({site[1]}, line {site[2]})" if site else ""
+            raise NotDifferentiableError(
+                f"dict(pairs) with a key that is not a label ({type(pair[0]).__name__} "
+                f"{pair[0]!r}){where}: a dict's keys carry no gradient, and whether this one "
+                f"depends on the differentiated inputs is not known here. Build the dict with "
+                f"a display or `d[k] = v` in a loop (keys computed from the inputs are "
+                f"refused there, constant ones work), or keep a list of (key, value) pairs"
+            )
 
 
 def _nonzero_grad(g):
