@@ -2453,6 +2453,17 @@ def set_field(obj, name, value):
     object.__setattr__(obj, name, value)
 
 
+def instance_with_fields(cls, names, values):
+    """A new instance of cls with its fields set (frozen dataclasses too): the start of
+    a dataclass constructor whose __post_init__ is differentiated. Its rule gives each
+    value the gradient of its field, from the object's structural tangent (a frozen
+    object's reads) and from the store (a mutable one's)."""
+    obj = new_instance(cls)
+    for name, value in zip(names, values):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
 def _dataclass_post_init_pair(cls):
     """A dataclass with __post_init__: fields are set plainly, __post_init__ through AD."""
     import dataclasses
@@ -2462,12 +2473,12 @@ def _dataclass_post_init_pair(cls):
     post = cls.__post_init__
 
     def post_init_constructor_pair(*args, **kwargs):
-        obj = new_instance(cls)
         bound = {}  # (a plain loop: this pair is differentiated again for second order)
         for i in range(len(args)):
             bound[names[i]] = args[i]
         for k in kwargs:
             bound[k] = kwargs[k]
+        values = []
         for name, default, factory in specs:
             if name in bound:
                 value = bound[name]
@@ -2475,7 +2486,8 @@ def _dataclass_post_init_pair(cls):
                 value = default
             else:
                 value = factory()
-            set_field(obj, name, value)
+            values.append(value)
+        obj = instance_with_fields(cls, names, values)
         _none, post_pb = call(post, obj)
         n = len(args)
 
@@ -2483,10 +2495,12 @@ def _dataclass_post_init_pair(cls):
             g = unthunk(g)
             for k in field_names(obj):  # g into the store, field by field (add_field_grad:
                 add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
-            post_pb(None)
+            # a frozen object's reads in __post_init__ give `self` a structural tangent
+            # (a mutable one's go to the store)
+            b_self = part(post_pb(None), 1)
             fields = {}
             for name in names:  # one by one: take_field_grad is differentiated again
-                fields[name] = take_field_grad(obj, name)
+                fields[name] = add(take_field_grad(obj, name), field(b_self, name))
             forget_fields(obj)
             pos = tuple(fields.get(name) for name in names[:n])
             if kwargs:

@@ -424,6 +424,18 @@ def set_field_pair(obj, name, value):
     return None, set_field_pullback
 
 
+@special(rt.instance_with_fields)
+def instance_with_fields_pair(cls, names, values):
+    obj = rt.instance_with_fields(cls, names, values)
+
+    def instance_with_fields_pullback(g):
+        g = unthunk(g)
+        grads = [add(rt.field(g, name), rt.take_field_grad(obj, name)) for name in names]
+        return (None, None, None, grads)
+
+    return obj, instance_with_fields_pullback
+
+
 @special(rt.fold_self)
 def fold_self_pair(g, names):
     def fold_self_pullback(gg):
