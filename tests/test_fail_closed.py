@@ -272,7 +272,8 @@ def set_union(x):
 
 
 def test_an_operator_with_no_rule_is_refused():
-    with pytest.raises(ad.MissingAdjointError, match=r"\|"):
+    # refused when it runs (no rule for set | set), or before (a set of differentiated values)
+    with pytest.raises(ad.AdjointError, match=r"\||set"):
         ad.gradient(set_union, 1.5)
 
 
