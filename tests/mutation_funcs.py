@@ -657,6 +657,24 @@ def callee_writes_inside_loop_caller_reads(x, v):
     return np.sum(H * H)
 
 
+class _Filler:
+    def fill_first(self, a, v):
+        a[0] = v
+
+
+def method_writes_array_caller_reads(x, v):
+    y = x * 1.0
+    _Filler().fill_first(y, v)
+    return np.sum(y * y)
+
+
+def callee_writes_array_caller_reads_through_alias(x, v):
+    y = x * 1.0
+    z = y
+    _fill_first(y, v)
+    return np.sum(z * z)
+
+
 def callee_writes_and_caller_rebinds(x):
     H = np.zeros((3, x.size))
     h = x

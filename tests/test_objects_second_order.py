@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.errors import NotDifferentiableError
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
 
@@ -93,3 +94,29 @@ def test_hessian_through_a_dataclass(fn):
     ])
     assert isapprox(got, want, rtol=1e-6, atol=1e-7), (got, want)
     assert isapprox(ad.gradient(f, p)[0], numerical_gradient(f, p)[0], rtol=1e-6, atol=1e-8)
+
+
+@dataclass(frozen=True)
+class FrozenPost:
+    x: float
+    y: float = 2.0
+
+    def __post_init__(self):
+        pass
+
+    def dot(self):
+        return self.x * self.y * self.x
+
+
+def frozen_with_post_init(a, b):
+    return FrozenPost(a, b).dot()
+
+
+def test_frozen_dataclass_with_post_init_first_order_right_second_order_refused():
+    got = ad.gradient(frozen_with_post_init, 0.3, 0.8)
+    want = numerical_gradient(frozen_with_post_init, 0.3, 0.8)
+    for g, w in zip(got, want):
+        assert isapprox(g, w, rtol=1e-6, atol=1e-8)
+    with pytest.raises(NotDifferentiableError) as info:
+        ad.gradient(lambda a, b: ad.gradient(frozen_with_post_init, a, b)[0], 0.3, 0.8)
+    assert "FrozenPost" in str(info.value) and "frozen=True" in str(info.value)

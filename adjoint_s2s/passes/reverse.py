@@ -547,7 +547,11 @@ class Generator:
             if k in SCALAR and func.attr == "conjugate":
                 return k
             if k == ARRAY:
-                return CONST if func.attr in R.ARRAY_CONST_METHODS else ARRAY
+                if func.attr in R.ARRAY_CONST_METHODS:
+                    return CONST
+                # a method with a rule returns an array or a NumPy scalar; any other
+                # (tolist, item, round...) may not: known when it runs
+                return ARRAY if func.attr in R.ARRAY_METHODS else OTHER
             return OTHER
         obj = self.resolve(func)
         if obj is None:
@@ -730,6 +734,8 @@ class Generator:
                 origin = s.origin_end = None  # the return itself needs no code
             if origin:
                 fwd.append(f"# {origin}")
+            self.refuse_unsupported(s)
+            self.check_operands(s)
             r = self.stmt(s, fwd, loop_depth)
             end = getattr(s, "origin_end", None)
             if end or r is not None:
@@ -909,38 +915,7 @@ class Generator:
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
-        self.check_operands(s)
-        if getattr(s, "src_line", None) is not None:
-            self.last_line = s.src_line  # for statements the normaliser made (no line)
         self.check_dict_keys(s, fwd)
-        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
-            fn = self.resolve(value.func)
-            if fn is builtins.eval or fn is builtins.exec:
-                self.refuse(
-                    f"{fn.__name__}() of a string",
-                    "the code in the string cannot be transformed, and it may read "
-                    "differentiated variables. Write the expression as code",
-                )
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
-            self.resolve(value.func) in (set, frozenset)
-        ) and self.value_active(value):
-            value = gast.Set(elts=list(value.args))
-        if (
-            isinstance(value, gast.Call)
-            and isinstance(value.func, gast.Attribute)
-            and value.func.attr in ("add", "update", "union")
-            and isinstance(value.func.value, gast.Name)
-            and value.func.value.id in self._set_names()
-            and any(self.value_active(a) for a in value.args)
-        ):  # {f(v) for v in ...} normalised, or s = set(); s.add(v)
-            value = gast.Set(elts=list(value.args))
-        if isinstance(value, gast.Set) and self.value_active(value):
-            self.refuse(
-                "a set of differentiated values",
-                "a set has no order and merges equal values, so its items have no "
-                "gradient to give back. Use a list or a tuple",
-            )
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -1002,6 +977,41 @@ class Generator:
                 fwd.append(f"_rt.dict_key({obj}, {C.index_value_src(key)}, {line!r})")
 
     # ----- the operand invariant -------------------------------------------------------
+    def refuse_unsupported(self, s):
+        """eval/exec of a string and sets of differentiated values: refused with the
+        line before anything else looks at the statement."""
+        self.cur_stmt = s
+        if getattr(s, "src_line", None) is not None:
+            self.last_line = s.src_line  # for statements the normaliser made (no line)
+        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            fn = self.resolve(value.func)
+            if fn is builtins.eval or fn is builtins.exec:
+                self.refuse(
+                    f"{fn.__name__}() of a string",
+                    "the code in the string cannot be transformed, and it may read "
+                    "differentiated variables. Write the expression as code",
+                )
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
+            self.resolve(value.func) in (set, frozenset)
+        ) and self.value_active(value):
+            value = gast.Set(elts=list(value.args))
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute)
+            and value.func.attr in ("add", "update", "union")
+            and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in self._set_names()
+            and any(self.value_active(a) for a in value.args)
+        ):  # {f(v) for v in ...} normalised, or s = set(); s.add(v)
+            value = gast.Set(elts=list(value.args))
+        if isinstance(value, gast.Set) and self.value_active(value):
+            self.refuse(
+                "a set of differentiated values",
+                "a set has no order and merges equal values, so its items have no "
+                "gradient to give back. Use a list or a tuple",
+            )
+
     def check_operands(self, s):
         """Gradients are accumulated into names only: every operand of an operator, a
         call (callee, receiver, arguments), a subscript, an attribute read or a display
@@ -2027,9 +2037,14 @@ class Generator:
         saves = self.saves[mark:]
         for sv in saves:
             sv.keeps_shape = True
-        fwd.append(f"{name} = _rt.setitem({name}, {idx}, {src(v)})")
+        # an argument: a caller reading it again takes the written copy (runtime.kept)
+        arg = name in self.info.params and self.kinds.get(name, OTHER) in (ARRAY, OTHER)
+        how = "setitem_arg" if arg else "setitem"
+        fwd.append(f"{name} = _rt.{how}({name}, {idx}, {src(v)})")
 
         def recipe(st):
+            if arg:  # the caller's gradient of the written container, if it took it
+                st.acc(name, f"_rt.take_items({name})", False)
             if st.get(name) is not None:
                 b = st.adj(name)
                 if (

@@ -50,6 +50,9 @@ def _tangent_of_callee(d_inner, f):
     inner_pair = d_inner._fields.get("pair")
     if isinstance(inner_pair, Tangent):  # a trimmed pair: look inside
         d_inner = inner_pair
+    own = _own_cell(f)
+    if own is not None:  # a bound method, a callable object: its tangent is its object's
+        return d_inner._fields.get(own)
     code = getattr(f, "__code__", None)
     keep = set(getattr(code, "co_freevars", ()))
     defaults = getattr(f, "__defaults__", None) or ()
@@ -60,14 +63,30 @@ def _tangent_of_callee(d_inner, f):
     return rt.fn_tangent(**fields) if fields else None
 
 
+def _own_cell(f):
+    """The cell of runtime.resolve's pair that holds f's object: `obj` for a bound method
+    (bound_method_pair), `f` for a callable object (callable_object_pair); None for a
+    function (whose tangent is its captured cells)."""
+    if isinstance(f, types.MethodType) and type(f.__func__) is types.FunctionType:
+        return "obj"
+    if not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and isinstance(
+        getattr(type(f), "__call__", None), types.FunctionType
+    ):
+        return "f"
+    return None
+
+
 @special(_tangent_of_callee)
 def tangent_of_callee_pair(d_inner, f):
     # a selection of fields: its adjoint puts the fields back where they came from
     nested = isinstance(d_inner, Tangent) and isinstance(d_inner._fields.get("pair"), Tangent)
+    own = _own_cell(f)
 
     def tangent_of_callee_pullback(g):
         if g is None or isinstance(g, AbstractZero):
             return (None, None, None)
+        if own is not None:
+            g = Tangent(types.FunctionType, **{own: g})
         back = Tangent(types.FunctionType, pair=g) if nested else g
         return (None, back, None)
 
@@ -276,6 +295,17 @@ def setitem_pair(obj, idx, v):
         return (None, b_obj, None, b_v)
 
     return y, setitem_pullback
+
+
+@special(rt.setitem_arg)
+def setitem_arg_pair(obj, idx, v):
+    y = rt.setitem_arg(obj, idx, v)
+
+    def setitem_arg_pullback(g):
+        b_obj, b_v = rt.setitem_grad(g, obj, idx, v)
+        return (None, b_obj, None, b_v)
+
+    return y, setitem_arg_pullback
 
 
 @special(rt.setitem_grad)

@@ -263,7 +263,9 @@ def _check(f, seed, second):
     if not math.isfinite(want):
         return Verdict("invalid", 0, "not finite", f"f = {want}")
 
-    forget_programs()  # a seed's verdict is its own, whatever ran before in this process
+    # No cache clearing between programs: the cache keys on the identity of a code object
+    # (tests/test_cache.py), so programs with equal code objects (same text at the same
+    # line) never share an entry, and a program's entries go when its module does.
 
     # ----- first order -----
     try:
@@ -339,28 +341,6 @@ def _check(f, seed, second):
         details = [f"(H u) at {coord_name(i, like, params)}: adjoint {hv[i]:.9g}, differences {e1[i]:.9g}" for i in bad]
         return Verdict("wrong", 2, "hessian-vector", details[0], details)
     return Verdict("pass")
-
-
-def forget_programs():
-    """Drop the generated entries of earlier programs. Programs from different files can
-    hold functions whose code objects compare equal (same text at the same line); a cache
-    that keys on code equality would hand one program another's entry, and a seed's
-    verdict would depend on what ran before. Entries of library code stay (refreshing
-    everything costs seconds per program at second order)."""
-    try:
-        from adjoint_s2s import emit
-
-        cache = emit._CACHE
-        where = workdir()
-        for key in list(cache.keys()):
-            parts = key if isinstance(key, tuple) else (key,)
-            for part in parts:
-                name = getattr(part, "co_filename", part)
-                if isinstance(name, str) and name.startswith(where):
-                    cache.pop(key, None)
-                    break
-    except Exception:  # the cache changed shape: fall back to forgetting everything
-        ad.refresh()
 
 
 def _arg_of(i, like):
