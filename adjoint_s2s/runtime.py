@@ -1944,6 +1944,12 @@ def changes_in_place(v):
     return isinstance(v, (list, np.ndarray, dict))
 
 
+def changes_in_place_in_loop(v, line):
+    """changes_in_place in a loop (the flag is saved and restored each step). Its rule
+    refuses a second derivative: the moves it decides lose or double a gradient there."""
+    return changes_in_place(v)
+
+
 def field_grad_if(moved, obj, name):
     """take_field_grad(obj, name) if `moved` (the field still holds what a name for it
     changed in place: `t = obj.items; t += vs`), else nothing."""

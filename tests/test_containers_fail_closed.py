@@ -280,3 +280,49 @@ def test_object_helpers_without_a_rule_are_refused_with_a_line(f):
         ad.gradient(f, p)
     with pytest.raises(ad.AdjointError, match=r"line \d+"):
         ad.hessian(f, p)
+
+
+# ----- `a op= v` in a loop on a value of unknown kind with another name for it -------------
+# (fuzz seeds 20149, 20238, 30045: [dict, class, zip] programs crashed with "'bool' object
+# is not callable": the in-place flag was saved on the tape each step but never restored,
+# so every later restore read the wrong entry)
+
+
+class _Const:
+    def __call__(self, z):
+        return 0.5
+
+
+def alias_of_a_call_result(x, v):
+    s5 = _Const()(x)
+    s6 = s5
+    for t8, t9 in zip(v, v):
+        s6 += t8 * x
+    return s6 * x + s5
+
+
+def alias_of_an_unpacked_int(x, v):
+    p1, q2 = (x, 3)
+    s6 = q2
+    for i7 in range(3):
+        s6 += i7 * x
+    return q2 * x + s6
+
+
+def alias_of_an_unpacked_list(x, v):
+    p1, q2 = (x, [3.0])
+    s6 = q2
+    for i7 in range(3):
+        s6 += [x * i7]
+    return q2[0] * x + sum(s6) * x
+
+
+@pytest.mark.parametrize(
+    "f", [alias_of_a_call_result, alias_of_an_unpacked_int, alias_of_an_unpacked_list]
+)
+def test_in_place_update_of_an_alias_in_a_loop(f):
+    v = np.array([0.3, -1.2, 0.8])
+    check_grads(f, 1.3, v)
+    # the second derivative through the run-time in-place flag is refused, with the line
+    with pytest.raises(ad.AdjointError, match=r"line \d+"):
+        ad.gradient(lambda t: ad.gradient(f, t, v)[0], 1.3)

@@ -466,6 +466,18 @@ def instance_with_fields_pair(cls, names, values):
     return obj, instance_with_fields_pullback
 
 
+@special(rt.changes_in_place_in_loop)
+def changes_in_place_in_loop_pair(v, line):
+    site = rt.user_call_site()
+    where = f"{site[1]}, line {line}" if site else f"line {line}"
+    raise rt.MutationError(
+        f"`a op= v` in a loop, on a value whose kind is known only when it runs while "
+        f"another name for it is used afterwards ({where}), is differentiated once, not "
+        f"twice (its second derivative is not right yet). Give the value a known kind "
+        f"(`a = float(b)` or `a = list(b)`) or use a single name"
+    )
+
+
 @special(rt.fold_self)
 def fold_self_pair(g, names):
     def fold_self_pullback(gg):
