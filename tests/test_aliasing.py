@@ -477,6 +477,9 @@ def test_a_helper_changing_an_array_its_caller_reads_again(fn):
     with pytest.raises(ad.MutationError) as info:
         ad.hessian(lambda v: fn(v), V3 + 1.0)
     assert "rebind it in the caller" in str(info.value)
+    # the refusal names the calling function (the innermost one: `_through` for
+    # helper_through_a_helper) and its file and line, like every refusal
+    assert "(in `" in str(info.value) and "test_aliasing.py, line" in str(info.value)
 
 
 @pytest.mark.parametrize("fn, callee", [

@@ -583,10 +583,12 @@ def hand_over_pair(obj, v):
 def kept_pair(a):
     v = rt.kept(a)
     if v is not a:
+        site = rt.user_call_site()
+        where = f" (in `{site[0]}`, defined at {site[1]}, line {site[2]})" if site else ""
         raise rt.MutationError(
             "a function that changes an array argument in place (`a op= v`) whose caller "
-            "reads it again is differentiated once, not twice: return the array from "
-            "the function and rebind it in the caller (`x = f(x, ...)`)"
+            f"reads it again{where} is differentiated once, not twice: return the array "
+            "from the function and rebind it in the caller (`x = f(x, ...)`)"
         )
     return v, lambda g: (None, g)
 
