@@ -2593,7 +2593,6 @@ def _dataclass_post_init_pair(cls):
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     specs = [(f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init]
     post = cls.__post_init__
-    frozen = cls.__dataclass_params__.frozen
 
     def post_init_constructor_pair(*args, **kwargs):
         bound = {}  # (a plain loop: this pair is differentiated again for second order)
@@ -2615,12 +2614,6 @@ def _dataclass_post_init_pair(cls):
         n = len(args)
 
         def post_init_constructor_pullback(g):
-            if frozen and _isderiving():
-                raise NotDifferentiableError(
-                    f"second derivatives through the frozen dataclass {cls.__name__} with "
-                    f"__post_init__ are not computed (first derivatives are). Drop "
-                    f"frozen=True, or compute what __post_init__ does in a method"
-                )
             g = unthunk(g)
             for k in field_names(obj):  # g into the store, field by field (add_field_grad:
                 add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
