@@ -326,3 +326,53 @@ def test_in_place_update_of_an_alias_in_a_loop(f):
     # the second derivative through the run-time in-place flag is refused, with the line
     with pytest.raises(ad.AdjointError, match=r"line \d+"):
         ad.gradient(lambda t: ad.gradient(f, t, v)[0], 1.3)
+
+
+# ----- bound methods of mutable objects ---------------------------------------------------
+# (the bound method's pullback took the object's field gradients out of the store into
+# the bound method's tangent: a field written after the method was bound kept the old
+# field's gradient at first order, and differentiated again the gradients were lost)
+
+
+class _Lin:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, z):
+        return self.w * z * z
+
+
+def _apply(h, z):
+    return h(z) * z
+
+
+def bound_method_mapped(x):
+    q = _Lin(x)
+    return sum(map(q.f, [1.0, x, 2.0]))
+
+
+def bound_method_passed_to_a_helper(x):
+    q = _Lin(x * x)
+    return _apply(q.f, x)
+
+
+def bound_method_then_field_written(x):
+    q = _Lin(x)
+    m = q.f
+    q.w = 2.0 * x
+    return m(x)
+
+
+def bound_methods_in_a_list(x):
+    ms = [_Lin(x).f, _Lin(2.0 * x).f]
+    return ms[0](x) + ms[1](1.0)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [bound_method_mapped, bound_method_passed_to_a_helper, bound_method_then_field_written,
+     bound_methods_in_a_list],
+)
+def test_bound_methods_of_mutable_objects(f):
+    check_grads(f, 1.5)
+    _second(f, 1.5)
