@@ -69,7 +69,9 @@ def trimmed(pair, nargs, has_kw, defaulted=()):
         def trimmed_pullback(g):
             grads = pb(g)
             if has_kw:
-                grads = grads[:-1]
+                # called without keywords: every keyword-only parameter took its default
+                df = rt.with_kw_defaults(grads[0], grads[-1])
+                grads = (df,) + tuple(grads[1:-1])
             if defaulted:
                 df = rt.with_defaults(grads[0], defaulted, grads[1 + nargs : 1 + nargs + len(defaulted)])
                 return (df,) + tuple(grads[1 : 1 + nargs])

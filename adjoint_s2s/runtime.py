@@ -592,6 +592,14 @@ def with_defaults(df, names, grads):
     return t if df is None or isinstance(df, AbstractZero) else add(df, t)
 
 
+def with_kw_defaults(df, kwgrads):
+    """The function tangent df with the gradients of keyword-only parameters that took
+    their default (a dict by name) as fields."""
+    if not isinstance(kwgrads, dict) or not kwgrads:
+        return df
+    return with_defaults(df, tuple(kwgrads), tuple(kwgrads.values()))
+
+
 def fold_self(g, names):
     """The tangent of a recursive closure that captures itself, or other local functions
     that call it back, under `names`: each call's pullback nests the tangent of the
@@ -1175,12 +1183,7 @@ def hand_over(obj, g):
     that rebound its argument (see kept) to take (take_items); None if stored."""
     if g is None or isinstance(g, AbstractZero):
         return g
-    entry = _ITEMS.get(id(obj))
-    if entry is not None and entry[0] is obj:
-        entry[1] = add(entry[1], g)
-    else:
-        _ITEMS[id(obj)] = [obj, g]
-    return None
+    return _store_items(obj, g)
 
 
 def check_shared(value, other, name, other_name, op, line):
@@ -1944,12 +1947,6 @@ def changes_in_place(v):
     return isinstance(v, (list, np.ndarray, dict))
 
 
-def changes_in_place_in_loop(v, line):
-    """changes_in_place in a loop (the flag is saved and restored each step). Its rule
-    refuses a second derivative: the moves it decides lose or double a gradient there."""
-    return changes_in_place(v)
-
-
 def field_grad_if(moved, obj, name):
     """take_field_grad(obj, name) if `moved` (the field still holds what a name for it
     changed in place: `t = obj.items; t += vs`), else nothing."""
@@ -1989,6 +1986,11 @@ def put_items(obj, g):
     Returns what the caller keeps: nothing for a list or dict, g for anything else."""
     if g is None or isinstance(g, AbstractZero) or not isinstance(obj, (list, dict)):
         return g
+    return _store_items(obj, g)
+
+
+def _store_items(obj, g):
+    """Add g to the tangent stored for obj (by identity) for its callee to take."""
     entry = _ITEMS.get(id(obj))
     if entry is not None and entry[0] is obj:
         entry[1] = add(entry[1], g)
@@ -2664,6 +2666,12 @@ def _fields_of(g, names):
     return [getattr(g, n, None) for n in names]
 
 
+def _takes_keywords(code):
+    """Whether a pair's pullback ends with the keyword gradients (a flag test, kept out
+    of the differentiated _call_kw: a bit operation on ints has no rule)."""
+    return bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
+
+
 def _call_kw(f, args, kwargs):
     """Calls with keywords: map gradients back to how each argument was passed."""
     if (
@@ -2683,7 +2691,7 @@ def _call_kw(f, args, kwargs):
 
         def keyword_call_pullback(g):
             grads = pb(g)
-            has_kw = bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
+            has_kw = _takes_keywords(code)
             kwdict = grads[-1] if has_kw else {}
             flat = grads[:-1] if has_kw else grads
             n_extra = max(0, len(args) - npos)
@@ -2694,7 +2702,13 @@ def _call_kw(f, args, kwargs):
                     kw[k] = flat[1 + pos_names.index(k)]
                 else:
                     kw[k] = (kwdict or {}).get(k)
-            return (flat[0],) + pos + (kw,)
+            # parameters that took their default hand their gradients to the function
+            # tangent (a default value belongs to the function, like a captured variable)
+            took = tuple([k for k in pos_names[len(args):] if k not in kwargs])
+            df = with_defaults(flat[0], took, tuple([flat[1 + pos_names.index(k)] for k in took]))
+            if isinstance(kwdict, dict):
+                df = with_kw_defaults(df, {k: v for k, v in kwdict.items() if k not in kwargs})
+            return (df,) + pos + (kw,)
 
         return y, keyword_call_pullback
     if type(f) is types.FunctionType:

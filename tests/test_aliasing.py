@@ -714,3 +714,39 @@ def test_second_order_through_a_list_a_closure_appends_to():
     """The closure hands the captured list's gradient back through the store; one level
     up, `_rt.call(record, ...)` hands it over too (was 9.2 instead of 10.8 in the corpus)."""
     check_value_and_grads(closure_fills_a_captured_list, (0.7,))
+
+
+# ----- `b = a; b += v` of a kind known only at run time, in a loop ------------------------
+# Whether `+=` changed the object in place is decided on each trip (a list or an array: in
+# place, the alias sees it; a number: a new value). The flag saying so is overwritten every
+# trip, so the pullback must take the previous trip's flag back from the tape (it did not:
+# the tape went out of step, and the next restore handed a bool to a pullback call).
+
+
+class _Half:
+    def value(self, x):
+        return 0.5 * x
+
+
+def alias_of_a_number_grown_in_a_loop(x, w):
+    s = _Half().value(x)  # a number whose kind the transformer cannot see
+    t = s
+    for i, wi in enumerate(w):
+        t += wi * x
+    return s * t
+
+
+def alias_of_an_array_grown_in_a_loop(x, w):
+    s = _Half().value(w)  # an array: `t += ...` changes it in place, s sees it
+    t = s
+    for i in range(2):
+        t += w * x
+        if i == 0:
+            continue
+    return np.sum(s * w) + x
+
+
+@pytest.mark.parametrize("fn", [alias_of_a_number_grown_in_a_loop, alias_of_an_array_grown_in_a_loop],
+                         ids=lambda f: f.__name__)
+def test_an_alias_grown_in_place_in_a_loop(fn):
+    check_value_and_grads(fn, (0.7, V3 + 1.0))

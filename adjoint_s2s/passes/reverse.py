@@ -764,35 +764,25 @@ class Generator:
         field = self.field_of.get(through[0]) if through else None
         live = self.live_after.get(id(s), frozenset())
         flag = None
-        mark = len(self.saves)
+        flag_saves = []
         if through and not through[1] and (field or any(z in live for z in group if z != through[0])):
             # `a += v` of unknown kind: in place for a list, an array (Python), a dict;
             # a number or a tuple rebinds. Decided on the value before the change.
             self.helpers.add("_rt")
+            mark = len(self.saves)
             flag = self.fresh_local(f"{through[0]}_in_place", fwd, depth)
-            if depth > 0:
-                line = getattr(s, "src_line", None) or getattr(self, "last_line", None)
-                fwd.append(f"{flag} = _rt.changes_in_place_in_loop({through[0]}, {line!r})")
-            else:
-                fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
-        flag_saves = self.saves[mark:]
+            flag_saves = self.saves[mark:]
+            fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         r = self._stmt(s, fwd, depth)
         if group:
             r = self.follow_aliases(through[0], group, flag, r, fwd, depth)
         if field is not None and through[0] in self.active:
             r = self.write_back_field(through[0], field, r, fwd, depth, flag)
-        if flag_saves:  # in a loop the flag is saved: restored once its uses are reversed
-            r = self._then_restore(r, flag_saves)
+        if r is not None and flag_saves:
+            # in a loop the flag is overwritten each trip: the pullback reads this trip's
+            # value, then takes the previous trip's back from the tape
+            r = _then_restore(r, flag_saves)
         return r
-
-    def _then_restore(self, rev, saves):
-        def recipe(st):
-            if rev is not None:
-                rev(st)
-            for sv in reversed(saves):
-                st.out.append(Restore(sv))
-
-        return recipe
 
     def write_back_field(self, name, field, rev, fwd, depth, flag=None):
         """`items = obj.items` then a change of items in place (`items.append(v)`): the
@@ -2557,6 +2547,17 @@ class Generator:
         walk(self._fwd_block_cache, defined)
         self._defined_at_end = defined
         return out
+
+def _then_restore(rev, saves):
+    """The recipe rev, then the restores of saves (their values before the statement)."""
+
+    def recipe(st):
+        rev(st)
+        for sv in reversed(saves):
+            st.out.append(Restore(sv))
+
+    return recipe
+
 
 class _Copy:
     """`target = target_` at the top of a loop body, when the loop target is restored."""

@@ -59,6 +59,7 @@ def _tangent_of_callee(d_inner, f):
     if code is not None and defaults:  # parameters that took a default value
         npos = code.co_argcount
         keep |= set(code.co_varnames[npos - len(defaults) : npos])
+    keep |= set(getattr(f, "__kwdefaults__", None) or ())
     fields = {k: v for k, v in d_inner._fields.items() if k in keep}
     return rt.fn_tangent(**fields) if fields else None
 
@@ -93,6 +94,20 @@ def tangent_of_callee_pair(d_inner, f):
     return _tangent_of_callee(d_inner, f), tangent_of_callee_pullback
 
 
+@special(first_order_pair)
+def first_order_pair_pair(f, args, has_kwargs):
+    # the pair function is bound to f's captured cells and defaults: when call_pair is
+    # itself differentiated (a third level), the tangent of that pair goes back to f
+    pair = first_order_pair(f, args, has_kwargs)
+
+    def first_order_pair_pullback(g):
+        if has_kwargs:  # the keyword pair captures f itself
+            return (None, rt.field(g, "f"), None, None)
+        return (None, _tangent_of_callee(g, f), None, None)
+
+    return pair, first_order_pair_pullback
+
+
 @special(rt.call)
 def call_pair(f, /, *args, **kwargs):
     inner = first_order_pair(f, args, bool(kwargs))
@@ -100,6 +115,8 @@ def call_pair(f, /, *args, **kwargs):
 
     def call_pullback(g):
         grads = outer_pb(g)
+        if kwargs:  # the keyword pair captures f itself: its field is f's tangent
+            return (None, rt.field(grads[0], "f")) + tuple(grads[1:])
         return (None, _tangent_of_callee(grads[0], f)) + tuple(grads[1:])
 
     return res, call_pullback
@@ -466,18 +483,6 @@ def instance_with_fields_pair(cls, names, values):
     return obj, instance_with_fields_pullback
 
 
-@special(rt.changes_in_place_in_loop)
-def changes_in_place_in_loop_pair(v, line):
-    site = rt.user_call_site()
-    where = f"{site[1]}, line {line}" if site else f"line {line}"
-    raise rt.MutationError(
-        f"`a op= v` in a loop, on a value whose kind is known only when it runs while "
-        f"another name for it is used afterwards ({where}), is differentiated once, not "
-        f"twice (its second derivative is not right yet). Give the value a known kind "
-        f"(`a = float(b)` or `a = list(b)`) or use a single name"
-    )
-
-
 @special(rt.fold_self)
 def fold_self_pair(g, names):
     def fold_self_pullback(gg):
@@ -502,6 +507,27 @@ def with_defaults_pair(df, names, grads):
         return (None, rt.without_fields(g, names), None, parts)
 
     return rt.with_defaults(df, names, grads), with_defaults_pullback
+
+
+@special(rt.with_kw_defaults)
+def with_kw_defaults_pair(df, kwgrads):
+    names = tuple(kwgrads) if isinstance(kwgrads, dict) else ()
+
+    def with_kw_defaults_pullback(g):
+        parts = {n: rt.field(g, n) for n in names}
+        return (None, rt.without_fields(g, names), parts)
+
+    return rt.with_kw_defaults(df, kwgrads), with_kw_defaults_pullback
+
+
+@special(emit.raw_pair_for)
+def raw_pair_for_pair(fn, key):
+    # the generated pair is bound to fn's captured cells and defaults (keyword calls
+    # run it from _call_kw): its tangent goes back to fn when that is differentiated
+    def raw_pair_for_pullback(g):
+        return (None, _tangent_of_callee(g, fn), None)
+
+    return emit.raw_pair_for(fn, key), raw_pair_for_pullback
 
 
 @special(Tangent)
@@ -557,26 +583,24 @@ def _fill(cells, gg):
         cell[0] = gg
 
 
-@special(rt.put_items)
-def put_items_pair(obj, v):
-    kept = rt.put_items(obj, v)
-    cell = _open_cell(obj, None) if kept is None and v is not None else None
+def _put_pair(put):
+    """The rule of a put (put_items, hand_over): a stored tangent opens a cell that the
+    matching take's pullback fills."""
 
-    def put_items_pullback(g):
-        return (None, None, g if cell is None else cell[0])
+    def put_pair(obj, v):
+        kept = put(obj, v)
+        cell = _open_cell(obj, None) if kept is None and v is not None else None
 
-    return kept, put_items_pullback
+        def put_pullback(g):
+            return (None, None, g if cell is None else cell[0])
+
+        return kept, put_pullback
+
+    return put_pair
 
 
-@special(rt.hand_over)
-def hand_over_pair(obj, v):
-    kept = rt.hand_over(obj, v)
-    cell = _open_cell(obj, None) if kept is None and v is not None else None
-
-    def hand_over_pullback(g):
-        return (None, None, g if cell is None else cell[0])
-
-    return kept, hand_over_pullback
+special(rt.put_items)(_put_pair(rt.put_items))
+special(rt.hand_over)(_put_pair(rt.hand_over))
 
 
 @special(rt.kept)
@@ -682,13 +706,12 @@ nondifferentiable_builtin(
     rt._hashable,
     rt.kinds_of,
     rt._cell_kind,
+    rt._takes_keywords,
     rt._method_rule,
     rt.trunc_div,
     emit.pair_for,
-    emit.raw_pair_for,
     emit.entry_for,
     emit.cache_key,
-    first_order_pair,
     reason="it selects code, it does not compute with differentiable values",
 )
 
