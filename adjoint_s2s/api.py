@@ -30,9 +30,6 @@ def _pullback(f, /, *args, **kwargs):
         if not isinstance(f, types.MethodType) and _rt.is_mutable_object(f):
             # a callable object: the gradients of its fields
             df = _merge_object_fields(df, f)
-        elif isinstance(f, types.MethodType) and _rt.is_mutable_object(f.__self__):
-            # a bound method: the gradients of its object's fields
-            df = _merge_object_fields(df, f.__self__)
         return (df,) + _project_args(grads, args)
 
     return y, back
