@@ -2255,10 +2255,9 @@ def resolve(f, nargs):
             y, pb = call(fn, obj, *args, **kwargs)
 
             def bound_method_pullback(g):
-                # d(self) is the bound method's tangent; a mutable object's field gradients
-                # stay in the store, as for a method called directly (call_method)
                 grads = pb(g)
-                return (grads[1],) + tuple(grads[2:])
+                d_self = with_fields(grads[1], obj) if is_mutable_object(obj) else grads[1]
+                return (d_self,) + tuple(grads[2:])  # d(self) is the bound method's tangent
 
             return y, bound_method_pullback
 
