@@ -402,14 +402,9 @@ def seq_adjoint(v, g):
     if g is None or isinstance(g, AbstractZero):
         return None
     if isinstance(v, dict):
-        # iterating over a dict hands out its keys, and a key has no gradient to give the
-        # dict (whose tangent holds its values'): refuse one, never drop it
-        if any(_nonzero_grad(gi) for gi in g):
-            raise NotDifferentiableError(
-                "a gradient with respect to a dict's keys (a key computed from the inputs "
-                "and then iterated over): keys carry no gradient. Keep the values in the "
-                "dict and iterate over d.values() or d.items()"
-            )
+        # iterating over a dict hands out its keys: its structure, constants (a key made
+        # from the inputs is refused where it is inserted, see dict_key), with no
+        # gradient to give the dict (whose tangent holds its values')
         return None
     if isinstance(v, tuple):
         return tuple(g)
@@ -424,6 +419,55 @@ def np_pad_transpose(v, pad_width, mode="constant"):
     if mode in ("edge", "reflect", "symmetric", "wrap"):
         return np.pad(v, pad_width, mode)
     return np.pad(v, pad_width)
+
+
+_LABEL_KEYS = (str, bytes, bool, type(None), int, np.integer)
+
+
+def _is_label(key):
+    """A dict key that is a label, not a point of a tangent space: a str, bool, None or
+    an integer (an index: `{i: t for i, t in enumerate(v)}`; the one gradient it could
+    have, that of an integer argument used as a key, is not carried), or a tuple of them."""
+    if isinstance(key, tuple):
+        return all(_is_label(k) for k in key)
+    return isinstance(key, _LABEL_KEYS)
+
+
+def dict_key(obj, key, line):
+    """Generated before `{key: v}`, `obj[key] = v` or obj.setdefault(key, v) where key may
+    depend on the differentiated inputs (obj None for a display). A dict's keys are its
+    structure (its tangent is keyed by them): a key made from the inputs would be handed
+    back by iterating the dict without its gradient. Refused, unless obj is no dict (a
+    list's index) or the key is a label (see _is_label)."""
+    if obj is not None and not isinstance(obj, dict):
+        return
+    if _is_label(key):
+        return
+    site = user_call_site()
+    raise NotDifferentiableError(
+        f"a dict key computed from the differentiated inputs ({type(key).__name__} "
+        f"{key!r}), in differentiated code at {site[1] if site else '?'}, line {line}: a dict's keys "
+        f"are its structure and carry no gradient, so iterating the dict (for k in d, "
+        f"d.keys(), d.items(), sorted(d), max(d)...) would hand the key back without it. "
+        f"Use a list of (key, value) pairs, or keys that do not depend on the inputs "
+        f"(names or integer labels)"
+    )
+
+
+def check_pair_keys(pairs):
+    """dict(pairs) is differentiated with label keys only (see dict_key): whether a
+    float there depends on the differentiated inputs is not known at run time."""
+    for pair in pairs:
+        if len(pair) == 2 and not _is_label(pair[0]):
+            site = user_call_site()
+            where = f" in {site[0]} ({site[1]}, line {site[2]})" if site else ""
+            raise NotDifferentiableError(
+                f"dict(pairs) with a key that is not a label ({type(pair[0]).__name__} "
+                f"{pair[0]!r}){where}: a dict's keys carry no gradient, and whether this one "
+                f"depends on the differentiated inputs is not known here. Build the dict with "
+                f"a display or `d[k] = v` in a loop (keys computed from the inputs are "
+                f"refused there, constant ones work), or keep a list of (key, value) pairs"
+            )
 
 
 def _nonzero_grad(g):
@@ -2546,6 +2590,17 @@ def set_field(obj, name, value):
     object.__setattr__(obj, name, value)
 
 
+def instance_with_fields(cls, names, values):
+    """A new instance of cls with its fields set (frozen dataclasses too): the start of
+    a dataclass constructor whose __post_init__ is differentiated. Its rule gives each
+    value the gradient of its field, from the object's structural tangent (a frozen
+    object's reads) and from the store (a mutable one's)."""
+    obj = new_instance(cls)
+    for name, value in zip(names, values):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
 def _dataclass_post_init_pair(cls):
     """A dataclass with __post_init__: fields are set plainly, __post_init__ through AD."""
     import dataclasses
@@ -2553,15 +2608,14 @@ def _dataclass_post_init_pair(cls):
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     specs = [(f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init]
     post = cls.__post_init__
-    frozen = cls.__dataclass_params__.frozen
 
     def post_init_constructor_pair(*args, **kwargs):
-        obj = new_instance(cls)
         bound = {}  # (a plain loop: this pair is differentiated again for second order)
         for i in range(len(args)):
             bound[names[i]] = args[i]
         for k in kwargs:
             bound[k] = kwargs[k]
+        values = []
         for name, default, factory in specs:
             if name in bound:
                 value = bound[name]
@@ -2569,24 +2623,21 @@ def _dataclass_post_init_pair(cls):
                 value = default
             else:
                 value = factory()
-            set_field(obj, name, value)
+            values.append(value)
+        obj = instance_with_fields(cls, names, values)
         _none, post_pb = call(post, obj)
         n = len(args)
 
         def post_init_constructor_pullback(g):
-            if frozen and _isderiving():
-                raise NotDifferentiableError(
-                    f"second derivatives through the frozen dataclass {cls.__name__} with "
-                    f"__post_init__ are not computed (first derivatives are). Drop "
-                    f"frozen=True, or compute what __post_init__ does in a method"
-                )
             g = unthunk(g)
             for k in field_names(obj):  # g into the store, field by field (add_field_grad:
                 add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
-            post_pb(None)
+            # a frozen object's reads in __post_init__ give `self` a structural tangent
+            # (a mutable one's go to the store)
+            b_self = part(post_pb(None), 1)
             fields = {}
             for name in names:  # one by one: take_field_grad is differentiated again
-                fields[name] = take_field_grad(obj, name)
+                fields[name] = add(take_field_grad(obj, name), field(b_self, name))
             forget_fields(obj)
             pos = tuple(fields.get(name) for name in names[:n])
             if kwargs:

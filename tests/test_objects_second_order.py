@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.errors import NotDifferentiableError
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
 
@@ -112,14 +111,17 @@ def frozen_with_post_init(a, b):
     return FrozenPost(a, b).dot()
 
 
-def test_frozen_dataclass_with_post_init_first_order_right_second_order_refused():
+def test_frozen_dataclass_with_post_init_first_and_second_order():
+    # the second order was refused here (a zero before that); objects2 made it right
     got = ad.gradient(frozen_with_post_init, 0.3, 0.8)
     want = numerical_gradient(frozen_with_post_init, 0.3, 0.8)
     for g, w in zip(got, want):
         assert isapprox(g, w, rtol=1e-6, atol=1e-8)
-    with pytest.raises(NotDifferentiableError) as info:
-        ad.gradient(lambda a, b: ad.gradient(frozen_with_post_init, a, b)[0], 0.3, 0.8)
-    assert "FrozenPost" in str(info.value) and "frozen=True" in str(info.value)
+    d_a = lambda a, b: ad.gradient(frozen_with_post_init, a, b)[0]  # noqa: E731
+    got = ad.gradient(d_a, 0.3, 0.8)
+    want = numerical_gradient(d_a, 0.3, 0.8)
+    for g, w in zip(got, want):
+        assert isapprox(g, w, rtol=1e-5, atol=1e-7), (got, want)
 
 
 # ----- bound methods of a mutable object (`m = q.sq; m()`) -------------------------------

@@ -43,6 +43,7 @@ How it works:
 import ast
 import builtins
 import functools
+import os
 import re
 import types
 
@@ -126,6 +127,7 @@ _VIEW_FUNCS = frozenset(
 )
 _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal"})
 _VIEW_ATTRS = frozenset({"T", "mT", "real", "imag"})
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _passed_through(expr):
@@ -920,6 +922,7 @@ class Generator:
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
         self.cur_stmt = s
+        self.check_dict_keys(s, fwd)
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):
@@ -948,6 +951,37 @@ class Generator:
         # assert, import, raise: forward only
         fwd.append(C.stmt_src(s))
         return None
+
+    def check_dict_keys(self, s, fwd):
+        """A dict's keys are its structure (its tangent is keyed by them), not values with
+        a gradient: a key computed from the differentiated inputs would hand its value
+        back (`for k in d`, d.items(), sorted(d)...) without its gradient. Where a value
+        that may depend on the inputs becomes a key (a display `{k: v}`, `d[k] = v`,
+        d.setdefault(k, v)), _rt.dict_key refuses it at run time unless it is a label
+        (a str, an int...); `obj[k] = v` with obj a list or an array is not a key."""
+        if self.info.filename.startswith(_OWN_DIR):
+            return  # adjoint_s2s's helpers differentiated again copy keys they were given
+        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        checks = []
+        if isinstance(value, gast.Dict):
+            checks += [("None", k) for k in value.keys if k is not None]
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            tgt = s.targets[0]
+            if self.kind_of(tgt.value) not in NUMERIC and not isinstance(tgt.slice, gast.Slice):
+                checks.append((src(tgt.value), tgt.slice))
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "setdefault"
+            and value.args
+            and self.resolve(value.func) is None
+        ):
+            checks.append((src(value.func.value), value.args[0]))
+        line = getattr(s, "src_line", None) or getattr(self, "last_line", None)
+        for obj, key in checks:
+            if self.value_active(key):
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.dict_key({obj}, {C.index_value_src(key)}, {line!r})")
 
     # ----- the operand invariant -------------------------------------------------------
     def refuse_unsupported(self, s):
@@ -2244,7 +2278,10 @@ class Generator:
             if target_rev is not None and target_rev[1] is not None and st.get(target_rev[1]) is not None:
                 # seq = _rt.seq(it): the gradient of the sequence is the iterable's
                 seq = target_rev[1]
-                st.acc(s.iter.id, st.adj(seq), False)
+                g_seq = st.adj(seq)
+                if self.kind_of(s.iter) == OTHER:  # a dict's keys give it no gradient
+                    g_seq = f"_rt.seq_adjoint({s.iter.id}, {g_seq})"
+                st.acc(s.iter.id, g_seq, False)
                 st.consume(seq)
             for sv in reversed(outer_saves):
                 out.append(Restore(sv))

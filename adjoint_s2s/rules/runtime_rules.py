@@ -250,12 +250,12 @@ def call_primal_pair(f, /, *args, **kwargs):
 def dict_pair(*args, **kwargs):
     """dict(mapping) and dict(**fields): a copy, whose tangent is copied back (pullbacks
     copy dicts of gradients this way, so second derivatives pass through here)."""
-    if len(args) > 1 or (args and not isinstance(args[0], dict)):
+    if len(args) > 1:
         from ..errors import MissingAdjointError
 
-        raise MissingAdjointError(
-            dict, "only dict(mapping) and dict(**fields) are differentiated, not dict(pairs)"
-        )
+        raise MissingAdjointError(dict, "dict takes one positional argument")
+    if args and not isinstance(args[0], dict):
+        return _dict_of_pairs(args[0], kwargs)
     y = dict(*args, **kwargs)
 
     def dict_pullback(g):
@@ -269,6 +269,35 @@ def dict_pair(*args, **kwargs):
         return tuple(out)
 
     return y, dict_pullback
+
+
+def _dict_of_pairs(pairs, kwargs):
+    """dict(pairs) (dict(zip(names, values))): each value's gradient is the dict's at its
+    key (the last pair of a repeated key wins, as in Python). The keys must be labels
+    (str, int...: rt._is_label): a key from the inputs would lose its gradient (see
+    rt.dict_key); a float there is refused, as its dependence on the inputs is not known
+    here."""
+    pairs = list(pairs)
+    rt.check_pair_keys(pairs)
+    y = dict(pairs, **kwargs)
+    last = {}
+    for i, pair in enumerate(pairs):
+        last[pair[0]] = i
+
+    def dict_pairs_pullback(g):
+        if not isinstance(g, dict):  # no gradient, or a structural zero
+            g = {}
+        out = []
+        for i, pair in enumerate(pairs):
+            k = pair[0]
+            gv = g[k] if k in g and last[k] == i and k not in kwargs else None
+            out.append((None, gv))
+        res = (None, out)
+        if kwargs:
+            res = res + ({k: g[k] if k in g else None for k in kwargs},)
+        return res
+
+    return y, dict_pairs_pullback
 
 
 @special(rt.setitem)
@@ -439,6 +468,18 @@ def set_field_pair(obj, name, value):
         return (None, None, None, rt.take_field_grad(obj, name))
 
     return None, set_field_pullback
+
+
+@special(rt.instance_with_fields)
+def instance_with_fields_pair(cls, names, values):
+    obj = rt.instance_with_fields(cls, names, values)
+
+    def instance_with_fields_pullback(g):
+        g = unthunk(g)
+        grads = [add(rt.field(g, name), rt.take_field_grad(obj, name)) for name in names]
+        return (None, None, None, grads)
+
+    return obj, instance_with_fields_pullback
 
 
 @special(rt.fold_self)
@@ -690,6 +731,8 @@ def forget_fields_pair(obj):
 
 nondifferentiable_builtin(
     rt.check_shared,
+    rt.dict_key,
+    rt.check_pair_keys,
     rt.rebinding,
     rt.field_names,
     rt.changes_in_place,

@@ -389,9 +389,19 @@ def test_dict_constructor_copies_gradients():
     assert isapprox(g, (2 * 0.7 * 1.3, 0.7 * 0.7 + 2 * 1.3))
 
 
-def test_dict_from_pairs_names_the_missing_rule():
-    def from_pairs(x):
-        return dict([("a", x)])["a"]
+def test_dict_from_pairs_with_names_is_differentiated():
+    # dict(pairs) with names for keys works (it was refused); a number for a key is
+    # refused with the line, as its dependence on the inputs is not known there
+    from adjoint_s2s.errors import NotDifferentiableError
+    from adjoint_s2s.testing import check_grads
 
-    with pytest.raises(ad.MissingAdjointError, match=r"dict\(pairs\)"):
-        ad.gradient(from_pairs, 0.5)
+    def from_pairs(x):
+        return dict([("a", x)])["a"] * x
+
+    check_grads(from_pairs, 0.5)
+
+    def from_number_pairs(x):
+        return dict([(1.5, x)])[1.5]
+
+    with pytest.raises(NotDifferentiableError, match=r"dict\(pairs\).*line \d+"):
+        ad.gradient(from_number_pairs, 0.5)
