@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.errors import NotDifferentiableError
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
 
