@@ -30,11 +30,13 @@ bench: $(VENV)/.installed-test
 stress: $(VENV)/.installed-test
 	$(PY) -m pytest -q tests -m stress -p no:cacheprovider
 
-# differential fuzzer (tests/fuzz/README.md): FUZZ_SECONDS (default 600), FUZZ_SEED (first seed)
+# differential fuzzer (tests/fuzz/README.md): FUZZ_SECONDS (default 600), FUZZ_SEED (first
+# seed), FUZZ_COUNT (stop after this many programs; 0: as many as the time allows)
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= 0
+FUZZ_COUNT ?= 0
 fuzz: $(VENV)/.installed-test
-	$(PY) -m tests.fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --workers 2
+	$(PY) -m tests.fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --count $(FUZZ_COUNT) --workers 2
 
 clean:
 	rm -rf $(VENV) build *.egg-info

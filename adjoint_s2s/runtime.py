@@ -1115,6 +1115,13 @@ def call_keeping(keep, f, /, *args, **kwargs):
     return keeping(keep, f, args, call, kwargs)
 
 
+def call_primal_keeping(keep, f, /, *args, **kwargs):
+    """call_primal(f, *args, **kwargs) for a caller that reads args[i], i in keep,
+    afterwards: a callee changing one in place (`a op= v`) leaves its new value for the
+    caller to take with kept(), as Python shows it (see call_keeping)."""
+    return keeping(keep, f, args, call_primal, kwargs)
+
+
 def keeping(keep, f, args, run, kwargs):
     """run(f, *args, **kwargs), raising MutationError if it copied args[i] on write for
     an i in keep (call_keeping, and its rule for differentiating generated code again)."""

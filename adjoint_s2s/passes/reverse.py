@@ -1062,7 +1062,8 @@ class Generator:
         if not active or (isinstance(e, gast.Call) and not self.value_active(e)):
             # a constant here (its name may be active elsewhere)
             if isinstance(e, gast.Call) and not self.value_active(e):
-                fwd.append(f"{x} = {self.inactive_call(e)}")
+                fwd.append(f"{x} = {self.inactive_call(e, self.read_again(e))}")
+                self.take_kept_inactive(e, fwd, depth)
             else:
                 fwd.append(f"{x} = {src(e)}")
             rev = None
@@ -1314,7 +1315,28 @@ class Generator:
                 self.helpers.add(mod)
 
     # ----- calls ----------------------------------------------------------------------------
-    def inactive_call(self, e):
+    def read_again(self, e):
+        """Positions of the containers passed to a call that the caller reads afterwards
+        (a Python callee changing one with `a op= v` changes the caller's, in Python)."""
+        return tuple(
+            i for i, a in enumerate(e.args)
+            if isinstance(a, gast.Name) and a.id in self.live
+            and a.id in self.locals | set(self.info.params)
+            and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
+        )
+
+    def take_kept_inactive(self, e, fwd, depth):
+        """After call_primal_keeping: the caller names what the callee left in its
+        arguments (`a = _rt.kept(a)`), saved first for the statement's restore."""
+        if not getattr(self, "_kept_call", False):
+            return
+        self._kept_call = False
+        for i in self.read_again(e):
+            a = e.args[i].id
+            self.save(a, fwd, depth)
+            fwd.append(f"{a} = _rt.kept({a})")
+
+    def inactive_call(self, e, keep=()):
         """A call none of whose arguments is active."""
         obj = self.resolve(e.func)
         if obj is not None:
@@ -1334,6 +1356,9 @@ class Generator:
             self.helpers.add("_rt")
             return f"_rt.call_method_primal({src(base)}, {e.func.attr!r}{_args_src(e, lead=True)})"
         self.helpers.add("_rt")
+        if keep and not _has_starred(e):
+            self._kept_call = True
+            return f"_rt.call_primal_keeping({keep!r}, {src(e.func)}{_args_src(e, lead=True)})"
         return f"_rt.call_primal({src(e.func)}{_args_src(e, lead=True)})"
 
     def call(self, x, e, fwd):
@@ -1612,8 +1637,11 @@ class Generator:
         if not self.value_active(e) and not (
             isinstance(func, gast.Attribute) and self.is_active(func.value)
         ):
-            fwd.append(self.inactive_call(e))
-            return None
+            mark = len(self.saves)
+            fwd.append(self.inactive_call(e, self.read_again(e)))
+            self.take_kept_inactive(e, fwd, depth)
+            saves = self.saves[mark:]
+            return _then_restore(lambda st: None, saves) if saves else None
         # a call made for its effect (a method that mutates self, a helper that fills a
         # list): its result is dropped, its pullback runs with a zero seed
         mark = len(self.saves)

@@ -225,6 +225,16 @@ def call_keeping_pair(keep, f, /, *args, **kwargs):
     return res, call_keeping_pullback
 
 
+@special(rt.call_primal_keeping)
+def call_primal_keeping_pair(keep, f, /, *args, **kwargs):
+    res, pb = rt.keeping(keep, f, args, call_primal_pair, kwargs)
+
+    def call_primal_keeping_pullback(g):
+        return (None,) + tuple(pb(g))
+
+    return res, call_primal_keeping_pullback
+
+
 @special(rt.call_primal)
 def call_primal_pair(f, /, *args, **kwargs):
     if (

@@ -55,7 +55,7 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=float(os.environ.get("FUZZ_SECONDS", 600)))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SEED", 0)))
     ap.add_argument("--workers", type=int, default=int(os.environ.get("FUZZ_WORKERS", 2)))
-    ap.add_argument("--count", type=int, default=None, help="stop after this many programs")
+    ap.add_argument("--count", type=int, default=None, help="stop after this many programs (0: no limit)")
     ap.add_argument("--shrink", type=int, default=int(os.environ.get("FUZZ_SHRINK", 10)),
                     help="shrink at most this many wrong/crash programs (spread over the groups)")
     ap.add_argument("--shrink-seconds", type=float, default=20.0, help="budget per shrink")
@@ -88,7 +88,7 @@ def fuzz(args):
     with ctx.Pool(args.workers, maxtasksperchild=20) as pool:
         pending = collections.deque()
         nxt = args.seed
-        last = args.seed + args.count if args.count is not None else None
+        last = args.seed + args.count if args.count else None  # 0 or none: the time decides
         while True:
             while len(pending) < 2 * args.workers and time.time() < deadline and (last is None or nxt < last):
                 hi = nxt + CHUNK if last is None else min(nxt + CHUNK, last)
