@@ -1062,8 +1062,10 @@ class Generator:
         if not active or (isinstance(e, gast.Call) and not self.value_active(e)):
             # a constant here (its name may be active elsewhere)
             if isinstance(e, gast.Call) and not self.value_active(e):
-                fwd.append(f"{x} = {self.inactive_call(e, self.read_again(e))}")
-                self.take_kept_inactive(e, fwd, depth)
+                keep = self.read_again(e)
+                call = self.inactive_call(e, keep)
+                fwd.append(f"{x} = {call}")
+                self.take_kept_inactive(call, e, keep, fwd, depth)
             else:
                 fwd.append(f"{x} = {src(e)}")
             rev = None
@@ -1325,13 +1327,12 @@ class Generator:
             and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
         )
 
-    def take_kept_inactive(self, e, fwd, depth):
+    def take_kept_inactive(self, call, e, keep, fwd, depth):
         """After call_primal_keeping: the caller names what the callee left in its
         arguments (`a = _rt.kept(a)`), saved first for the statement's restore."""
-        if not getattr(self, "_kept_call", False):
+        if not call.startswith("_rt.call_primal_keeping("):
             return
-        self._kept_call = False
-        for i in self.read_again(e):
+        for i in keep:
             a = e.args[i].id
             self.save(a, fwd, depth)
             fwd.append(f"{a} = _rt.kept({a})")
@@ -1357,7 +1358,6 @@ class Generator:
             return f"_rt.call_method_primal({src(base)}, {e.func.attr!r}{_args_src(e, lead=True)})"
         self.helpers.add("_rt")
         if keep and not _has_starred(e):
-            self._kept_call = True
             return f"_rt.call_primal_keeping({keep!r}, {src(e.func)}{_args_src(e, lead=True)})"
         return f"_rt.call_primal({src(e.func)}{_args_src(e, lead=True)})"
 
@@ -1638,8 +1638,10 @@ class Generator:
             isinstance(func, gast.Attribute) and self.is_active(func.value)
         ):
             mark = len(self.saves)
-            fwd.append(self.inactive_call(e, self.read_again(e)))
-            self.take_kept_inactive(e, fwd, depth)
+            keep = self.read_again(e)
+            call = self.inactive_call(e, keep)
+            fwd.append(call)
+            self.take_kept_inactive(call, e, keep, fwd, depth)
             saves = self.saves[mark:]
             return _then_restore(lambda st: None, saves) if saves else None
         # a call made for its effect (a method that mutates self, a helper that fills a
