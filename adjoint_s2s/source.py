@@ -15,27 +15,10 @@ from .errors import NoSourceError
 
 # The parsed files, most recently used last: a few are kept (a module's functions are
 # usually transformed one after another), so memory does not grow with the number of
-# files a program differentiates. refresh() empties it. adjoint_s2s's own modules (the
-# run time's helpers, met again by every second derivative) are a fixed set and are not
-# counted; generated sources ("<adjoint_s2s: f #3>") have a bound of their own, so that
-# the pullbacks a nested gradient transforms do not push the user's files out.
+# files a program differentiates. refresh() empties it.
 # filename -> [hash of its text, lines, tree, {(name, line): nodes}, (mtime, size)]
 _TREES = OrderedDict()
 _KEEP_TREES = 16
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _kind(filename):
-    if filename.startswith(_PACKAGE):
-        return "package"
-    return "generated" if filename.startswith("<") else "user"
-
-
-def _trim():
-    for kind in ("user", "generated"):
-        names = [n for n in _TREES if _kind(n) == kind]
-        for name in names[: max(0, len(names) - _KEEP_TREES)]:
-            del _TREES[name]
 
 
 def _stamp(filename):
@@ -74,8 +57,8 @@ def _file_tree(filename, module_globals):
         except SyntaxError:
             return None, lines
         item = _TREES[filename] = [h, lines, tree, None, _stamp(filename)]
-        _TREES.move_to_end(filename)
-        _trim()
+        while len(_TREES) > _KEEP_TREES:
+            _TREES.popitem(last=False)
     _TREES.move_to_end(filename)
     return item[2], lines
 
