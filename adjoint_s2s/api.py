@@ -421,6 +421,27 @@ def zero_like(x):
     return None
 
 
+def show_adjoint(f, *args, callees=False):
+    """The generated primal-plus-pullback pair of f as Python source, specialised on the
+    kinds of args as a call with them would be (any kind when no args are given); with
+    ``callees=True`` also the pairs of the Python functions it calls. For notebooks:
+    ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
+    import io  # only for this printing helper
+
+    from .cli import show
+
+    fn, kinds = f, _rt.kinds_of(args)
+    if isinstance(f, types.MethodType):
+        fn, kinds = f.__func__, (_rt.OTHER,) + kinds
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
+    if not args:
+        kinds = (_rt.OTHER,) * fn.__code__.co_argcount
+    out = io.StringIO()
+    show(fn, kinds, callees, out)
+    return out.getvalue()
+
+
 def differentiable(fn):
     """Transform fn now (unsupported syntax fails here, with file and line); fn stays as it was."""
     from .source import function_node
