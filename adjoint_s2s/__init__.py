@@ -50,7 +50,10 @@ from .tangents import (  # noqa: E402
     unthunk,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
+from .tracebacks import install as _install_traceback_filter  # noqa: E402
+
+_install_traceback_filter()
 
 __all__ = [
     "pullback",

@@ -15,7 +15,10 @@ import os
 import sys
 import types
 
+from . import emit
+from ._version import __version__
 from .errors import AdjointError
+from .sidebyside import write_html
 
 _TYPE_KINDS = {"float": "real", "int": "real", "complex": "complex", "array": "array", "any": "other"}
 
@@ -85,6 +88,8 @@ def argument_kinds(fn, types_text, owner=None):
         bad = [t for t in names if t not in _TYPE_KINDS]
         if bad:
             raise TargetError(f"unknown type {bad[0]!r}; use one of {', '.join(_TYPE_KINDS)}")
+        if owner is not None and len(names) == len(params):
+            names = names[1:]  # self's type given too (`--types any,float`): it is its class
         if len(names) != len(given):
             what = f"{fn.__qualname__}({', '.join(given)})"
             raise TargetError(
@@ -102,8 +107,6 @@ def argument_kinds(fn, types_text, owner=None):
 
 
 def show(fn, kinds, all_=False, out=sys.stdout, seen=None):
-    from . import emit
-
     seen = set() if seen is None else seen
     if fn.__code__ in seen:
         return
@@ -118,8 +121,6 @@ def show(fn, kinds, all_=False, out=sys.stdout, seen=None):
 
 
 def main(argv=None):
-    from . import __version__
-
     parser = argparse.ArgumentParser(
         prog="adjoint-s2s", description="Reverse-mode AD by source-to-source transformation."
     )
@@ -144,8 +145,6 @@ def main(argv=None):
             sys.stdout.write(heading)
         show(fn, kinds, args.all)
         if args.html:
-            from .sidebyside import write_html
-
             write_html(fn, kinds, args.html)
     except (TargetError, AdjointError) as exc:
         sys.stderr.write(f"adjoint-s2s: {exc}\n")

@@ -10,6 +10,8 @@ import html
 import inspect
 import textwrap
 
+from . import emit
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -88,8 +90,6 @@ def links(fn, generated):
 
 def render(fn, kinds):
     """The side-by-side page for fn specialised on kinds, as text."""
-    from . import emit  # the CLI imports this module only for --html
-
     generated = emit.source_of(fn, kinds).source
     lines, first, _ = statement_lines(fn)
     linked = links(fn, generated)

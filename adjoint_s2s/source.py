@@ -7,6 +7,7 @@ session, have no file to read: that is a clear ``NoSourceError``.
 """
 import linecache
 import os
+import sys
 from collections import OrderedDict
 
 import gast
@@ -68,8 +69,6 @@ def _command_lines(filename, code):
     lines, but the command line it came from is still there (sys.orig_argv). Code exec'd
     from another string is also named <string>: the text is used only if compiling it
     gives this very code object (equal code, so equal source)."""
-    import sys  # noqa: F401 (sys.orig_argv is read only here, when a <string> is met)
-
     argv = getattr(sys, "orig_argv", None) or []
     if filename != "<string>" or code is None or "-c" not in argv[:-1]:
         return []
