@@ -17,6 +17,13 @@ import numpy as np
 import workloads as W
 
 PEERS = ("autograd", "jax", "jax.jit", "torch")
+# the workloads written for the peers; the others are adjoint_s2s against the hand-written
+# gradient only (their columns say n/a)
+WORKLOADS = ("scalar_poly", "scalar_loop", "mlp", "xent", "rnn", "big_matmul")
+
+
+def has(peer, name):
+    return peer in PEERS and name in WORKLOADS
 
 
 def available():
