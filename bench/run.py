@@ -266,12 +266,11 @@ def target_met(name, res):
 # ----- the workloads --------------------------------------------------------------------------------
 
 
-def bench_workload(w, peers, rounds, target, rep):
-    """Check every contender's gradient against the hand-written one, then time those that
-    agree: {"stats", "status", "first", "err", "ratio", "plain_ratio"}."""
-    hand = functools.partial(w.grad, *w.args)
-    value, ref = hand()
-    fns = {"hand": hand}
+def prepare(w, peers):
+    """Check every contender's gradient on w against the hand-written one: (fns, status,
+    first, err), fns holding the calls to time (plain, adjoint_s2s when it agrees, peers)."""
+    value, ref = w.grad(*w.args)
+    fns = {}
     status, first, err = {}, {}, {}
     plain_value = w.fn(*w.args)
     if not np.allclose(plain_value, value, rtol=RTOL, atol=0.0):
@@ -305,15 +304,57 @@ def bench_workload(w, peers, rounds, target, rep):
             fns[peer] = run
         except Exception as exc:
             status[peer] = "error: " + one_line(exc)
+    return fns, status, first, err
 
-    rep.progress(f"{w.name}: timing {', '.join(fns)} ({rounds} rounds)")
+
+def bench_group(ws, peers, rounds, target, rep):
+    """{name: {"stats", "status", "first", "err", "ratio", ...}} for the workloads ws, the
+    forms of one computation: they share the hand-written gradient, and all their contenders
+    are timed in the same interleaved rounds, so that a form's time over the plain form's
+    (vs_form) is a ratio within rounds too."""
+    shared = all(w.grad is ws[0].grad and w.args is ws[0].args for w in ws)
+    fns, parts = {}, {}
+    for w in ws:
+        hand_key = "hand" if shared else f"hand:{w.name}"
+        fns.setdefault(hand_key, functools.partial(w.grad, *w.args))
+        f, status, first, err = prepare(w, peers)
+        parts[w.name] = (hand_key, status, first, err, list(f))
+        for c, fn in f.items():
+            fns[f"{c}:{w.name}"] = fn
+    label = ws[0].name if len(ws) == 1 else f"{ws[0].group} ({', '.join(w.name for w in ws)})"
+    rep.progress(f"{label}: timing {len(fns)} calls ({rounds} rounds)")
     stats = interleaved(fns, rounds, target)
-    res = {"stats": stats, "status": status, "first": first, "err": err, "group": w.group}
-    res["plain_ratio"] = stats["plain"].ratio_to(stats["hand"])
-    if "adjoint_s2s" in stats:
-        res["ratio"] = stats["adjoint_s2s"].ratio_to(stats["hand"])
-        res["over_plain"] = stats["adjoint_s2s"].ratio_to(stats["plain"])
-    return res
+    out = {}
+    for w in ws:
+        hand_key, status, first, err, contenders = parts[w.name]
+        st = {"hand": stats[hand_key]}
+        st.update({c: stats[f"{c}:{w.name}"] for c in contenders})
+        res = {"stats": st, "status": status, "first": first, "err": err, "group": w.group}
+        res["plain_ratio"] = st["plain"].ratio_to(st["hand"])
+        if "adjoint_s2s" in st:
+            res["ratio"] = st["adjoint_s2s"].ratio_to(st["hand"])
+            res["over_plain"] = st["adjoint_s2s"].ratio_to(st["plain"])
+            base = f"adjoint_s2s:{ws[0].name}"
+            if w is not ws[0] and base in stats:
+                res["vs_form"] = st["adjoint_s2s"].ratio_to(stats[base])
+                res["form"] = ws[0].name
+        out[w.name] = res
+    return out
+
+
+def bench_workload(w, peers, rounds, target, rep):
+    return bench_group([w], peers, rounds, target, rep)[w.name]
+
+
+def groups_of(ws):
+    """Consecutive workloads of one group together; a workload without a group alone."""
+    out = []
+    for w in ws:
+        if out and w.group is not None and out[-1][0].group == w.group:
+            out[-1].append(w)
+        else:
+            out.append([w])
+    return out
 
 
 def link_groups(results):
@@ -326,6 +367,8 @@ def link_groups(results):
             continue
         if g not in plain_of:
             plain_of[g] = name
+            continue
+        if "vs_form" in res:  # measured within the rounds (bench_group)
             continue
         base = results[plain_of[g]]
         if res.get("ratio") is not None and base.get("ratio"):
@@ -355,7 +398,8 @@ def ratio_cell(res, c):
 def report_workloads(results, peers, rep):
     rep("Time per gradient call relative to the hand-written gradient (median over the rounds of")
     rep("the ratio within a round; lower is better). plain/hand: the function alone; vs plain form:")
-    rep("this form's adjoint_s2s/hand over that of the first form of its group (same hand gradient).")
+    rep("this form's adjoint_s2s time over that of the first form of its group (same hand gradient,")
+    rep("timed in the same rounds).")
     rep()
     rows = []
     for name, res in results.items():
@@ -696,7 +740,7 @@ def markdown(meta, results, peers, transform, scaling):
         for name, res in results.items():
             met = target_met(name, res)
             rows.append([
-                f"`{name}`", fmt_time(res["stats"]["hand"].median), fmt_ratio(res["plain_ratio"]),
+                f"`{name}`", fmt_time(res["stats"]["hand"].median), fmt_ratio(res["plain_ratio"]).replace("x", "×"),
                 ratio_cell(res, "adjoint_s2s").replace("x", "×"),
                 fmt_ratio(res["over_plain"]).replace("x", "×") if "over_plain" in res else "-",
                 (fmt_ratio(res["vs_form"]).replace("x", "×") + f" of `{res['form']}`")
@@ -902,10 +946,8 @@ def main(argv=None):
     rep()
 
     results = {}
-    for w in W.WORKLOADS:
-        if w.name in chosen:
-            rep.progress(f"{w.name}: {w.what}")
-            results[w.name] = bench_workload(w, peers, rounds, target, rep)
+    for ws in groups_of([w for w in W.WORKLOADS if w.name in chosen]):
+        results.update(bench_group(ws, peers, rounds, target, rep))
     link_groups(results)
     if results:
         report_workloads(results, peers, rep)
