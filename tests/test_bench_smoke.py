@@ -12,11 +12,12 @@ BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @pytest.fixture(scope="module")
 def run():
+    saved = list(sys.path)
     sys.path.insert(0, BENCH)
     try:
-        import run as bench_run
+        import run as bench_run  # it puts bench/ and the checkout first on sys.path
     finally:
-        sys.path.remove(BENCH)
+        sys.path[:] = saved
     return bench_run
 
 
