@@ -1,17 +1,20 @@
 """Benchmarks of adjoint_s2s: it measures and reports, it never asserts a timing.
 
     .venv/bin/python bench/run.py [--quick] [--only NAME,NAME] [--peers LIST] [--threads N]
-                                  [--out FILE]
+                                  [--out FILE] [--md FILE] [--chart FILE]
 
-For each workload of bench/workloads.py, ``adjoint_s2s.gradient`` is timed against the
-hand-written gradient in the same process, with interleaved rounds: each round times a
-batch of calls of every contender in turn (the order rotating from round to round), and
-the report gives the median time per call over the rounds, and each ratio to the hand-written
-gradient as the median over the rounds of the ratio within a round. autograd, JAX (``jax.grad``,
-eager and under ``jax.jit``) and PyTorch (``torch.autograd.grad``) are timed the same way
-when they import. Then two costs of adjoint_s2s itself: the first-call transform of a
-~40-line function, and the overhead of a cached ``gradient`` call over calling the
-generated pair directly. See bench/README.md.
+For each workload of bench/workloads.py, the gradient of every contender is first checked
+against the hand-written gradient (one that disagrees is not timed), then
+``adjoint_s2s.gradient`` is timed against the hand-written gradient and the plain call in
+the same process, with interleaved rounds: each round times a batch of calls of every
+contender in turn (the order rotating from round to round; the forms of one computation
+share their rounds), and the report gives the median time per call over the rounds, and
+each ratio as the median over the rounds of the ratio within a round. autograd, JAX
+(``jax.grad``, eager and under ``jax.jit``) and PyTorch (``torch.autograd.grad``) are
+timed the same way when they import. Then the costs of adjoint_s2s itself: the first-call
+transform of a ~40-line function, the overhead of a cached ``gradient`` call, and the
+scaling run (transform time against length, loop trips, sequence length with peak
+memory). BENCH_QUICK=1 is --quick. See bench/README.md.
 """
 import os
 import sys
