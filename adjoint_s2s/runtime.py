@@ -28,7 +28,8 @@ from .errors import (
     shared_write_message,
     short_name,
 )
-from .passes.activity import ARRAY, COMPLEX, CONST, OTHER, REAL
+from .kinds import ARRAY, COMPLEX, CONST, KIND, OTHER, REAL, cell_kinds as _cell_kinds, kinds_of
+from .kinds import cell_kind as _cell_kind
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, add, unthunk
 
 def acc(a, b):
@@ -1421,32 +1422,6 @@ def setitem_grad(b_new, old, idx, v=None):
     return GradList(b_old), g_v
 
 
-# ----- kinds of run-time values ---------------------------------------------------------------
-
-KIND = {
-    float: REAL,
-    int: REAL,
-    complex: COMPLEX,
-    np.ndarray: ARRAY,
-    bool: CONST,
-    str: CONST,
-    type(None): CONST,
-    np.float64: REAL,
-    bytes: CONST,
-}
-
-
-def kinds_of(args):
-    return tuple([KIND.get(type(a), OTHER) for a in args])
-
-
-def _cell_kind(cell):
-    try:
-        return KIND.get(type(cell.cell_contents), OTHER)
-    except ValueError:
-        return OTHER
-
-
 # ----- dispatch ---------------------------------------------------------------------------
 
 
@@ -1526,9 +1501,6 @@ def _library_file(filename):
     roots |= {os.path.dirname(os.path.realpath(np.__file__))}
     return any(path.startswith(os.path.realpath(r) + os.sep) for r in roots if r)
 
-
-def _cell_kinds(f):
-    return tuple([_cell_kind(c) for c in f.__closure__]) if f.__closure__ else None
 
 
 def call_primal(f, /, *args, **kwargs):
