@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import emit
 from .. import runtime as rt
+from ..errors import MutationError
 from ..tangents import AbstractZero, Tangent, add, unthunk
 from . import NONDIFF, SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 from .helpers_numpy import np_index_trick_check, np_index_trick_range, np_index_trick_rule
@@ -618,7 +619,7 @@ def kept_pair(a):
     if v is not a:
         site = rt.user_call_site()
         where = f" (in `{site[0]}`, defined at {site[1]}, line {site[2]})" if site else ""
-        raise rt.MutationError(
+        raise MutationError(
             "a function that changes an array argument in place (`a op= v`) whose caller "
             f"reads it again{where} is differentiated once, not twice: return the array "
             "from the function and rebind it in the caller (`x = f(x, ...)`)"
