@@ -324,7 +324,7 @@ def _register_api_rules():
         # A mutable object's argument also takes its fields' gradients from the store
         # (the reads of its fields put them there): as with_fields' rule, each take of a
         # field hands the cotangent of that field back to the reads.
-        from .rules.runtime_rules import _claim_cells, _fill
+        from .runtime.rules_helpers import _claim_cells, _fill
 
         taken = {}
         for i, x in enumerate(args):
@@ -349,7 +349,7 @@ def _register_api_rules():
     def _refuse_nested_fields(args, depth=0):
         """An object held by an argument (an item, a field) whose fields were read: its
         gradient at second order is not computed; refused rather than a zero."""
-        from .rules.runtime_rules import _OPEN
+        from .runtime.rules_helpers import _OPEN
 
         held = []
         for x in args:

@@ -246,3 +246,6 @@ from ..kinds import cell_kind as _cell_kind  # noqa: E402,F401
 # template helpers written next to their rules are reached as _rt.<name> too
 from ..rules.helpers_numpy import *  # noqa: E402,F401,F403
 from ..rules.helpers_scalar import *  # noqa: E402,F401,F403
+
+# the rules of the run time's own helpers register themselves when imported
+from . import rules_calls, rules_helpers  # noqa: E402,F401

@@ -78,6 +78,9 @@ def forget_pairs():
     _CACHED_FUNCTIONS.clear()
 
 
+R.ON_CHANGE.append(forget_pairs)
+
+
 def call_primal(f, /, *args, **kwargs):
     """f(*args, **kwargs) as differentiated code sees it: rules run, no pullback is kept."""
     if type(f) is types.FunctionType:
