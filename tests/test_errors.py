@@ -194,7 +194,7 @@ def test_a_runtime_helper_reaching_numpy_at_second_order_names_the_users_functio
     from adjoint_s2s import rules, runtime
 
     monkeypatch.delitem(rules.NONDIFF, np.issubdtype)
-    monkeypatch.setattr(runtime, "is_library_code", lambda code: False)
+    monkeypatch.setattr(runtime.sites, "is_library_code", lambda code: False)
     monkeypatch.setattr(runtime.dispatch, "is_library_code", lambda code: False)  # call_primal's
     ad.refresh()  # the run time's helpers are generated again, without the rule
 

@@ -16,6 +16,11 @@ import sys
 
 import numpy as np
 
+from ..errors import MissingAdjointError
+from ..runtime.accumulate import _PRIVATE_REFS
+from ..runtime.project import conj, unbroadcast
+from ..tangents import AbstractZero, Tangent, Thunk
+
 __all__ = [
     "np_fit",
     "np_parts",
@@ -132,17 +137,6 @@ __all__ = [
     "sp_log_softmax_adjoint",
 ]
 
-_RT = []
-
-
-def _runtime():
-    if not _RT:
-        from .. import runtime
-
-        _RT.append(runtime)
-    return _RT[0]
-
-
 # ----- projection and structure ------------------------------------------------------------
 
 
@@ -151,7 +145,7 @@ def np_fit(grad, x):
     if grad is None:
         return None
     if isinstance(x, np.ndarray):
-        out = _runtime().unbroadcast(grad, x)
+        out = unbroadcast(grad, x)
         if isinstance(out, np.ndarray) and not out.flags.writeable:
             out = out.copy()  # a broadcast view: give the caller an array of its own
         return out
@@ -163,7 +157,7 @@ def np_fit(grad, x):
         return _like_structure(garr, x)
     if x is None or isinstance(x, (bool, np.bool_, str, bytes)):
         return None
-    return _runtime().unbroadcast(grad, x)
+    return unbroadcast(grad, x)
 
 
 def _like_structure(garr, x):
@@ -182,8 +176,6 @@ def _like_structure(garr, x):
 
 def np_parts(g, n):
     """The n entries of the adjoint of a tuple output (None for structural zeros)."""
-    from ..tangents import AbstractZero, Tangent, Thunk
-
     if g is None or isinstance(g, AbstractZero):
         return (None,) * n
     if isinstance(g, Thunk):
@@ -293,7 +285,6 @@ def np_reciprocal_adjoint(g, x, d, scale=1.0):
     where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
     (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
     in for d where g == 0 (a double where: finite at second order too)."""
-    conj = _runtime().conj
     c = 1 / scale  # (c / d: one array operation, not two)
     if not _has_zero(d):
         return np_fit(g * conj(c / d), x)
@@ -495,11 +486,10 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
     accumulators. When the extremum is one element per slice, g goes to those positions
     of the accumulator: in place when only the calling variable holds it (as for
     ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
-    rt = _runtime()
     if type(acc) is np.ndarray and isinstance(a, np.ndarray) and acc.shape == a.shape:
         private = (
             acc.base is None
-            and sys.getrefcount(acc) <= rt._PRIVATE_REFS
+            and sys.getrefcount(acc) <= _PRIVATE_REFS
             and acc.flags.writeable
             and acc.flags.c_contiguous
         )
@@ -1194,8 +1184,6 @@ def np_index_trick_range(k):
 def np_index_trick_check(obj, keys, y):
     """Refuse a form of np.r_ / np.c_ that np_r_concat / np_c_concat do not reproduce
     (string directives, ...): the gradient would be of something else."""
-    from ..errors import MissingAdjointError
-
     name = "np.c_" if type(obj) is type(np.c_) else "np.r_"
     ok = not any(isinstance(k, str) for k in keys)
     if ok:

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..runtime.project import unbroadcast
 from ..tangents import part_value as _part
 from ..tangents import value_or_none as _seed
 from .helpers_numpy import np_power_exponent_partial
@@ -328,9 +329,7 @@ def complex_im_adjoint(g, im):
 
 def _unbroadcast_like(g, like):
     if isinstance(like, np.ndarray) or isinstance(g, np.ndarray):
-        from .. import runtime
-
-        return runtime.unbroadcast(g, like)
+        return unbroadcast(g, like)
     return g
 
 

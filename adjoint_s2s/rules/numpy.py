@@ -24,6 +24,7 @@ from . import (
     special,
 )
 from . import helpers_numpy as _hn
+from ..runtime.dispatch import _primitive_pair
 
 SECTIONS = {}  # rule path -> section of docs/numpy.md
 NOTES = {}  # rule path -> a short remark for docs/numpy.md
@@ -97,9 +98,7 @@ def _keyword_pair(fn, call, nargs, kwnames):
         raise TypeError(f"no rule of {fn.__name__} takes the keywords {', '.join(kwnames)}")
     pair = _KEYWORD_PAIRS.get(id(variant))
     if pair is None:
-        from .. import runtime
-
-        pair = runtime._primitive_pair(_shadow(variant, call))
+        pair = _primitive_pair(_shadow(variant, call))
         _KEYWORD_PAIRS[id(variant)] = pair
     return pair
 
