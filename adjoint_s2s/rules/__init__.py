@@ -245,11 +245,11 @@ __all__ = [
 
 # The built-in rules register themselves into the tables above when imported; the run
 # time registers the rules of its own helpers (runtime/rules_calls.py, rules_helpers.py).
-# The run time comes first: the rules' helpers import its projection (unbroadcast), and
-# the run time's namespace (_rt) imports those helpers.
-from .. import runtime as _runtime  # noqa: E402,F401
 from . import builtins as _builtins  # noqa: E402,F401
 from . import math as _math  # noqa: E402,F401
+# the run time next: its namespace (_rt) imports the NumPy rules' helpers, which import
+# its projection (unbroadcast); importing rules/numpy/ registers the NumPy rules
+from .. import runtime as _runtime  # noqa: E402,F401
 from . import numpy as _numpy  # noqa: E402,F401
 from . import operators as _operators  # noqa: E402,F401
 from . import sequences as _sequences  # noqa: E402,F401

@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import emit
 from ..rules import NONDIFF, SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, special
-from ..rules import helpers_numpy as hn
-from ..rules.helpers_numpy import np_index_trick_check, np_index_trick_range, np_index_trick_rule
+from ..rules.numpy.base import np_parts
+from ..rules.numpy.shape import np_index_trick_check, np_index_trick_range, np_index_trick_rule
 from ..tangents import AbstractZero, Tangent, unthunk
 from . import accumulate, dispatch, methods, mutation, objects, sites, structure
 from .. import kinds
@@ -186,13 +186,13 @@ nondifferentiable_builtin(
 )
 
 
-@special(hn.np_parts)
+@special(np_parts)
 def np_parts_pair(g, n):
     """The entries of a tuple output's adjoint (what the adjoints of slogdet, eigh, svd,
     qr... read first), differentiated again: the cotangents of the entries go back into
     the structure g came in (a Tangent of the named tuple, a tuple, a bare array), so the
     second derivative with respect to the first-order cotangent is not lost."""
-    out = hn.np_parts(g, n)
+    out = np_parts(g, n)
 
     def np_parts_pullback(c):
         cs = [structure.part(c, i) for i in range(n)]

@@ -7,8 +7,11 @@ import numpy as np
 from .. import emit, kinds
 from ..errors import MutationError
 from ..rules import lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
-from ..rules import helpers_numpy as hn
-from ..rules import helpers_scalar as hs
+from ..rules import scalar_adjoints as hs
+from ..rules.numpy.constructors import np_item_adjoint, np_tolist_adjoint
+from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base_partial
+from ..rules.numpy.reductions import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select
+from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
 from . import accumulate, dispatch, methods, mutation, numeric, project, sites, structure
 from . import fields as store
@@ -45,11 +48,11 @@ primitive(structure.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="oth
 # max/min's adjoint is linear in its gradient, with a transpose of its own (the positions
 # of the extremum do not move under a small change: no gradient to a or ans)
 # (`m` is the extremum: `ans` in a template means the helper's own result)
-primitive(hn.np_extremum_adjoint, "v, a, m, axis=None, keepdims=False",
+primitive(np_extremum_adjoint, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
-primitive(hn.acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
+primitive(acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
           adjoints={"acc": "g", "v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
-primitive(hn.np_extremum_select, "v, a, m, axis=None, keepdims=False",
+primitive(np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
 # the derivatives of powers, differentiated again: pow_scaled(a, p, c) = c·a**p keeps a zero
 # coefficient zero at a == 0 to every order (the Hessian of x**0, x**1 at 0)
@@ -58,29 +61,29 @@ primitive(hs.pow_scaled, "a, p, c, n=0",
           "_rt.pow_scaled(a, p, c, n + 1)", "_rt.pow_scaled(a, p, 1, n)", None, kind="other")
 primitive(hs.pow_base_partial, "a, b", "_rt.pow_scaled(a, b - 2, b * (b - 1))",
           "_rt.pow_base_partial_exp(a, b)", kind="other")  # complex for a < 0, b fractional
-primitive(hn.np_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
+primitive(np_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
           "_rt.pow_base_partial_exp(x1, x2)", **_R)
-primitive(hn.np_float_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
+primitive(np_float_power_base_partial, "x1, x2", "_rt.pow_scaled(x1, x2 - 2, x2 * (x2 - 1))",
           "_rt.pow_base_partial_exp(x1, x2)", **_R)
 # a.item(...) and a.tolist(): their adjoints are linear in the gradient, with transposes
-primitive(hn.np_item_adjoint, "v, a, idx", adjoints={"v": "_rt.np_item_of(g, a, idx)"},
+primitive(np_item_adjoint, "v, a, idx", adjoints={"v": "_rt.np_item_of(g, a, idx)"},
           kind="other")
-primitive(hn.np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, idx)"},
+primitive(np_item_of, "c, a, idx", adjoints={"c": "_rt.np_item_adjoint(g, a, idx)"},
           kind="other")
-primitive(hn.np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
-primitive(hn.np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
+primitive(np_tolist_adjoint, "v, a", adjoints={"v": "_rt.np_tolist_of(g)"}, kind="other")
+primitive(np_tolist_of, "c", adjoints={"c": "_rt.np_tolist_adjoint(g, c)"}, kind="other")
 # the scatter-adds of take, take_along_axis and repeat (np.add.at has no rule): linear in
 # the gradient, their transposes are the gathers themselves
-primitive(hn.np_take_adjoint, "v, a, indices, axis=None",
+primitive(np_take_adjoint, "v, a, indices, axis=None",
           adjoints={"v": "_rt.np_fit(np.take(g, indices, axis), v)"}, kind="other")
-primitive(hn.np_take_along_axis_adjoint, "v, arr, indices, axis=-1",
+primitive(np_take_along_axis_adjoint, "v, arr, indices, axis=-1",
           adjoints={"v": "_rt.np_fit(np.take_along_axis(np.asarray(g), np.asarray(indices), axis), v)"},
           kind="other")
-primitive(hn.np_repeat_adjoint, "v, a, repeats, axis=None",
+primitive(np_repeat_adjoint, "v, a, repeats, axis=None",
           adjoints={"v": "_rt.np_fit(np.repeat(g, repeats, axis), v)"}, kind="other")
 # np.pad's adjoint adds the copies of edge/reflect/symmetric/wrap padding back with
 # np.bincount (no rule); pad and its adjoint are each other's transposes
-primitive(hn.np_pad_adjoint, "v, array, pad_width, mode='constant'",
+primitive(np_pad_adjoint, "v, array, pad_width, mode='constant'",
           adjoints={"v": "_rt.np_pad_transpose(g, pad_width, mode)"}, kind="other")
 primitive(numeric.np_pad_transpose, "v, pad_width, mode='constant'",
           adjoints={"v": "_rt.np_pad_adjoint(g, v, pad_width, mode)"}, kind="other")
