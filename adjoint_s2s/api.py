@@ -15,6 +15,10 @@ import numpy as np
 from . import emit
 from . import rules as R
 from . import runtime as _rt
+from .errors import NotDifferentiableError
+from .passes import check
+from .runtime.rules_helpers import _OPEN, _claim_cells, _fill
+from .source import function_node
 from .tangents import AbstractZero, Tangent, Thunk, unthunk
 
 _DERIVING = [0]
@@ -234,9 +238,6 @@ def _is_real_number(x):
 
 def differentiable(fn):
     """Transform fn now (unsupported syntax fails here, with file and line); fn stays as it was."""
-    from .source import function_node
-    from .passes import check
-
     node, filename, _ = function_node(fn)
     check.check(node, filename)
     emit.entry_for(fn, emit.cache_key(fn, (), keywords=True))
@@ -324,8 +325,6 @@ def _register_api_rules():
         # A mutable object's argument also takes its fields' gradients from the store
         # (the reads of its fields put them there): as with_fields' rule, each take of a
         # field hands the cotangent of that field back to the reads.
-        from .runtime.rules_helpers import _claim_cells, _fill
-
         taken = {}
         for i, x in enumerate(args):
             if _rt.is_mutable_object(x):
@@ -349,7 +348,6 @@ def _register_api_rules():
     def _refuse_nested_fields(args, depth=0):
         """An object held by an argument (an item, a field) whose fields were read: its
         gradient at second order is not computed; refused rather than a zero."""
-        from .runtime.rules_helpers import _OPEN
 
         held = []
         for x in args:
@@ -361,7 +359,6 @@ def _register_api_rules():
                 held.extend(vars(x).values())
         for v in held:
             if _rt.is_mutable_object(v) and any(e[0] is v and e[1] for e in _OPEN.values()):
-                from .errors import NotDifferentiableError
 
                 raise NotDifferentiableError(
                     f"a gradient with respect to an argument holding a {type(v).__name__} "

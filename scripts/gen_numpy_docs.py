@@ -3,7 +3,7 @@
     .venv/bin/python scripts/gen_numpy_docs.py          # rewrite docs/numpy.md
     .venv/bin/python scripts/gen_numpy_docs.py --check  # exit 1 if it is stale
 
-tests/rules/test_numpy_docs.py fails when the file differs from what this script writes.
+tests/rules/numpy/test_docs.py fails when the file differs from what this script writes.
 """
 import os
 import sys
@@ -67,7 +67,7 @@ HOW_TO = """\
 5. An ndarray method with the same signature as a NumPy function reuses its rule:
    `array_method("cumsum", np.cumsum)`. Functions without a gradient go to
    `nondifferentiable_builtin`.
-6. Add a row to `tests/rules/test_numpy_rules.py` (a small function of the file calling
+6. Add a row to `tests/rules/numpy/test_rules.py` (a small function of the file calling
    the rule, random cases with several shapes, broadcasting and axes; `cplx=True` to
    check complex inputs too): it is compared with finite differences, inline and at run
    time. A test fails while a registered rule has no row. Then run

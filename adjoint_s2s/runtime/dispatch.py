@@ -20,9 +20,9 @@ from .. import rules as R
 from ..errors import MissingAdjointError
 from ..kinds import cell_kinds as _cell_kinds, kinds_of
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
-# adapters and api import the run time: imported as modules, read when called
-from .. import adapters, api, emit
-from .sites import _where_met, is_library_code
+# adapters imports the run time: imported as a module, read when called
+from .. import adapters, emit
+from .sites import _at, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
 from .structure import field, GradList, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, forget_fields, take_field_grad, take_fields
@@ -106,22 +106,35 @@ def _python_class(cls):
 # ----- resolution --------------------------------------------------------------------------
 
 
+def rule_pair(f, nargs, kwnames=()):
+    """The pair of f's rule, in the one order of resolution: a user rule (@adjoint,
+    @rrule, non_differentiable), a built-in special pair, a primitive (the variant for
+    nargs positional arguments and these keywords), a non-differentiable builtin. None
+    when f has none: its Python source is transformed (a function), or ``resolve`` goes
+    on (a bound method, a class, a callable object)."""
+    rule = R.lookup_user(f)
+    if rule is not None:
+        return _user_rule_pair(rule)
+    if not _hashable(f):
+        return None
+    sp = R.SPECIAL.get(f)
+    if sp is not None:
+        return sp
+    prim = R.lookup_primitive(f, nargs, kwnames)
+    if prim is not None:
+        return _primitive_pair(prim)
+    if f in R.NONDIFF:
+        return _const_pair(f)
+    return None
+
+
 def _function_pair(f, args):
     """Resolve a plain Python function (user rule first) and cache it on f."""
     nargs = len(args)
     cells = _cell_kinds(f)
     guard = ()
-    rule = R.lookup_user(f)
-    prim = R.lookup_primitive(f, nargs) if rule is None else None
-    if rule is not None:
-        pair = _user_rule_pair(rule)
-    elif f in R.SPECIAL:
-        pair = R.SPECIAL[f]
-    elif prim is not None:
-        pair = _primitive_pair(prim)
-    elif f in R.NONDIFF:
-        pair = _const_pair(f)
-    else:
+    pair = rule_pair(f, nargs)
+    if pair is None:
         key = emit.cache_key(f, kinds_of(args))
         pair = emit.pair_for(f, key, nargs)
         guard = emit.data_guard_of(f, key)
@@ -130,7 +143,8 @@ def _function_pair(f, args):
         cache = f.__dict__["__adjoint_pairs__"] = {}
         _CACHED_FUNCTIONS.add(f)
     # gradients of generated code for float arguments are floats (or None) already
-    floats = rule is None and prim is None and all(type(a) is float for a in args)
+    floats = (R.lookup_user(f) is None and R.lookup_primitive(f, nargs) is None
+              and all(type(a) is float for a in args))
     cache[tuple(map(type, args))] = (cells, pair, floats and nargs == f.__code__.co_argcount, guard)
     return pair
 
@@ -147,18 +161,9 @@ def resolve(f, nargs):
     """The pair function for any callable f called with nargs positional arguments."""
     if type(f) is types.FunctionType:
         return lambda *a, **k: call(f, *a, **k)
-    rule = R.lookup_user(f)
-    if rule is not None:
-        return _user_rule_pair(rule)
-    if _hashable(f):
-        sp = R.SPECIAL.get(f)
-        if sp is not None:
-            return sp
-        prim = R.lookup_primitive(f, nargs)
-        if prim is not None:
-            return _primitive_pair(prim)
-        if f in R.NONDIFF:
-            return _const_pair(f)
+    pair = rule_pair(f, nargs)
+    if pair is not None:
+        return pair
     if isinstance(f, types.MethodType):
         fn, obj = f.__func__, f.__self__
 
@@ -211,12 +216,8 @@ def _const_pair(f):
 _PRIM_PAIRS = {}
 
 
-def _primitive_pair(prim):
-    """A run-time pair for a primitive (for calls the generator could not inline)."""
-    pair = _PRIM_PAIRS.get(id(prim))
-    if pair is not None:
-        return pair
-    params = list(prim.params)
+def _primitive_source(prim, params):
+    """The lines of ``core``: the primitive's call and a pullback from its templates."""
     sig = ", ".join(f"{p}={prim.defaults[p]}" if p in prim.defaults else p for p in params)
     lines = [f"def core({sig}):", f"    ans = fn({', '.join(params)})", "    def back(g):"]
     lines.append("        g = seed(g)")
@@ -240,7 +241,16 @@ def _primitive_pair(prim):
             outs.append("None")
     lines.append(f"        return ({', '.join(outs)},)")
     lines.append("    return ans, back")
+    return lines
 
+
+def _primitive_pair(prim):
+    """A run-time pair for a primitive (for calls the generator could not inline)."""
+    pair = _PRIM_PAIRS.get(id(prim))
+    if pair is not None:
+        return pair
+    params = list(prim.params)
+    lines = _primitive_source(prim, params)
     ns = {
         "fn": prim.fn,
         "seed": seed,
@@ -255,7 +265,6 @@ def _primitive_pair(prim):
     }
     text = "\n".join(lines) + "\n"
     filename = f"<adjoint_s2s rule for {prim.path}/{len(params)}>"
-
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(compile(text, filename, "exec"), ns)
     core = ns["core"]
@@ -283,67 +292,20 @@ def _user_rule_pair(rule):
     if rule.style == "adjoint":
         return adapters.adjoint_pair(rule.rule, rule.fn)
     if rule.config:
-        return adapters.rrule_pair(rule.rule, rule.fn, api.RuleConfig())
+        from ..api import RuleConfig  # (api imports the run time: a cycle at import time)
+
+        return adapters.rrule_pair(rule.rule, rule.fn, RuleConfig())
     return adapters.rrule_pair(rule.rule, rule.fn, None)
 
 
 def _constructor_pair(cls):
     """Dataclasses and namedtuples: the gradient of the arguments from the object's tangent."""
     if dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__"):
-        names = [f.name for f in dataclasses.fields(cls) if f.init]
-
-        def dataclass_pair(*args, **kwargs):
-            obj = cls(*args, **kwargs)
-            n = len(args)
-
-            def constructor_pullback(g):
-                # field by field from the store (take_field_grad: differentiated again,
-                # unlike a bulk take of every field, so second order sees the reads)
-                g = unthunk(g)
-                vals = []
-                for name in names:
-                    vals.append(add(field(g, name), take_field_grad(obj, name)))
-                forget_fields(obj)
-                pos = tuple(vals[:n])
-                if kwargs:
-                    return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
-                return (None,) + pos
-
-            return obj, constructor_pullback
-
-        return dataclass_pair
+        return _plain_dataclass_pair(cls)
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):
-        names = list(cls._fields)
-
-        def namedtuple_pair(*args, **kwargs):
-            obj = cls(*args, **kwargs)
-            n = len(args)
-
-            def constructor_pullback(g):
-                vals = _fields_of(g, names)
-                res = (None,) + tuple(vals[:n])
-                if kwargs:
-                    return res + ({k: vals[names.index(k)] for k in kwargs},)
-                return res
-
-            return obj, constructor_pullback
-
-        return namedtuple_pair
+        return _namedtuple_pair(cls)
     if cls in (list, tuple, GradList):
-        def sequence_pair(*args):
-            obj = cls(*args)
-            src_ = args[0] if args else ()
-
-            def sequence_pullback(g):
-                if g is None:
-                    return (None, None)
-                if isinstance(src_, (list, tuple)):
-                    return (None, type(src_)(unthunk(g)))
-                return (None, list(g))
-
-            return obj, sequence_pullback
-
-        return sequence_pair
+        return _sequence_pair(cls)
     if cls in (float, int, bool, str):
         return _const_pair(cls)
     if dataclasses.is_dataclass(cls):
@@ -354,6 +316,69 @@ def _constructor_pair(cls):
     raise MissingAdjointError(
         cls, "its constructor is not written in Python (give the class a rule with @adjoint)"
     )
+
+
+def _plain_dataclass_pair(cls):
+    """A dataclass without __post_init__: each argument's gradient is its field's."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+
+    def dataclass_pair(*args, **kwargs):
+        obj = cls(*args, **kwargs)
+        n = len(args)
+
+        def constructor_pullback(g):
+            # field by field from the store (take_field_grad: differentiated again,
+            # unlike a bulk take of every field, so second order sees the reads)
+            g = unthunk(g)
+            vals = []
+            for name in names:
+                vals.append(add(field(g, name), take_field_grad(obj, name)))
+            forget_fields(obj)
+            pos = tuple(vals[:n])
+            if kwargs:
+                return (None,) + pos + ({k: vals[names.index(k)] for k in kwargs},)
+            return (None,) + pos
+
+        return obj, constructor_pullback
+
+    return dataclass_pair
+
+
+def _namedtuple_pair(cls):
+    names = list(cls._fields)
+
+    def namedtuple_pair(*args, **kwargs):
+        obj = cls(*args, **kwargs)
+        n = len(args)
+
+        def constructor_pullback(g):
+            vals = _fields_of(g, names)
+            res = (None,) + tuple(vals[:n])
+            if kwargs:
+                return res + ({k: vals[names.index(k)] for k in kwargs},)
+            return res
+
+        return obj, constructor_pullback
+
+    return namedtuple_pair
+
+
+def _sequence_pair(cls):
+    """list(...), tuple(...): the gradient of the iterable, shaped like it."""
+    def sequence_pair(*args):
+        obj = cls(*args)
+        src_ = args[0] if args else ()
+
+        def sequence_pullback(g):
+            if g is None:
+                return (None, None)
+            if isinstance(src_, (list, tuple)):
+                return (None, type(src_)(unthunk(g)))
+            return (None, list(g))
+
+        return obj, sequence_pullback
+
+    return sequence_pair
 
 
 def new_instance(cls):
@@ -382,10 +407,6 @@ def _init_constructor_pair(cls, init):
 def field_names(obj):
     """The names of obj's instance attributes (no gradient flows through them)."""
     return tuple(vars(obj))
-
-
-def _isderiving():
-    return api.isderiving()
 
 
 def set_field(obj, name, value):
@@ -508,16 +529,10 @@ def _call_kw(f, args, kwargs):
 
         return y, keyword_call_pullback
     if type(f) is types.FunctionType:
-        rule = R.lookup_user(f)
-        if rule is not None:
-            pair = _user_rule_pair(rule)
-        elif f in R.SPECIAL:
-            pair = R.SPECIAL[f]
-        elif f in R.NONDIFF:
-            pair = _const_pair(f)
-        else:
-            prim = R.lookup_primitive(f, len(args), tuple(kwargs))
-            pair = _primitive_pair(prim)
+        pair = rule_pair(f, len(args), tuple(kwargs))
+        if pair is None:  # rules for f, but none that takes these keywords
+            raise MissingAdjointError(
+                f, f"no variant of its rule takes the keywords {', '.join(kwargs)}" + _at())
     else:
         pair = resolve(f, len(args))
     return pair(*args, **kwargs)

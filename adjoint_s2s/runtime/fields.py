@@ -142,10 +142,6 @@ def move_grad(moved, a, b):
     return (b if a is None or isinstance(a, AbstractZero) else add(a, b)), None
 
 
-def kept_adjoint(obj, g):
-    return None if isinstance(obj, (list, dict)) else g
-
-
 def take_items(obj):
     """The tangent handed over by put_items (a callee that mutated obj takes it; the
     caller takes back what was not taken)."""

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .project import real, unbroadcast
+from .project import unbroadcast
 
 
 # ----- special functions ------------------------------------------------------------------
@@ -34,26 +34,6 @@ def digamma(x):
 
 def trunc_div(x, y):
     return float(math.trunc(x / y))
-
-
-def abs_adjoint(g, x, ans):
-    """|z| for complex z (Zygote: z̄ = real(ȳ)·z/|z|) and for arrays."""
-    if isinstance(x, np.ndarray):
-        if np.iscomplexobj(x):
-            return np.where(ans == 0, 0, np.real(g) * x / np.where(ans == 0, 1, ans))
-        return g * np.sign(x)
-    if ans == 0:
-        return 0j if isinstance(x, complex) else 0.0
-    if isinstance(x, complex):
-        return real(g) * x / ans
-    return g * (1.0 if x > 0 else -1.0)
-
-
-def phase_adjoint(g, z):
-    r2 = abs(z) ** 2
-    if r2 == 0:
-        return 0j
-    return real(g) * 1j * z / r2
 
 
 def matmul_adjoint_a(g, a, b):

@@ -11,7 +11,8 @@ import types
 import numpy as np
 
 from .. import emit
-from ..rules import NONDIFF, SPECIAL, lookup_primitive, lookup_user, nondifferentiable_builtin, special
+from ..errors import MissingAdjointError
+from ..rules import lookup_user, nondifferentiable_builtin, special
 from ..rules.numpy.base import np_parts
 from ..rules.numpy.shape import np_index_trick_check, np_index_trick_range, np_index_trick_rule
 from ..tangents import AbstractZero, Tangent, unthunk
@@ -30,16 +31,9 @@ def first_order_pair(f, args, has_kwargs):
     if has_kwargs:
         return lambda *args, **kwargs: dispatch._call_kw(f, args, kwargs)
     if type(f) is types.FunctionType:
-        rule = lookup_user(f)
-        if rule is not None:
-            return dispatch._user_rule_pair(rule)
-        if f in SPECIAL:
-            return SPECIAL[f]
-        prim = lookup_primitive(f, nargs)
-        if prim is not None:
-            return dispatch._primitive_pair(prim)
-        if f in NONDIFF:
-            return dispatch._const_pair(f)
+        pair = dispatch.rule_pair(f, nargs)
+        if pair is not None:
+            return pair
         return emit.pair_for(f, emit.cache_key(f, kinds.kinds_of(args)), nargs)
     return dispatch.resolve(f, nargs)
 
@@ -264,8 +258,6 @@ def dict_pair(*args, **kwargs):
     """dict(mapping) and dict(**fields): a copy, whose tangent is copied back (pullbacks
     copy dicts of gradients this way, so second derivatives pass through here)."""
     if len(args) > 1:
-        from ..errors import MissingAdjointError
-
         raise MissingAdjointError(dict, "dict takes one positional argument")
     if args and not isinstance(args[0], dict):
         return _dict_of_pairs(args[0], kwargs)

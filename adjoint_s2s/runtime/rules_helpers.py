@@ -402,6 +402,7 @@ nondifferentiable_builtin(
     dispatch._user_rule_pair,
     dispatch._constructor_pair,
     dispatch._function_pair,
+    dispatch.rule_pair,
     dispatch._const_pair,
     methods._method_rule,
     lookup_user,

@@ -8,7 +8,6 @@ import sysconfig
 import numpy as np
 
 
-
 # adjoint_s2s's own directory (this file is in its runtime/)
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
