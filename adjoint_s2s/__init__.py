@@ -5,9 +5,7 @@ transformation, after Zygote.
     >>> ad.gradient(lambda x, y: math.sin(x) * y, 0.5, 2.0)
     (1.7551651237807455, 0.479425538604203)
 """
-from . import rules as _rules
-
-_rules.load_builtin_rules()
+from . import rules as _rules  # noqa: F401  (importing the rules registers the built-in ones)
 
 from .api import (  # noqa: E402
     RuleConfig,

@@ -17,6 +17,11 @@ import numpy as np
 from . import emit
 from . import rules as R
 from . import runtime as _rt
+from .errors import NotDifferentiableError
+from .kinds import OTHER, kinds_of
+from .passes import check
+from .runtime.rules_helpers import _OPEN, _claim_cells, _fill
+from .source import function_node
 from .tangents import AbstractZero, Tangent, Thunk, unthunk
 
 _DERIVING = [0]
@@ -426,13 +431,13 @@ def show_adjoint(f, *args, callees=False):
     # cli module already imported by the package
     from .cli import show
 
-    fn, kinds = f, _rt.kinds_of(args)
+    fn, kinds = f, kinds_of(args)
     if isinstance(f, types.MethodType):
-        fn, kinds = f.__func__, (_rt.OTHER,) + kinds
+        fn, kinds = f.__func__, (OTHER,) + kinds
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
     if not args:
-        kinds = (_rt.OTHER,) * fn.__code__.co_argcount
+        kinds = (OTHER,) * fn.__code__.co_argcount
     out = io.StringIO()
     show(fn, kinds, callees, out)
     return out.getvalue()
@@ -440,9 +445,6 @@ def show_adjoint(f, *args, callees=False):
 
 def differentiable(fn):
     """Transform fn now (unsupported syntax fails here, with file and line); fn stays as it was."""
-    from .source import function_node
-    from .passes import check
-
     node, filename, _ = function_node(fn)
     check.check(node, filename)
     emit.entry_for(fn, emit.cache_key(fn, (), keywords=True))
@@ -605,8 +607,6 @@ def _register_api_rules():
         # A mutable object's argument also takes its fields' gradients from the store
         # (the reads of its fields put them there): as with_fields' rule, each take of a
         # field hands the cotangent of that field back to the reads.
-        from .rules.runtime_rules import _claim_cells, _fill
-
         taken = {}
         for i, x in enumerate(args):
             if _rt.is_mutable_object(x):
@@ -630,7 +630,6 @@ def _register_api_rules():
     def _refuse_nested_fields(args, depth=0):
         """An object held by an argument (an item, a field) whose fields were read: its
         gradient at second order is not computed; refused rather than a zero."""
-        from .rules.runtime_rules import _OPEN
 
         held = []
         for x in args:
@@ -642,7 +641,6 @@ def _register_api_rules():
                 held.extend(vars(x).values())
         for v in held:
             if _rt.is_mutable_object(v) and any(e[0] is v and e[1] for e in _OPEN.values()):
-                from .errors import NotDifferentiableError
 
                 raise NotDifferentiableError(
                     f"a gradient with respect to an argument holding a {type(v).__name__} "

@@ -37,7 +37,7 @@ from . import rules as R
 from .errors import AdjointError, UnsupportedSyntaxError
 from .naming import Namer
 from .passes import anf, check, sparse
-from .passes.activity import OTHER
+from .kinds import OTHER, cache_key
 from .passes.reverse import FunctionInfo, Generator, _tokens
 from .templates import _parse as _parse_template
 
@@ -228,30 +228,6 @@ def refresh():
     gc_generated()
     for memo in _MEMOS:  # bounded memo tables of the passes
         memo.cache_clear()
-
-
-def cache_key(fn, arg_kinds, keywords=False):
-    """The one key of fn's generated code: the kinds of the positional arguments passed,
-    then of the positional parameters they leave out (their defaults' kinds; OTHER when
-    keywords may fill them), then of the captured variables."""
-    from .runtime import KIND, _cell_kind
-
-    key = tuple(arg_kinds)
-    npos = fn.__code__.co_argcount
-    n = len(key)
-    if n < npos:
-        if keywords:
-            key += (OTHER,) * (npos - n)
-        else:
-            defaults = fn.__defaults__
-            if defaults:
-                first = npos - len(defaults)
-                key += tuple(
-                    KIND.get(type(defaults[i - first]), OTHER) for i in range(max(n, first), npos)
-                )
-    if fn.__closure__:
-        key += tuple([_cell_kind(c) for c in fn.__closure__])
-    return key
 
 
 # ----- the lifetime of generated source in linecache ------------------------------------
@@ -445,7 +421,8 @@ def _blame_the_users_call(exc, fn):
     name, filename, line, called = site
     callee = short_name(fn)
     through = ""
-    if called is not None and called is not fn and getattr(called, "__code__", None) is not code:
+    ours = (getattr(called, "__module__", None) or "").startswith("adjoint_s2s")
+    if called is not None and not ours and called is not fn and getattr(called, "__code__", None) is not code:
         try:
             through = f"its call of {short_name(called)} led adjoint_s2s to "
         except Exception:  # a callable short_name cannot name: leave it out

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/gen_numpy_docs.py          # rewrite docs/numpy.md
     .venv/bin/python scripts/gen_numpy_docs.py --check  # exit 1 if it is stale
 
-tests/rules/test_numpy_docs.py fails when the file differs from what this script writes.
+tests/rules/numpy/test_docs.py fails when the file differs from what this script writes.
 """
 import os
 import sys
@@ -54,9 +54,10 @@ HOW_TO = """\
    order: the run-time version of the rule calls the function with all of them in
    position. Keyword-only parameters also need `_by_keyword(rule(...))`. A default may
    not contain a comma (write `axes=None` and handle `None` in the helper).
-3. Put anything longer than an expression in `adjoint_s2s/rules/helpers_numpy.py`
-   (public names there start with `np_` or `sp_` and are listed in `__all__`; templates
-   call them as `_rt.np_name(...)`). Finish with `np_fit(grad, x)`: it undoes
+3. Put anything longer than an expression in a helper beside the rule, in the section's
+   module of `adjoint_s2s/rules/numpy/` (public names there start with `np_` or `sp_` and
+   are listed in the module's `__all__` and in `adjoint_s2s/runtime/__init__.py`;
+   templates call them as `_rt.np_name(...)`). Finish with `np_fit(grad, x)`: it undoes
    broadcasting, drops the imaginary part for real inputs, keeps float32 as float32 and
    rebuilds lists. Write templates with positional arguments only (template parameters
    are substituted everywhere, keyword names included).
@@ -66,7 +67,7 @@ HOW_TO = """\
 5. An ndarray method with the same signature as a NumPy function reuses its rule:
    `array_method("cumsum", np.cumsum)`. Functions without a gradient go to
    `nondifferentiable_builtin`.
-6. Add a row to `tests/rules/test_numpy_rules.py` (a small function of the file calling
+6. Add a row to `tests/rules/numpy/test_rules.py` (a small function of the file calling
    the rule, random cases with several shapes, broadcasting and axes; `cplx=True` to
    check complex inputs too): it is compared with finite differences, inline and at run
    time. A test fails while a registered rule has no row. Then run

@@ -108,10 +108,10 @@ def test_repeated_indices_second_order(f, args):
 
 
 def test_lost_writes_mask():
-    assert runtime._lost_writes((4,), slice(0, 3)) is None
-    assert runtime._lost_writes((4,), np.array([2, 0, 1])) is None
-    assert runtime._lost_writes((4,), np.array([True, False, True, True])) is None
-    m = runtime._lost_writes((4,), np.array([2, 0, 2, 2]))
+    assert runtime.accumulate._lost_writes((4,), slice(0, 3)) is None
+    assert runtime.accumulate._lost_writes((4,), np.array([2, 0, 1])) is None
+    assert runtime.accumulate._lost_writes((4,), np.array([True, False, True, True])) is None
+    m = runtime.accumulate._lost_writes((4,), np.array([2, 0, 2, 2]))
     assert m.tolist() == [False, True, False, True]
-    m = runtime._lost_writes((3, 3), (np.array([0, 1, 0]), slice(None)))
+    m = runtime.accumulate._lost_writes((3, 3), (np.array([0, 1, 0]), slice(None)))
     assert m.tolist() == [[False] * 3, [True] * 3, [True] * 3]

@@ -1,4 +1,4 @@
-"""The adjoint of a read ``x[idx]`` stays a ``runtime.Scattered`` (g at idx, zeros
+"""The adjoint of a read ``x[idx]`` stays a ``runtime.project.Scattered`` (g at idx, zeros
 elsewhere) while only ``unbroadcast``, unary minus and ``acc`` read it: passes/sparse.py
 decides where, the runtime adds it position by position. It must give what the written-out
 array gives, never reach a rule or the user, and never change an array another name holds."""
@@ -210,7 +210,7 @@ def _scattered(shape, idx):
 @pytest.mark.parametrize("shape, idx", SCATTERS)
 def test_reductions_of_a_scattered_match_the_array(shape, idx):
     obj, s, dense = _scattered(shape, idx)
-    assert type(s) is runtime.Scattered
+    assert type(s) is runtime.project.Scattered
     likes = [np.zeros(shape), np.zeros((1,) * len(shape)), np.zeros(shape[1:]), 0.0]
     if len(shape) > 1:
         likes += [np.zeros(shape[:-1] + (1,)), np.zeros((1,) + shape[1:])]
@@ -250,7 +250,7 @@ def test_acc_adds_in_place_into_a_private_or_temporary_array():
 
 
 def test_no_scattered_for_what_it_does_not_cover():
-    assert type(runtime.getitem_grad_sparse([1.0, 2.0], 0, 1.0)) is not runtime.Scattered
+    assert type(runtime.getitem_grad_sparse([1.0, 2.0], 0, 1.0)) is not runtime.project.Scattered
     ints = np.arange(6)
     assert type(runtime.getitem_grad_sparse(ints, 1, 1.0)) is np.ndarray  # integers
     c = np.zeros(4)

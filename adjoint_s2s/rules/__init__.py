@@ -15,7 +15,6 @@ Every change to the table bumps ``EPOCH`` and the version of the function it is
 about; generated code remembers the versions of the functions it inlined or resolved,
 so a new rule invalidates exactly what depended on it.
 """
-import importlib
 import re
 import weakref
 
@@ -167,8 +166,6 @@ def special(fn):
     return deco
 
 
-special_rule = special
-
 
 def _default_path(fn):
     mod = getattr(fn, "__module__", None) or ""
@@ -196,9 +193,13 @@ def bump(fn):
     k = _key(fn)
     _VERSIONS[k] = _VERSIONS.get(k, 0) + 1
     EPOCH[0] += 1
-    from ..runtime import forget_pairs
+    for forget in ON_CHANGE:
+        forget()
 
-    forget_pairs()
+
+# called whenever a rule changes: the run time registers the clearing of its pair caches
+# (rules/ does not import the run time for it; the run time imports the rules)
+ON_CHANGE = []
 
 
 def set_user_rule(fn, rule):
@@ -221,24 +222,6 @@ def fill(template, mapping):
     return _IDENT.sub(lambda m: mapping.get(m.group(1), m.group(1)), template)
 
 
-def load_builtin_rules():
-    from . import builtins as _b  # noqa: F401
-    from . import math as _m  # noqa: F401
-    from . import numpy as _n  # noqa: F401
-    from . import operators as _o  # noqa: F401
-    from . import runtime_rules as _rr  # noqa: F401
-
-    # the submodule shares its name with the decorator defined here: import it by path
-    importlib.import_module(".special", __name__)
-    globals()["special"] = special_rule  # importing the submodule rebinds the name
-
-    try:
-        import scipy.special  # noqa: F401
-    except ImportError:  # scipy is optional
-        return
-    from . import scipy as _sp  # noqa: F401
-
-
 __all__ = [
     "EPOCH",
     "PRIMITIVES",
@@ -255,5 +238,25 @@ __all__ = [
     "version",
     "bump",
     "fill",
+    "ON_CHANGE",
     "weakref",
 ]
+
+
+# The built-in rules register themselves into the tables above when imported; the run
+# time registers the rules of its own helpers (runtime/rules_calls.py, rules_helpers.py).
+from . import builtins as _builtins  # noqa: E402,F401
+from . import math as _math  # noqa: E402,F401
+# the run time next: its namespace (_rt) imports the NumPy rules' helpers, which import
+# its projection (unbroadcast); importing rules/numpy/ registers the NumPy rules
+from .. import runtime as _runtime  # noqa: E402,F401
+from . import numpy as _numpy  # noqa: E402,F401
+from . import operators as _operators  # noqa: E402,F401
+from . import sequences as _sequences  # noqa: E402,F401
+
+try:
+    import scipy.special as _scipy_special  # noqa: F401  (as: `scipy` here is rules/scipy.py)
+except ImportError:  # scipy is optional
+    pass
+else:
+    from . import scipy as _scipy  # noqa: E402,F401

@@ -5,6 +5,13 @@ it): the function's name in ``scipy.special``, its parameters, then either one p
 derivative per parameter (``None``: no gradient) or a dict of whole adjoint templates.
 Templates reach scipy through ``_rt.sp_special`` (``scipy.special``, imported lazily).
 """
+from .numpy import rule
+
+try:
+    import scipy.special as sc
+except ImportError:  # scipy is optional: the table stays readable, nothing is registered
+    sc = None
+
 _S = "_rt.sp_special"
 
 TABLE = [
@@ -81,12 +88,8 @@ NOTES = {
 
 
 def _register():
-    try:
-        import scipy.special as sc
-    except ImportError:  # scipy is optional
+    if sc is None:
         return
-    from .numpy import rule
-
     for name, params, spec in TABLE:
         fn = getattr(sc, name, None)
         if fn is None:

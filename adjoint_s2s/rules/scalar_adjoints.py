@@ -1,7 +1,9 @@
-"""Functions that scalar rule templates call (reached as ``_rt.<name>`` in templates).
+"""Adjoints and partials of scalar functions that need more than one expression (pow,
+sqrt, atan2, frexp, modf, divmod, the modulus, angle and polar form of complex numbers):
+what the templates of rules/math.py and rules/builtins.py call as ``_rt.<name>``.
 
-Every name in ``__all__`` is star-imported into ``runtime``; the private helpers stay
-here. Each helper takes the incoming adjoint ``g`` as generated code has it: a number,
+Every name in ``__all__`` is listed in the run time's namespace (runtime/__init__.py);
+the private helpers stay here. Each helper takes the incoming adjoint ``g`` as generated code has it: a number,
 an array, a tuple of adjoints, ``None``, a zero tangent or a thunk.
 """
 import cmath
@@ -9,9 +11,10 @@ import math
 
 import numpy as np
 
+from ..runtime.project import unbroadcast
 from ..tangents import part_value as _part
 from ..tangents import value_or_none as _seed
-from .helpers_numpy import np_power_exponent_partial
+from .numpy.elementwise import np_power_exponent_partial
 
 __all__ = [
     "recip",
@@ -328,9 +331,7 @@ def complex_im_adjoint(g, im):
 
 def _unbroadcast_like(g, like):
     if isinstance(like, np.ndarray) or isinstance(g, np.ndarray):
-        from .. import runtime
-
-        return runtime.unbroadcast(g, like)
+        return unbroadcast(g, like)
     return g
 
 

@@ -896,18 +896,30 @@ def test_every_scipy_rule_has_a_row():
 def test_helper_names_reach_templates_unshadowed():
     """Templates call helpers as _rt.<name>: no runtime name or other helper may shadow them."""
     import ast
+    import glob
+    import os
 
     from adjoint_s2s import runtime
-    from adjoint_s2s.rules import helpers_numpy
+    from adjoint_s2s.rules.numpy import (
+        base, constructors, decompositions, elementwise, linalg, reductions, scipy_special, shape,
+    )
 
-    for name in helpers_numpy.__all__:
-        assert getattr(runtime, name) is getattr(helpers_numpy, name), name
-    with open(runtime.__file__, encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
-    own = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    own |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
-            if isinstance(t, ast.Name)}
-    assert not own & set(helpers_numpy.__all__)
+    helpers = {}
+    for mod in (base, elementwise, reductions, shape, linalg, decompositions, constructors,
+                scipy_special):
+        for name in mod.__all__:
+            assert name not in helpers, name  # no helper shadows another
+            helpers[name] = getattr(mod, name)
+    for name, fn in helpers.items():
+        assert getattr(runtime, name) is fn, name
+    own = set()
+    for path in glob.glob(os.path.join(os.path.dirname(runtime.__file__), "*.py")):
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        own |= {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        own |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+                if isinstance(t, ast.Name)}
+    assert own and not own & set(helpers)
 
 
 def f_einsum_rows(x):

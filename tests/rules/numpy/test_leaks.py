@@ -7,7 +7,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import check_grads
 
-from .test_numpy_singular import check2
+from .test_singular import check2
 
 # ----- linspace, logspace, geomspace: the ends are differentiated ---------------------------
 

@@ -1,0 +1,26 @@
+"""Rules for NumPy: at least the functions HIPS autograd differentiates.
+
+Elementwise ufuncs give one partial derivative per argument (the reverse pass writes
+``unbroadcast(g * conj(partial), x)``); everything else gives the whole adjoint of an
+argument as a template calling a helper (``_rt.<name>``) written beside the rule, which
+projects its result onto the argument (shape, real part, float dtype, list structure).
+
+Functions that return tuples (``slogdet``, ``eigh``, ``svd``, ``qr``, ``split``...) are
+``kind="other"``: their adjoint arrives as a tuple or a ``Tangent`` of the named tuple,
+with ``None`` for outputs that got no gradient.
+
+``SECTIONS`` and ``NOTES`` (by rule path) feed ``scripts/gen_numpy_docs.py``.
+
+    base.py           the rule language (rule, keyword calls) and np_fit / np_parts
+    elementwise.py    ufuncs and elementwise functions
+    reductions.py     sum, mean, prod, max/min, var/std, cumsum, norms, trace, average
+    shape.py          reshape, transpose, stacking, splitting, pad, diag, sort, take, ...
+    linalg.py         products: dot, matmul, inner, outer, kron, cross, tensordot, einsum
+    decompositions.py inv, det, solve, cholesky, eigh, svd, qr, pinv, lstsq, matrix_power
+    constructors.py   array, linspace & co, ndarray methods, functions with no gradient
+    scipy_special.py  helpers of the scipy.special rules (rules/scipy.py)
+
+Importing this package registers the rules, section by section, in that order.
+"""
+from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
+from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special  # noqa: F401,E402

@@ -1,0 +1,336 @@
+"""Rules of NumPy's elementwise functions (ufuncs and friends), each helper beside the
+rules that call it.
+
+Elementwise ufuncs give one partial derivative per argument (the reverse pass writes
+``unbroadcast(g * conj(partial), x)``); the others give the whole adjoint through a
+helper (``_rt.<name>``) that handles zeros and infinities: ``np.log(0)`` has the partial
+``inf``, and ``0 * inf`` must not leak into the gradient.
+"""
+import numpy as np
+
+from ...runtime.project import conj
+from .base import _CURRENT, _float, np_fit, rule
+
+__all__ = [  # the helpers templates reach as _rt.<name>
+    "np_absolute_adjoint",
+    "np_angle_adjoint",
+    "np_clip_above",
+    "np_clip_below",
+    "np_clip_inside",
+    "np_copysign_partial",
+    "np_float_power_base_partial",
+    "np_fmax_share",
+    "np_max_share",
+    "np_power_base_partial",
+    "np_power_exponent_partial",
+    "np_reciprocal_adjoint",
+    "np_sinc_partial",
+    "np_sqrt_adjoint",
+]
+
+
+def np_reciprocal_adjoint(g, x, d, scale=1.0):
+    """g·conj(1/(scale·d)), the adjoint of a function whose partial is 1/(scale·d) (log:
+    d = x; log1p: d = 1 + x; sqrt: d = ans, scale 2; cbrt: d = ans², scale 3), with 0
+    where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
+    (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
+    in for d where g == 0 (a double where: finite at second order too)."""
+    c = 1 / scale  # (c / d: one array operation, not two)
+    if not _has_zero(d):
+        return np_fit(g * conj(c / d), x)
+    zero = np.equal(g, 0)
+    return np_fit(g * conj(c / np.where(zero, 1, d)), x)
+
+
+def _has_zero(v):
+    """Whether v has an exact zero (positive real v: one pass, no temporary array)."""
+    v = np.asarray(v)
+    if v.size == 0:
+        return False
+    if not np.iscomplexobj(v) and v.min() > 0:
+        return False
+    return bool(np.any(v == 0))
+
+
+def _expand_axis(g, axis):
+    return np.expand_dims(np.asarray(g), axis)
+
+
+# =====================================================================================
+# Elementwise
+# =====================================================================================
+_CURRENT[0] = "Elementwise"
+
+
+_U = "x"  # one-argument ufuncs
+
+
+def np_sinc_partial(x):
+    """d/dx sin(πx)/(πx) = (cos(πx) - sinc(x))/x, 0 at 0."""
+    x = _float(x)
+    zero = x == 0
+    safe = np.where(zero, 1, x)
+    return np.where(zero, 0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
+
+
+for _fn, _d in [
+    (np.negative, "-1"),
+    (np.positive, "1"),
+    (np.exp, "ans"),
+    (np.exp2, "ans * np.log(2)"),
+    (np.expm1, "ans + 1"),
+    (np.square, "2 * x"),
+    (np.reciprocal, "-ans * ans"),
+    (np.sin, "np.cos(x)"),
+    (np.cos, "-np.sin(x)"),
+    (np.tan, "1 + ans * ans"),
+    (np.arctan, "1 / (1 + x * x)"),
+    (np.sinh, "np.cosh(x)"),
+    (np.cosh, "np.sinh(x)"),
+    (np.tanh, "1 - ans * ans"),
+    (np.arcsinh, "1 / np.sqrt(x * x + 1)"),
+    (np.deg2rad, "np.pi / 180"),
+    (np.radians, "np.pi / 180"),
+    (np.rad2deg, "180 / np.pi"),
+    (np.degrees, "180 / np.pi"),
+    (np.sinc, "_rt.np_sinc_partial(x)"),
+    (np.fabs, "np.sign(x)"),
+]:
+    rule(_fn, _U, _d)
+
+
+def np_sqrt_adjoint(g, x, ans):
+    """sqrt's adjoint g·conj(0.5/ans), where a zero cotangent contributes zero, also at
+    ans == 0 (0·inf would make it NaN: the diagonal of pairwise distances that np.triu
+    drops). See np_reciprocal_adjoint."""
+    return np_reciprocal_adjoint(g, x, ans, 2.0)
+
+
+rule(np.sqrt, "x", adjoints={"x": "_rt.np_sqrt_adjoint(g, x, ans)"},
+     note="a zero cotangent contributes zero, also at 0 (docs/correctness.md)")
+
+
+_ZERO_SAFE = "a zero cotangent contributes zero, also where the partial is infinite"
+
+
+rule(np.log, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x)"}, note=_ZERO_SAFE)
+
+
+rule(np.log2, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(2))"},
+     note=_ZERO_SAFE)
+
+
+rule(np.log10, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, x, np.log(10))"},
+     note=_ZERO_SAFE)
+
+
+rule(np.log1p, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 + x)"}, note=_ZERO_SAFE)
+
+
+rule(np.cbrt, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, ans * ans, 3)"},
+     note=_ZERO_SAFE)
+
+
+rule(np.arcsin, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(1 - x * x))"},
+     note=_ZERO_SAFE)
+
+
+rule(np.arccos, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(1 - x * x), -1)"},
+     note=_ZERO_SAFE)
+
+
+rule(np.arccosh, "x",
+     adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, np.sqrt(x - 1) * np.sqrt(x + 1))"},
+     note=_ZERO_SAFE)
+
+
+rule(np.arctanh, "x", adjoints={"x": "_rt.np_reciprocal_adjoint(g, x, 1 - x * x)"},
+     note=_ZERO_SAFE)
+
+
+# ----- elementwise ---------------------------------------------------------------------------
+
+
+def np_absolute_adjoint(g, x, ans):
+    """|x|: g·sign(x) for reals; real(g)·x/|x| for complex (0 at 0)."""
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        out = np.where(ans == 0, 0, np.real(g) * x / np.where(ans == 0, 1, ans))
+    else:
+        out = np.real(g) * np.sign(x)
+    return np_fit(out, x)
+
+
+rule(np.absolute, "x", adjoints={"x": "_rt.np_absolute_adjoint(g, x, ans)"},
+     note="complex: real(g)·z/|z| (0 at 0)")
+
+
+rule(np.conjugate, "x", adjoints={"x": "_rt.np_fit(np.conj(g), x)"})
+
+
+rule(np.real, "val", adjoints={"val": "_rt.np_fit(np.real(g), val)"})
+
+
+rule(np.imag, "val", adjoints={"val": "_rt.np_fit(1j * np.real(g), val)"},
+     note="z̄ = i·real(g)")
+
+
+def np_angle_adjoint(g, z, deg=False):
+    """angle(z) = atan2(im z, re z): real(g)·i·z/|z|² (zero for real input)."""
+    z = np.asarray(z)
+    if not np.iscomplexobj(z):
+        return np_fit(0.0 * np.real(np.asarray(g)) * z, z)
+    r2 = np.real(z * z.conj())
+    out = np.where(r2 == 0, 0, np.real(g) * 1j * z / np.where(r2 == 0, 1, r2))
+    if deg:
+        out = out * (180 / np.pi)
+    return np_fit(out, z)
+
+
+rule(np.angle, "z, deg=False", adjoints={"z": "_rt.np_angle_adjoint(g, z, deg)"},
+     note="z̄ = real(g)·i·z/|z|²; zero for real input")
+
+
+rule(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None",
+     "np.isfinite(x)", None, None, None, None, note="no gradient to the replaced entries")
+
+
+# two arguments
+rule(np.add, "x1, x2", "1", "1")
+
+
+rule(np.subtract, "x1, x2", "1", "-1")
+
+
+rule(np.multiply, "x1, x2", "x2", "x1")
+
+
+rule(np.divide, "x1, x2", "1 / x2", "-ans / x2")
+
+
+def np_power_base_partial(x1, x2):
+    """∂(x1**x2)/∂x1 = x2·x1**(x2-1), with 0 where x2 == 0."""
+    x1, x2 = _float(x1), np.asarray(x2)
+    return x2 * np.power(x1, np.where(x2 == 0, 1, x2 - 1))
+
+
+def np_power_exponent_partial(x1, ans):
+    """∂(x1**x2)/∂x2 = x1**x2 · log(x1), with 0 where x1 == 0."""
+    x1 = np.asarray(x1)
+    safe = np.where(x1 == 0, 1, x1)
+    if np.iscomplexobj(x1) or np.iscomplexobj(ans):
+        out = ans * np.log(safe.astype(complex))
+    else:
+        out = ans * np.log(np.abs(safe))
+    return np.where(x1 == 0, 0, out)
+
+
+rule(np.power, "x1, x2", "_rt.np_power_base_partial(x1, x2)",
+     "_rt.np_power_exponent_partial(x1, ans)")
+
+
+def np_float_power_base_partial(x1, x2):
+    x1, x2 = np.asarray(x1), np.asarray(x2)
+    return x2 * np.float_power(x1, np.where(x2 == 0, 1, x2 - 1))
+
+
+rule(np.float_power, "x1, x2", "_rt.np_float_power_base_partial(x1, x2)",
+     "_rt.np_power_exponent_partial(x1, ans)")
+
+
+def np_max_share(a, b, sign=1):
+    """The share of maximum(a, b) (sign=1) or minimum (sign=-1) owed to a: ties split."""
+    a, b = np.asarray(a), np.asarray(b)
+    wins = a > b if sign > 0 else a < b
+    return wins + 0.5 * (a == b)
+
+
+rule(np.maximum, "x1, x2", "_rt.np_max_share(x1, x2, 1)", "_rt.np_max_share(x2, x1, 1)",
+     note="ties split evenly")
+
+
+rule(np.minimum, "x1, x2", "_rt.np_max_share(x1, x2, -1)", "_rt.np_max_share(x2, x1, -1)",
+     note="ties split evenly")
+
+
+def np_fmax_share(a, b, sign=1):
+    """As max_share, for fmax/fmin: a NaN loses to a number."""
+    a, b = np.asarray(a), np.asarray(b)
+    na, nb = np.isnan(a), np.isnan(b)
+    wins = (a > b if sign > 0 else a < b) | (nb & ~na)
+    return wins + 0.5 * ((a == b) | (na & nb))
+
+
+rule(np.fmax, "x1, x2", "_rt.np_fmax_share(x1, x2, 1)", "_rt.np_fmax_share(x2, x1, 1)",
+     note="ties split evenly; NaN loses")
+
+
+rule(np.fmin, "x1, x2", "_rt.np_fmax_share(x1, x2, -1)", "_rt.np_fmax_share(x2, x1, -1)",
+     note="ties split evenly; NaN loses")
+
+
+rule(np.arctan2, "x1, x2", "x2 / (x1 * x1 + x2 * x2)", "-x1 / (x1 * x1 + x2 * x2)")
+
+
+rule(np.hypot, "x1, x2", "x1 / ans", "x2 / ans")
+
+
+rule(np.logaddexp, "x1, x2", "np.exp(x1 - ans)", "np.exp(x2 - ans)")
+
+
+rule(np.logaddexp2, "x1, x2", "np.exp2(x1 - ans)", "np.exp2(x2 - ans)")
+
+
+rule(np.remainder, "x1, x2", "1", "-np.floor_divide(x1, x2)")
+
+
+rule(np.fmod, "x1, x2", "1", "-np.trunc(x1 / x2)")
+
+
+def np_copysign_partial(x1, x2):
+    return np.where(np.signbit(x1) == np.signbit(x2), 1.0, -1.0)
+
+
+rule(np.copysign, "x1, x2", "_rt.np_copysign_partial(x1, x2)", None)
+
+
+def np_clip_inside(a, lo, hi):
+    """Where clip(a, lo, hi) passes a through."""
+    a = np.asarray(a)
+    m = np.ones(a.shape, dtype=bool)
+    if lo is not None:
+        m = m & (a >= lo)
+    if hi is not None:
+        m = m & (a <= hi)
+    return m
+
+
+def np_clip_below(a, lo, hi):
+    """Where clip(a, lo, hi) returns lo."""
+    if lo is None:
+        return False
+    m = np.asarray(a) < lo
+    if hi is not None:
+        m = m & (np.asarray(lo) <= hi)
+    return m
+
+
+def np_clip_above(a, lo, hi):
+    """Where clip(a, lo, hi) returns hi."""
+    if hi is None:
+        return False
+    m = np.asarray(a) > hi
+    if lo is not None:
+        m = m | (np.asarray(lo) > hi)
+    return m
+
+
+rule(np.clip, "a, a_min=None, a_max=None",
+     "_rt.np_clip_inside(a, a_min, a_max)",
+     "_rt.np_clip_below(a, a_min, a_max)",
+     "_rt.np_clip_above(a, a_min, a_max)",
+     note="the bounds get the adjoint where they are active")
+
+
+rule(np.where, "condition, x, y", None, "condition", "np.logical_not(condition)",
+     note="three-argument form; no gradient to the condition")

@@ -1,0 +1,445 @@
+"""Rules of NumPy's reductions (sum, mean, prod, max/min, var/std, cumulative ones,
+norms, trace, average), each helper beside the rules that call it."""
+import sys
+
+import numpy as np
+
+from ...runtime.accumulate import _PRIVATE_REFS
+from ...runtime.accumulate import acc as _acc  # (acc_extremum_adjoint has a parameter acc)
+from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, np_fit, rule
+
+__all__ = [  # the helpers templates reach as _rt.<name>
+    "acc_extremum_adjoint",
+    "np_average_adjoint_a",
+    "np_average_adjoint_weights",
+    "np_cumprod_adjoint",
+    "np_cumsum_adjoint",
+    "np_extremum_adjoint",
+    "np_extremum_select",
+    "np_matrix_norm_adjoint",
+    "np_mean_adjoint",
+    "np_nanmean_adjoint",
+    "np_nansum_adjoint",
+    "np_norm_adjoint",
+    "np_prod_adjoint",
+    "np_std_adjoint",
+    "np_sum_adjoint",
+    "np_trace_adjoint",
+    "np_var_adjoint",
+    "np_vector_norm_adjoint",
+]
+
+
+def np_mean_adjoint(g, a, axis=None, keepdims=False):
+    if axis is None and type(g) is float and type(a) is np.ndarray and a.dtype.kind == "f":
+        return np.full(a.shape, g / a.size, dtype=a.dtype)
+    shape = np.shape(a)
+    count = _count(shape, axis)
+    return np_fit(_spread(g, shape, axis, keepdims) / count, a)
+
+
+def _count(shape, axis):
+    n = 1
+    for i in _axes(axis, len(shape)):
+        n *= shape[i]
+    return n
+
+
+def _to_last(x, axes):
+    """Move axes to the end and merge them into one."""
+    x = np.asarray(x)
+    moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+    return moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,)), moved.shape
+
+
+def _from_last(y, moved_shape, axes, ndim):
+    y = y.reshape(moved_shape)
+    return np.moveaxis(y, range(ndim - len(axes), ndim), axes)
+
+
+def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
+    """max/min: the adjoint goes to the elements equal to the result, ties split evenly.
+
+    Linear in g; its transpose is ``np_extremum_select`` (the rules for both, used when
+    a pullback is differentiated again, are in rules/runtime_rules.py)."""
+    a = np.asarray(a)
+    gk = _keep(g, a.shape, axis, keepdims)
+    mask, pos, unique = _extremum_positions(a, ans, axis, keepdims)
+    if unique:  # one extremum per slice (no tie): g goes there, O(slices)
+        out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
+        if pos is not None:
+            out.reshape(-1)[pos] = gk.reshape(-1)
+        else:
+            np.put_along_axis(out, np.argmax(mask, axis=axis, keepdims=True), gk, axis)
+        return np_fit(out, a)
+    count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
+    return np_fit((gk / count) * mask, a)
+
+
+def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
+    """``acc + np_extremum_adjoint(g, a, ans, axis, keepdims)``, for generated code's
+    accumulators. When the extremum is one element per slice, g goes to those positions
+    of the accumulator: in place when only the calling variable holds it (as for
+    ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
+    if type(acc) is np.ndarray and isinstance(a, np.ndarray) and acc.shape == a.shape:
+        private = (
+            acc.base is None
+            and sys.getrefcount(acc) <= _PRIVATE_REFS
+            and acc.flags.writeable
+            and acc.flags.c_contiguous
+        )
+        gk = _keep(g, a.shape, axis, keepdims)
+        if acc.dtype == np.result_type(a.dtype, gk.dtype, float):
+            _mask, pos, _unique = _extremum_positions(a, ans, axis, keepdims)
+            if pos is not None:
+                out = acc if private else np.array(acc, order="C")
+                out.reshape(-1)[pos] += gk.reshape(-1)
+                return out
+    return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
+
+
+def _extremum_positions(a, ans, axis, keepdims):
+    """(mask, positions, unique) for the extremum ans of a along axis. mask: the elements
+    equal to the extremum (and the NaNs, when it is NaN: they take the gradient); unique:
+    every slice has exactly one; positions: then, along a last (or the only) axis, their
+    flat positions in the order of ans's elements, else None."""
+    full = _keep(ans, a.shape, axis, keepdims)
+    mask = a == full
+    if np.isnan(np.asarray(ans)).any():
+        return mask | (np.isnan(a) & np.isnan(full)), None, False
+    if axis is not None and not isinstance(axis, int):
+        return mask, None, False
+    if axis is None or a.ndim == 1 or axis in (-1, a.ndim - 1):
+        pos = np.flatnonzero(mask)  # in row order: slice by slice when one in each
+        if pos.size == np.size(ans):
+            return mask, pos, True
+        return mask, None, False
+    return mask, None, bool(np.count_nonzero(mask) == np.size(ans))
+
+
+def np_extremum_select(c, a, ans, axis=None, keepdims=False):
+    """The transpose of np_extremum_adjoint in its gradient argument: c averaged over the
+    elements equal to the extremum, shaped like the extremum."""
+    a = np.asarray(a)
+    full = _keep(ans, a.shape, axis, keepdims)
+    mask = a == full
+    if np.isnan(np.asarray(ans)).any():
+        mask = mask | (np.isnan(a) & np.isnan(full))
+    axes = _axes(axis, a.ndim)
+    count = np.sum(mask, axis=axes, keepdims=True)
+    out = np.sum(np.asarray(c) * mask, axis=axes, keepdims=True) / count
+    return out.reshape(np.shape(ans))
+
+
+def _var_adjoint(g, a, axes, ddof, keepdims, centred):
+    n = _count(a.shape, axes)
+    gk = np.real(_keep(g, a.shape, axes, keepdims))
+    return np_fit(2 * gk * centred / (n - ddof), a)
+
+
+def _centred(a, axes):
+    """a - mean(a), exactly 0 where all the values along axes are equal: the mean of equal
+    values can be off by a rounding error, and std's adjoint divides it by the std,
+    itself a rounding error (np.std(0.7 * np.ones(3)) is 1.1e-16, its derivative 0)."""
+    centred = a - np.mean(a, axis=axes, keepdims=True)
+    same = np.max(a, axis=axes, keepdims=True) == np.min(a, axis=axes, keepdims=True)
+    return np.where(same, 0, centred)
+
+
+def _unit(x):
+    """x/|x| (sign for reals), 0 at 0."""
+    ax = np.abs(x)
+    return np.where(ax == 0, 0, x / np.where(ax == 0, 1, ax))
+
+
+def _vector_grad(gk, x, nk, ord, axes):
+    """Adjoint of a vector p-norm over axes; gk, nk broadcast against x."""
+    ax = np.abs(x)
+    gk = np.real(gk)
+    if ord is None or ord == 2:
+        return np.where(nk == 0, 0, gk * x / np.where(nk == 0, 1, nk))
+    if ord in (np.inf, -np.inf):
+        mask = ax == nk
+        count = np.sum(mask, axis=axes, keepdims=True)
+        return gk * _unit(x) * mask / count
+    if ord == 0:
+        return 0.0 * gk * ax
+    if ord == 1:
+        return gk * _unit(x)
+    p = float(ord)
+    return gk * _unit(x) * np.where(ax == 0, 0, (ax / np.where(nk == 0, 1, nk)) ** (p - 1))
+
+
+def _matrix_grad(gk, x, nk, ord):
+    """Adjoint of a matrix norm over the last two axes; gk, nk of shape (..., 1, 1)."""
+    gk = np.real(gk)
+    if ord in (None, "fro"):
+        return np.where(nk == 0, 0, gk * x / np.where(nk == 0, 1, nk))
+    if ord in ("nuc", 2, -2):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        if ord == "nuc":
+            return gk * (u @ vh)
+        i = 0 if ord == 2 else s.shape[-1] - 1  # the largest or the smallest
+        return gk * (u[..., :, i : i + 1] @ vh[..., i : i + 1, :])
+    if ord in (1, -1):
+        sums = np.sum(np.abs(x), axis=-2, keepdims=True)
+        mask = sums == nk
+        return gk * _unit(x) * mask / np.sum(mask, axis=-1, keepdims=True)
+    if ord in (np.inf, -np.inf):
+        sums = np.sum(np.abs(x), axis=-1, keepdims=True)
+        mask = sums == nk
+        return gk * _unit(x) * mask / np.sum(mask, axis=-2, keepdims=True)
+    raise NotImplementedError(f"no gradient for the matrix norm of order {ord!r}")
+
+
+def _matrix_norm_over(g, x, ans, ord, axes, keepdims):
+    x = np.asarray(x)
+    r, c = (a % x.ndim for a in axes)
+    kept = tuple(1 if i in (r, c) else n for i, n in enumerate(x.shape))
+    gk = np.reshape(np.asarray(g), kept)
+    nk = np.reshape(np.asarray(ans), kept)
+    xm, gm, nm = (np.moveaxis(v, (r, c), (-2, -1)) for v in (x, gk, nk))
+    return np_fit(np.moveaxis(_matrix_grad(gm, xm, nm, ord), (-2, -1), (r, c)), x)
+
+
+def _weights_like(w, a, axis):
+    """Weights as an array that broadcasts against a (1-D weights along axis)."""
+    w = np.asarray(w)
+    if w.shape == a.shape or axis is None:
+        return w
+    shape = [1] * a.ndim
+    shape[int(axis) % a.ndim] = w.size
+    return w.reshape(shape)
+
+
+def _no_returned(returned):
+    if returned:
+        raise NotImplementedError("no gradient for np.average(..., returned=True)")
+
+
+# =====================================================================================
+# Reductions
+# =====================================================================================
+_CURRENT[0] = "Reductions"
+
+
+_RED = "a, axis=None, dtype=None, out=None, keepdims=False"
+
+
+# ----- reductions ----------------------------------------------------------------------------
+
+
+def np_sum_adjoint(g, a, axis=None, keepdims=False):
+    if axis is None and type(g) is float and type(a) is np.ndarray and a.dtype.kind == "f":
+        return np.full(a.shape, g, dtype=a.dtype)  # a whole-array sum: one constant
+    return np_fit(_spread(g, np.shape(a), axis, keepdims), a)
+
+
+rule(np.sum, _RED, adjoints={"a": "_rt.np_sum_adjoint(g, a, axis, keepdims)"})
+
+
+rule(np.mean, _RED, adjoints={"a": "_rt.np_mean_adjoint(g, a, axis, keepdims)"})
+
+
+def np_nansum_adjoint(g, a, axis=None, keepdims=False):
+    a = np.asarray(a)
+    return np_fit(_spread(g, a.shape, axis, keepdims) * ~np.isnan(a), a)
+
+
+rule(np.nansum, _RED, adjoints={"a": "_rt.np_nansum_adjoint(g, a, axis, keepdims)"})
+
+
+def np_nanmean_adjoint(g, a, axis=None, keepdims=False):
+    a = np.asarray(a)
+    ok = ~np.isnan(a)
+    count = np.sum(ok, axis=_axes(axis, a.ndim), keepdims=True)
+    return np_fit(_spread(g, a.shape, axis, keepdims) * ok / count, a)
+
+
+rule(np.nanmean, _RED, adjoints={"a": "_rt.np_nanmean_adjoint(g, a, axis, keepdims)"})
+
+
+def np_prod_adjoint(g, a, axis=None, keepdims=False):
+    """The product of the other factors, by prefix and suffix products (zeros are fine)."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    if not axes:
+        return np_fit(np.array(np.broadcast_to(g, a.shape)), a)
+    flat, moved_shape = _to_last(a, axes)
+    n = flat.shape[-1]
+    if n == 0:
+        return np_fit(np.zeros(a.shape), a)
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = left * right
+    gk = np.reshape(np.asarray(g), flat.shape[:-1] + (1,))
+    out = gk * np.conj(others)
+    return np_fit(_from_last(out, moved_shape, axes, a.ndim), a)
+
+
+rule(np.prod, _RED, adjoints={"a": "_rt.np_prod_adjoint(g, a, axis, keepdims)"},
+     note="exact with zeros in the input")
+
+
+for _fn in dict.fromkeys((np.max, np.min, _np("amax"), _np("amin"), np.nanmax, np.nanmin)):
+    rule(_fn, "a, axis=None, out=None, keepdims=False",
+         adjoints={"a": "_rt.np_extremum_adjoint(g, a, ans, axis, keepdims)"},
+         note="to the arg-extremum, ties split evenly")
+
+
+_STAT = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+
+
+def np_var_adjoint(g, a, axis=None, ddof=0, keepdims=False):
+    """var = Σ|a - mean|²/(N - ddof): ā = 2 g (a - mean)/(N - ddof)."""
+    a = np.asarray(a)
+    axes = _axes(axis, a.ndim)
+    centred = a - np.mean(a, axis=axes, keepdims=True)
+    return _var_adjoint(g, a, axes, ddof, keepdims, centred)
+
+
+rule(np.var, _STAT, adjoints={"a": "_rt.np_var_adjoint(g, a, axis, ddof, keepdims)"})
+
+
+def np_std_adjoint(g, a, ans, axis=None, ddof=0, keepdims=False):
+    """std = sqrt(var): ā = var's adjoint of g/(2·std), 0 where the std is 0 (one value,
+    or equal values), as autograd gives (the double where keeps second order finite)."""
+    a = np.asarray(a)
+    gk = np.real(_keep(g, a.shape, axis, keepdims))
+    sk = _keep(ans, a.shape, axis, keepdims)
+    zero = sk == 0
+    half_inv = np.where(zero, 0, 0.5 / np.where(zero, 1, sk))
+    axes = _axes(axis, a.ndim)
+    return _var_adjoint(gk * half_inv, a, axes, ddof, True, _centred(a, axes))
+
+
+rule(np.std, _STAT, adjoints={"a": "_rt.np_std_adjoint(g, a, ans, axis, ddof, keepdims)"})
+
+
+def np_cumsum_adjoint(g, a, axis=None):
+    g = np.asarray(g)
+    if axis is None:
+        out = np.cumsum(g.ravel()[::-1])[::-1]
+        return np_fit(out.reshape(np.shape(a)), a)
+    return np_fit(np.flip(np.cumsum(np.flip(g, axis), axis), axis), a)
+
+
+rule(np.cumsum, "a, axis=None, dtype=None, out=None",
+     adjoints={"a": "_rt.np_cumsum_adjoint(g, a, axis)"})
+
+
+def np_cumprod_adjoint(g, a, ans, axis=None):
+    """Exact with zeros: ā_i = conj(Π_{k<i} a_k) · R_i, R_i = g_i + conj(a_{i+1}) R_{i+1}."""
+    a = np.asarray(a)
+    g = np.asarray(g)
+    if axis is None:
+        x, y, gm, ax = a.ravel(), np.asarray(ans).ravel(), g.ravel(), 0
+    else:
+        x, y, gm, ax = a, np.asarray(ans), g, axis
+    x, y, gm = (np.moveaxis(v, ax, -1) for v in (x, y, gm))
+    if np.all(x != 0):
+        rev = np.cumsum((gm * np.conj(y))[..., ::-1], axis=-1)[..., ::-1]
+        out = rev / np.conj(x)
+    else:
+        xc = np.conj(x)
+        n = x.shape[-1]
+        r = np.empty(np.broadcast(gm, xc).shape, dtype=np.result_type(gm, xc, float))
+        r[..., n - 1] = gm[..., n - 1]
+        for i in range(n - 2, -1, -1):
+            r[..., i] = gm[..., i] + xc[..., i + 1] * r[..., i + 1]
+        ones = np.ones(x.shape[:-1] + (1,), dtype=xc.dtype)
+        left = np.cumprod(np.concatenate([ones, xc[..., :-1]], axis=-1), axis=-1)
+        out = left * r
+    out = np.moveaxis(out, -1, ax)
+    return np_fit(out.reshape(a.shape), a)
+
+
+rule(np.cumprod, "a, axis=None, dtype=None, out=None",
+     adjoints={"a": "_rt.np_cumprod_adjoint(g, a, ans, axis)"}, note="exact with zeros")
+
+
+def np_norm_adjoint(g, x, ans, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm: vector orders, and matrix orders fro, nuc, ±2, ±1, ±inf."""
+    x = np.asarray(x)
+    if axis is None:
+        if ord is None or x.ndim == 1:
+            axes = tuple(range(x.ndim))
+            gk, nk = _keep(g, x.shape, None, keepdims), _keep(ans, x.shape, None, keepdims)
+            return np_fit(_vector_grad(gk, x, nk, ord, axes), x)
+        return _matrix_norm_over(g, x, ans, ord, (0, 1), keepdims)
+    if isinstance(axis, (tuple, list)) and len(axis) == 2:
+        return _matrix_norm_over(g, x, ans, ord, tuple(axis), keepdims)
+    axes = _axes(axis, x.ndim)
+    gk, nk = _keep(g, x.shape, axes, keepdims), _keep(ans, x.shape, axes, keepdims)
+    return np_fit(_vector_grad(gk, x, nk, ord, axes), x)
+
+
+rule(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
+     adjoints={"x": "_rt.np_norm_adjoint(g, x, ans, ord, axis, keepdims)"},
+     note="vector orders; matrix orders fro, nuc, ±2, ±1, ±inf")
+
+
+def np_vector_norm_adjoint(g, x, ans, axis=None, keepdims=False, ord=2):
+    x = np.asarray(x)
+    axes = _axes(axis, x.ndim)
+    gk, nk = _keep(g, x.shape, axes, keepdims), _keep(ans, x.shape, axes, keepdims)
+    return np_fit(_vector_grad(gk, x, nk, ord, axes), x)
+
+
+_by_keyword(rule(_np("vector_norm", np.linalg), "x, axis=None, keepdims=False, ord=2",
+                 adjoints={"x": "_rt.np_vector_norm_adjoint(g, x, ans, axis, keepdims, ord)"}))
+
+
+def np_matrix_norm_adjoint(g, x, ans, keepdims=False, ord="fro"):
+    return _matrix_norm_over(g, x, ans, ord, (-2, -1), keepdims)
+
+
+_by_keyword(rule(_np("matrix_norm", np.linalg), "x, keepdims=False, ord='fro'",
+                 adjoints={"x": "_rt.np_matrix_norm_adjoint(g, x, ans, keepdims, ord)"}))
+
+
+def np_trace_adjoint(g, a, offset=0, axis1=0, axis2=1):
+    a = np.asarray(a)
+    n1, n2 = a.shape[axis1], a.shape[axis2]
+    eye = np.eye(n1, n2, k=offset)
+    out = np.asarray(g)[..., None, None] * eye
+    return np_fit(np.moveaxis(out, (-2, -1), (axis1 % a.ndim, axis2 % a.ndim)), a)
+
+
+rule(np.trace, "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
+     adjoints={"a": "_rt.np_trace_adjoint(g, a, offset, axis1, axis2)"})
+
+
+_by_keyword(rule(_np("trace", np.linalg), "x, offset=0",
+                 adjoints={"x": "_rt.np_trace_adjoint(g, x, offset, -2, -1)"}))
+
+
+def np_average_adjoint_a(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
+    _no_returned(returned)
+    if weights is None:
+        return np_mean_adjoint(g, a, axis, keepdims)
+    a_ = np.asarray(a)
+    w = _weights_like(weights, a_, axis)
+    wsum = np.sum(np.broadcast_to(w, a_.shape), axis=_axes(axis, a_.ndim), keepdims=True)
+    return np_fit(_keep(g, a_.shape, axis, keepdims) * np.conj(w) / wsum, a)
+
+
+def np_average_adjoint_weights(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
+    _no_returned(returned)
+    if weights is None:
+        return None
+    a = np.asarray(a)
+    w = _weights_like(weights, a, axis)
+    wsum = np.sum(np.broadcast_to(w, a.shape), axis=_axes(axis, a.ndim), keepdims=True)
+    avg = _keep(ans, a.shape, axis, keepdims)
+    out = _keep(g, a.shape, axis, keepdims) * np.conj(a - avg) / np.conj(wsum)
+    out = _sum_to(np.broadcast_to(out, np.broadcast(out, w).shape), w.shape)
+    return np_fit(out.reshape(np.shape(weights)), weights)
+
+
+_by_keyword(rule(
+    np.average, "a, axis=None, weights=None, returned=False, keepdims=False", adjoints={
+        "a": "_rt.np_average_adjoint_a(g, a, ans, axis, weights, returned, keepdims)",
+        "weights": "_rt.np_average_adjoint_weights(g, a, ans, axis, weights, returned, keepdims)",
+    }, note="gradient to the weights too; not with returned=True"))

@@ -1,0 +1,182 @@
+"""The field store of mutable objects (Zygote's IdDict for ``setfield!``).
+
+Reading a field of a mutable object adds the field's gradient to a store keyed by the
+object's identity; writing the field takes the gradient back out (it belongs to the
+value written). Constructors and the API boundary merge the store into the object's
+structural tangent. Aliases (self inside a method, the caller's name outside) share one
+entry, which is what makes mutation through methods correct.
+"""
+import types
+
+import numpy as np
+
+from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
+from .project import seed
+
+
+def seed_result(x, result):
+    """The seed of a pullback whose result may be an object: a structural tangent of a
+    mutable object goes into the field store (reads and writes of its fields use it)."""
+    x = seed(x)
+    if x is not None and is_mutable_object(result) and not isinstance(x, (list, tuple)):
+        _seed_fields(result, x)
+        return None
+    return x
+
+
+# ----- mutable objects: field gradients by identity (Zygote's IdDict for setfield!) -----------
+#
+# Reading a field of a mutable object adds the field's gradient to a store keyed by the
+# object's identity; writing the field takes the gradient back out (it belongs to the
+# value written). Constructors and the API boundary merge the store into the object's
+# structural tangent. Aliases (self inside a method, the caller's name outside) share one
+# entry, which is what makes mutation through methods correct.
+
+_FIELDS = {}  # id(obj) -> [obj, {field: gradient}]
+
+
+_NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, np.ndarray, np.generic, list, dict,
+                tuple, set, Tangent, AbstractZero, Thunk)
+
+
+def is_mutable_object(obj):
+    """An instance of a user class whose fields can be written (not frozen, not arrays)."""
+    d = getattr(obj, "__dict__", None)
+    if not isinstance(d, dict) or isinstance(obj, _NOT_OBJECTS):
+        return False
+    params = getattr(type(obj), "__dataclass_params__", None)
+    return not (params is not None and params.frozen)
+
+
+def add_field_grad(obj, name, g):
+    if g is None or isinstance(g, AbstractZero):
+        return
+    entry = _FIELDS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        entry = _FIELDS[id(obj)] = [obj, {}]
+    entry[1][name] = add(entry[1].get(name), g)
+
+
+def take_field_grad(obj, name):
+    """The gradient of obj.name at this point of the backward pass, removed from the store."""
+    entry = _FIELDS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        return None
+    return entry[1].pop(name, None)
+
+
+def changes_in_place(v):
+    """Does `v op= w` change v in place in Python (a list, an array, a dict)?"""
+    return isinstance(v, (list, np.ndarray, dict))
+
+
+def field_grad_if(moved, obj, name):
+    """take_field_grad(obj, name) if `moved` (the field still holds what a name for it
+    changed in place: `t = obj.items; t += vs`), else nothing."""
+    return take_field_grad(obj, name) if moved else None
+
+
+def take_fields(obj):
+    """Every field gradient of obj, removed from the store (as a dict, or None)."""
+    entry = _FIELDS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        return None
+    del _FIELDS[id(obj)]
+    return entry[1] or None
+
+
+def forget_fields(obj):
+    """Drop obj's field gradients: obj was made from constants, so they go nowhere."""
+    take_fields(obj)
+
+
+def drop_callee_fields(f):
+    """After gradient or pullback's back: the field gradients the pullback left in the store
+    for the function object itself (a mutable callable object, or the object of a bound
+    method). Those entry points give back no tangent for the function, so they go
+    nowhere; left in the store, an outer pullback that reverses the object's
+    construction would take them again (a gradient counted twice)."""
+    obj = getattr(f, "__self__", f)
+    if is_mutable_object(obj):
+        forget_fields(obj)
+
+
+def with_fields(g, obj):
+    """The structural tangent g of obj, plus obj's field gradients from the store."""
+    fields = take_fields(obj)
+    if not fields:
+        return g
+    t = Tangent(type(obj), **fields)
+    if g is None or isinstance(g, AbstractZero):
+        return t
+    return add(g, t)
+
+
+_ITEMS = {}  # id(container) -> [container, its tangent after the call being reversed]
+
+
+def put_items(obj, g):
+    """Before a callee's pullback: hand it the tangent of a container it may have mutated.
+    Returns what the caller keeps: nothing for a list or dict, g for anything else."""
+    if g is None or isinstance(g, AbstractZero) or not isinstance(obj, (list, dict)):
+        return g
+    return _store_items(obj, g)
+
+
+def _store_items(obj, g):
+    """Add g to the tangent stored for obj (by identity) for its callee to take."""
+    entry = _ITEMS.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        entry[1] = add(entry[1], g)
+    else:
+        _ITEMS[id(obj)] = [obj, g]
+    return None
+
+
+def move_grad(moved, a, b):
+    """(a, b) of two names' gradients, or (a + b, None) when `moved`: the second name held
+    the object the first changed in place (``b = a; a += v``), so its gradient joins the
+    first's before the change is reversed."""
+    if not moved or b is None or isinstance(b, AbstractZero):
+        return a, b
+    return (b if a is None or isinstance(a, AbstractZero) else add(a, b)), None
+
+
+def take_items(obj):
+    """The tangent handed over by put_items (a callee that mutated obj takes it; the
+    caller takes back what was not taken)."""
+    entry = _ITEMS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        return None
+    del _ITEMS[id(obj)]
+    return entry[1]
+
+
+def output_tangent(g, y):
+    """The seed for a rule's pullback: g plus field gradients of a mutable output; None
+    when both are zero."""
+    if is_mutable_object(y):
+        g = with_fields(g, y)
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    return g
+
+
+def setattr_grad(obj, name):
+    """Adjoint of `obj.name = v`: the gradient of v (taken from the store)."""
+    return take_field_grad(obj, name)
+
+
+def _seed_fields(obj, g):
+    """Put the structural tangent g of obj into the field store, field by field."""
+    g = unthunk(g)
+    if g is None or isinstance(g, AbstractZero):
+        return
+    if isinstance(g, Tangent):
+        items = g._fields.items()
+    elif isinstance(g, dict):
+        items = g.items()
+    else:
+        items = ((k, getattr(g, k, None)) for k in vars(obj))
+    for k, v in items:
+        add_field_grad(obj, k, v)

@@ -1,0 +1,187 @@
+"""``obj.name(*args)`` in differentiated code: method rules (a table keyed by class and
+name), the rule of the NumPy function of the same name, or the method's Python source."""
+import types
+
+import numpy as np
+
+from .. import rules as R
+from ..errors import MissingAdjointError
+from ..tangents import AbstractZero
+from .sites import _at, _Attribute
+from .project import conj
+from .structure import part
+from .dispatch import call
+from . import wrappers
+
+
+def call_method(obj, name, /, *args, **kwargs):
+    """(y, pullback) of obj.name(*args); the pullback returns (dobj, *dargs)."""
+    meth = getattr(type(obj), name, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call(meth, obj, *args, **kwargs)
+        return y, _drop_first(pb)
+    if isinstance(meth, (staticmethod,)):
+        y, pb = call(meth.__func__, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    bound = getattr(obj, name)
+    if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
+        # a classmethod or an instance attribute holding a method
+        y, pb = call(bound, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if meth is not None:
+        rule = _method_rule(type(obj), name, meth)
+        if rule is not None:
+            return rule(obj, *args, **kwargs)
+    if isinstance(obj, types.ModuleType) or isinstance(obj, type):
+        fn = getattr(obj, name)
+        y, pb = call(fn, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if wrappers.is_bound_operator(bound) and not kwargs:
+        return wrappers.dunder_pair(bound)(*args)  # x.__mul__(v): its pullback gives (dx, dv)
+    if callable(bound) and not isinstance(bound, types.BuiltinMethodType):
+        y, pb = call(bound, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    raise MissingAdjointError(
+        bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
+        + _at()
+    )
+
+
+def call_method_primal(obj, name, /, *args, **kwargs):
+    meth = getattr(type(obj), name, None)
+    if isinstance(meth, types.FunctionType):
+        return call(meth, obj, *args, **kwargs)[0]
+    return getattr(obj, name)(*args, **kwargs)
+
+
+def _drop_first(pb):
+    def method_pullback(g):
+        grads = pb(g)
+        return tuple(grads[1:])
+
+    return method_pullback
+
+
+_METHOD_RULES = {}
+
+
+def method_rule(cls, name):
+    """Register the pair of ``obj.name(...)`` for objects of a builtin type cls."""
+
+    def deco(pair):
+        _METHOD_RULES[(cls, name)] = pair
+        return pair
+
+    return deco
+
+
+@method_rule(dict, "items")
+def _dict_items(d):
+    keys = list(d)
+
+    def items_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None,)
+        return ({k: part(kv, 1) for k, kv in zip(keys, g) if part(kv, 1) is not None},)
+
+    return list(d.items()), items_pullback
+
+
+@method_rule(dict, "values")
+def _dict_values(d):
+    keys = list(d)
+
+    def values_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None,)
+        return ({k: v for k, v in zip(keys, g) if v is not None},)
+
+    return list(d.values()), values_pullback
+
+
+@method_rule(dict, "get")
+def _dict_get(d, key, default=None):
+    present = key in d
+
+    def get_pullback(g):
+        if present:
+            return ({key: g}, None, None)
+        return (None, None, g)
+
+    return d.get(key, default), get_pullback
+
+
+def _conjugate(z):
+    return z.conjugate(), lambda g: (conj(g),)
+
+
+for _t in (complex, float, int, np.complexfloating, np.floating):
+    _METHOD_RULES[(_t, "conjugate")] = _conjugate
+
+
+@method_rule(list, "copy")
+def _list_copy(lst):
+    return list(lst), lambda g: (None if g is None else list(g),)
+
+
+@method_rule(dict, "copy")
+def _dict_copy(d):
+    return dict(d), lambda g: (None if g is None else dict(g),)
+
+
+_NO_GRAD_TYPES = (str, bytes, bool, type(None), range, slice)
+
+
+_NO_GRAD_METHODS = {"index", "count", "keys", "__len__", "__contains__"}
+
+
+_NO_GRAD_RULES = {}  # (class, method name) -> its rule, built once
+
+
+# ndarray methods that write into the array (np.sort returns a sorted copy, a.sort()
+# sorts a) or whose np. namesake does something else (np.resize repeats, a.resize
+# zero-fills): never differentiated with the rule of the np. function of the same name
+_ARRAY_METHODS_IN_PLACE = frozenset({
+    "sort", "partition", "fill", "put", "resize", "itemset", "setfield", "setflags",
+    "byteswap", "view", "getfield", "dump", "tofile",
+})
+
+
+def _method_rule(cls, name, meth):
+    rule = _METHOD_RULES.get((cls, name))
+    if rule is None:  # numpy scalar types: look along the class hierarchy
+        for base in cls.__mro__[1:]:
+            rule = _METHOD_RULES.get((base, name))
+            if rule is not None:
+                break
+    if rule is not None:
+        return rule
+    if issubclass(cls, _NO_GRAD_TYPES) or name in _NO_GRAD_METHODS:
+        rule = _NO_GRAD_RULES.get((cls, name))
+        if rule is None:
+            def no_gradient_method(obj, *args, **kwargs):
+                y = getattr(obj, name)(*args, **kwargs)
+                n = len(args)
+                return y, lambda g: (None,) * (n + 1) + (({},) if kwargs else ())
+
+            # differentiated again (inside a pullback), it is a constant as well
+            rule = _NO_GRAD_RULES[(cls, name)] = no_gradient_method
+            R.NONDIFF[rule] = f"{cls.__name__}.{name} carries no gradient"
+        return rule
+    fn = None
+    if issubclass(cls, np.ndarray):
+        if name in _ARRAY_METHODS_IN_PLACE:
+            raise MissingAdjointError(
+                _Attribute(cls, name),
+                f"the method .{name} of {cls.__name__} changes the array in place (or "
+                f"differs from np.{name}) and has no rule{_at()}"
+                + ("; write `a = np.sort(a)` (a sorted copy) instead" if name == "sort" else ""),
+            )
+        fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
+    if fn is not None:
+        def ndarray_method(obj, *args, **kwargs):
+            y, pb = call(fn, obj, *args, **kwargs)
+            return y, lambda g: tuple(pb(g)[1:])
+
+        return ndarray_method
+    return None

@@ -1,0 +1,359 @@
+"""Mutation: list methods and their inverses (``append``/``unappend``, ...), ``setitem``
+on a copy, and the calls that keep the arguments their caller reads again
+(``call_keeping``), which must see a callee's writes."""
+import sys
+import types
+
+import numpy as np
+
+from ..errors import describe, MutationError, shared_write_message, short_name
+from ..tangents import AbstractZero, add
+from .sites import _user_file
+from .structure import GradList, part
+from .accumulate import _PRIVATE_REFS
+from .fields import _store_items
+from .dispatch import call, call_primal
+from .methods import _drop_first, call_method
+
+
+def append(lst, v):
+    """lst.append(v) in differentiated code: the index v went to (lists), or the pullback
+    of a Python append method (other objects)."""
+    if type(lst) is list or type(lst) is GradList:
+        n = len(lst)
+        lst.append(v)
+        return n
+    return call_method(lst, "append", v)[1]
+
+
+def extend(lst, vs):
+    """lst.extend(vs) in differentiated code: (where the new items start, how many);
+    the pullback of a Python extend method for other objects."""
+    if type(lst) is list or type(lst) is GradList:
+        n = len(lst)
+        vs = list(vs)
+        lst.extend(vs)
+        return (n, len(vs))
+    return call_method(lst, "extend", vs)[1]
+
+
+def unextend(b_lst, where, vs):
+    """Undo lst.extend(vs) on the gradient: (gradient of the shorter list, gradient of vs)."""
+    if callable(where):
+        grads = where(None)
+        return grads[0], grads[1]
+    n, k = where
+    if b_lst is None or isinstance(b_lst, AbstractZero):
+        return None, None
+    items = [b_lst[i] if i < len(b_lst) else None for i in range(n, n + k)]
+    g_vs = None if all(g is None for g in items) else (tuple(items) if isinstance(vs, tuple) else items)
+    return GradList(list(b_lst)[:n]), g_vs
+
+
+def unextend_adjoint(g, b_lst, where):
+    """The adjoint of unextend (linear in b_lst): the two parts put back together."""
+    if g is None or isinstance(g, AbstractZero) or callable(where):
+        return None
+    n, k = where
+    head, items = part(g, 0), part(g, 1)
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else n + k
+    out = list(head) if head is not None else [None] * n
+    out += [None] * (length - len(out))
+    for j in range(k):
+        if items is not None and n + j < length:
+            out[n + j] = add(out[n + j], part(items, j))
+    return out
+
+
+def pop(lst, *index):
+    """v = lst.pop(i) in differentiated code: (v, (position, length after))."""
+    if type(lst) is list or type(lst) is GradList:
+        i = index[0] if index else -1
+        pos = i + len(lst) if i < 0 else i
+        v = lst.pop(pos)
+        return v, (pos, len(lst))
+    v, pb = call_method(lst, "pop", *index)
+    return v, pb
+
+
+def unpop(b_lst, where, b_v):
+    """Undo v = lst.pop(i) on the gradient: the list's gradient with b_v put back."""
+    if callable(where):
+        return where(b_v)[0]
+    pos, n_after = where
+    if (b_lst is None or isinstance(b_lst, AbstractZero)) and b_v is None:
+        return None
+    out = list(b_lst) if b_lst is not None and not isinstance(b_lst, AbstractZero) else []
+    out += [None] * (n_after - len(out))
+    out.insert(pos, b_v)
+    return GradList(out)
+
+
+def insert(lst, i, v):
+    """lst.insert(i, v) in differentiated code: the position v went to."""
+    if type(lst) is list or type(lst) is GradList:
+        pos = max(0, min(len(lst), i + len(lst) if i < 0 else i))
+        lst.insert(pos, v)
+        return pos
+    return call_method(lst, "insert", i, v)[1]
+
+
+def uninsert(b_lst, pos):
+    """Undo lst.insert(i, v) on the gradient: (gradient of the shorter list, of v)."""
+    if callable(pos):
+        grads = pos(None)
+        return grads[0], grads[2]
+    if b_lst is None or isinstance(b_lst, AbstractZero):
+        return None, None
+    out = list(b_lst)
+    g = out.pop(pos) if pos < len(out) else None
+    return GradList(out), g
+
+
+def uninsert_adjoint(g, b_lst, pos):
+    """The adjoint of uninsert (linear in b_lst): the item's part put back at pos."""
+    if g is None or isinstance(g, AbstractZero) or callable(pos):
+        return None
+    head, item = part(g, 0), part(g, 1)
+    if head is None and item is None:
+        return None
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else None
+    out = list(head) if head is not None else []
+    if length is not None:
+        out += [None] * (length - 1 - len(out))
+    out.insert(pos, item)
+    return out
+
+
+def unpop_adjoint(g, where):
+    """The adjoint of unpop in its two gradients (linear): (list part, popped part)."""
+    if g is None or isinstance(g, AbstractZero) or callable(where):
+        return None, None
+    pos, n_after = where
+    out = list(g) + [None] * (n_after + 1 - len(g))
+    item = out.pop(pos)
+    return out, item
+
+
+def unappend(b_lst, n):
+    """Undo lst.append(v) on the gradient: (gradient of the shorter list, gradient of v)."""
+    if callable(n):  # an object's own append method: run its pullback
+        grads = n(None)
+        return grads[0], grads[1]
+    if b_lst is None or isinstance(b_lst, AbstractZero):
+        return None, None
+    g = b_lst[n] if n < len(b_lst) else None
+    return GradList(list(b_lst)[:n]), g
+
+
+def unappend_adjoint(g, b_lst, n):
+    """The adjoint of unappend (a linear map of b_lst): the two parts put back together."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    head, item = part(g, 0), part(g, 1)
+    if head is None and item is None:
+        return None
+    length = len(b_lst) if isinstance(b_lst, (list, tuple)) else n + 1
+    out = list(head) if head is not None else [None] * n
+    out += [None] * (length - len(out))
+    if n < length:
+        out[n] = add(out[n], item)
+    return out
+
+
+def setitem(obj, idx, v):
+    """obj[idx] = v, copy on write: the old container stays intact for the backward pass.
+
+    An array that nothing but the generated code's own variable refers to (no alias, no
+    view, no tape entry, not the caller's argument: its reference count says so) is
+    written in place, as Python would: nobody can see the old values, and the pullback
+    only reads its shape (the reverse pass saves it otherwise, which adds a reference).
+    A loop writing ``H[t] = h`` is then O(1) per step instead of a copy of H.
+    """
+    if isinstance(obj, np.ndarray):
+        tv = type(v)
+        if tv is np.ndarray:
+            complex_v = v.dtype.kind == "c"
+        else:
+            complex_v = tv is not float and tv is not int and np.iscomplexobj(v)
+        if complex_v and obj.dtype.kind != "c":
+            out = obj.astype(complex)
+        elif (
+            type(obj) is np.ndarray
+            and obj.base is None
+            and sys.getrefcount(obj) <= _PRIVATE_REFS
+            and obj.flags.writeable
+        ):
+            out = obj
+        else:
+            out = obj.copy()
+        out[idx] = v
+        if _KEEP_DEPTH and out is not obj:
+            _REPLACED.append(obj)
+        return out
+    if isinstance(obj, list):
+        out = list(obj)
+        out[idx] = v
+    elif isinstance(obj, dict):
+        out = dict(obj)
+        out[idx] = v
+    else:
+        obj[idx] = v
+        return obj
+    if _KEEP_DEPTH:
+        _REPLACED.append(obj)
+    return out
+
+
+# A callee that writes into an array, list or dict it was given writes into a copy (see
+# setitem): a caller that reads its own variable afterwards would see the old values,
+# where Python shows the write. Generated code calls such functions through
+# call_keeping, naming the arguments it reads again; while one runs, setitem logs the
+# containers it copied, and call_keeping raises if one of them is such an argument.
+_KEEP_DEPTH = 0
+
+
+_REPLACED = []
+
+
+def call_keeping(keep, f, /, *args, **kwargs):
+    """call(f, *args, **kwargs) for a caller that reads args[i], i in keep, afterwards:
+    an error instead of a stale value if f wrote into one of them (copy on write)."""
+    return keeping(keep, f, args, call, kwargs)
+
+
+def call_primal_keeping(keep, f, /, *args, **kwargs):
+    """call_primal(f, *args, **kwargs) for a caller that reads args[i], i in keep,
+    afterwards: a callee changing one in place (`a op= v`) leaves its new value for the
+    caller to take with kept(), as Python shows it (see call_keeping)."""
+    return keeping(keep, f, args, call_primal, kwargs)
+
+
+def keeping(keep, f, args, run, kwargs):
+    """run(f, *args, **kwargs), raising MutationError if it copied args[i] on write for
+    an i in keep (call_keeping, and its rule for differentiating generated code again)."""
+    global _KEEP_DEPTH
+    mark = len(_REPLACED)
+    rmark = len(_REBOUND)
+    _KEEP_DEPTH += 1
+    try:
+        out = run(f, *args, **kwargs)
+        if len(_REPLACED) > mark or len(_REBOUND) > rmark:
+            for k in keep:  # a position, or (position, the other name it is read by)
+                i, via = (k, None) if type(k) is int else k
+                a = args[i]
+                if any(r is a for r in _REPLACED[mark:]):
+                    raise _written_argument(f, i, via or None)
+                final = a
+                for old, new in _REBOUND[rmark:]:
+                    if old is final:
+                        final = new
+                if final is not a:
+                    if via is not None:  # read through another name (or False: a method)
+                        raise _written_argument(f, i, via or None)
+                    _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
+        return out
+    finally:
+        _KEEP_DEPTH -= 1
+        if not _KEEP_DEPTH:
+            _REPLACED.clear()
+            _REBOUND.clear()
+
+
+_REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
+
+
+_KEPT = {}  # id(argument) -> (argument, the value the callee left in it), for kept()
+
+
+def rebinding(old, new):
+    """Generated before `a = new` for `a op= v` on a parameter: Python changes an array,
+    list or dict in place there, and a caller reading its own variable again sees the
+    change; differentiated code rebinds. Logged, so that call_keeping hands the new
+    value to the caller (kept), as Python shows it."""
+    if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
+        _REBOUND.append((old, new))
+
+
+def setitem_arg(obj, idx, v):
+    """setitem for a parameter of the calling function: a copy it made (copy on write)
+    is logged as a rebinding, so that a caller reading its own variable again takes the
+    written container (kept), as Python shows the write."""
+    n = len(_REPLACED)
+    out = setitem(obj, idx, v)
+    if len(_REPLACED) > n:
+        del _REPLACED[n:]
+        _REBOUND.append((obj, out))
+    return out
+
+
+def kept(a):
+    """The value a callee left in the argument a (`a op= v` inside it: see rebinding),
+    or a itself: the caller rebinds its variable to it, as Python would show it."""
+    entry = _KEPT.pop(id(a), None)
+    return entry[1] if entry is not None and entry[0] is a else a
+
+
+def hand_over(obj, g):
+    """put_items for any value: the caller's gradient of obj after a call, for a callee
+    that rebound its argument (see kept) to take (take_items); None if stored."""
+    if g is None or isinstance(g, AbstractZero):
+        return g
+    return _store_items(obj, g)
+
+
+def check_shared(value, other, name, other_name, op, line):
+    """Generated before a write into `name` (``name[i] = v``, or ``name op= v`` when op is
+    given) while `other_name` may name the same container and is read afterwards, where
+    that depends on values: differentiated code writes a copy (or rebinds), so the other
+    name would keep the old values where Python shows the new ones. Raises MutationError
+    when they do share: arrays sharing memory, `value` an element of the list or dict
+    `other`, or the same container."""
+    if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
+        return  # numbers: `a += v` rebinds in Python too; they cannot be written into
+    element = False
+    if isinstance(value, np.ndarray) and isinstance(other, np.ndarray):
+        shared = np.may_share_memory(value, other)
+    elif isinstance(other, (list, dict)) and other is not value:
+        items = other.values() if isinstance(other, dict) else other
+        shared = element = any(item is value for item in items)
+    else:
+        shared = other is value
+    if shared:
+        what, hint = shared_write_message(name, other_name, op, element)
+        raise MutationError(f"{what}, in differentiated code at {_user_file()}, line {line}: {hint}")
+
+
+def _written_argument(f, i, via=None):
+    code = getattr(f, "__code__", None)
+    if code is not None and i < code.co_argcount:
+        what = f"its argument `{code.co_varnames[i]}`"
+    else:
+        what = f"its argument #{i + 1}"
+    name = short_name(f).rsplit(".", 1)[-1]
+    if via is None:
+        read = "the calling function reads that container again after the call"
+        way = (f"Return the container from {name} and rebind it (`x = {name}(x, ...)`), or "
+               f"pass a copy the caller does not read again")
+    else:
+        read = (f"the calling function reads it again after the call through `{via}`, "
+                f"another name for it or a view of it")
+        way = (f"Take `{via}` after the call, or pass {name} a copy "
+               f"(`{name}(x.copy(), ...)`)")
+    return MutationError(
+        f"{describe(f)} writes into {what} (directly or through a function it calls), "
+        f"and {read}. Inside differentiated code a write into an array, list or dict that "
+        f"other code still refers to goes to a copy, so the caller would keep the old "
+        f"values where Python shows the new ones. {way}"
+    )
+
+
+def call_method_keeping(keep, obj, name, /, *args, **kwargs):
+    """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
+    meth = getattr(type(obj), name, None)
+    if isinstance(meth, types.FunctionType):
+        # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
+        # the caller (kept): refused, as a write into it
+        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
+        return y, _drop_first(pb)
+    return call_method(obj, name, *args, **kwargs)

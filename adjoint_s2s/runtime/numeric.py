@@ -1,0 +1,112 @@
+"""Template helpers of the math and matmul rules that need more than one expression:
+digamma and its derivatives, truncated division, the adjoints of ``a @ b``."""
+import math
+
+import numpy as np
+
+from .project import unbroadcast
+
+
+# ----- special functions ------------------------------------------------------------------
+
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def digamma(x):
+    """ψ(x), accurate to about 1e-12 for real x (not a pole)."""
+    x = float(x)
+    if x <= 0 and x == math.floor(x):
+        return math.nan
+    if x < 0.5:  # reflection: ψ(1-x) - ψ(x) = π cot(πx), with πx reduced near a pole
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * (x - round(x)))
+    acc_ = 0.0
+    while x < 10.0:
+        acc_ -= 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    series = 0.0
+    p = inv2
+    for k, b in enumerate(_B2K, start=1):
+        series += b / (2 * k) * p
+        p *= inv2
+    return acc_ + math.log(x) - 0.5 / x - series
+
+
+def trunc_div(x, y):
+    return float(math.trunc(x / y))
+
+
+def matmul_adjoint_a(g, a, b):
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
+        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and b.dtype.kind != "c":
+            out = g @ b.T  # matrices, b real: the common case, no projection needed
+            if out.dtype == a.dtype:
+                return out
+    a_, b_ = np.asarray(a), np.asarray(b)
+    g = np.asarray(g)
+    bc = b_.conj() if np.iscomplexobj(b_) else b_
+    if a_.ndim == 1 and b_.ndim == 1:
+        out = g * bc
+    elif b_.ndim == 1:
+        out = g[..., None] * bc  # an outer product (written so it can be differentiated again)
+    elif a_.ndim == 1:
+        out = bc @ g if g.ndim == 1 else (g @ np.swapaxes(bc, -1, -2))
+    else:
+        out = g @ np.swapaxes(bc, -1, -2)
+    return unbroadcast(out, a_) if isinstance(a, np.ndarray) else unbroadcast(out, a)
+
+
+def matmul_adjoint_b(g, a, b):
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
+        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and a.dtype.kind != "c":
+            out = a.T @ g
+            if out.dtype == b.dtype:
+                return out
+    a_, b_ = np.asarray(a), np.asarray(b)
+    g = np.asarray(g)
+    ac = a_.conj() if np.iscomplexobj(a_) else a_
+    if a_.ndim == 1 and b_.ndim == 1:
+        out = g * ac
+    elif a_.ndim == 1:
+        out = ac[..., :, None] * g[..., None, :]  # an outer product
+    elif b_.ndim == 1:
+        out = np.swapaxes(ac, -1, -2) @ g
+    else:
+        out = np.swapaxes(ac, -1, -2) @ g
+    return unbroadcast(out, b_) if isinstance(b, np.ndarray) else unbroadcast(out, b)
+
+
+def np_pad_transpose(v, pad_width, mode="constant"):
+    """The transpose of np_pad_adjoint (a linear map of its gradient): np.pad again, with
+    zeros for the constant mode (the padding's values are not the array's)."""
+    if mode in ("edge", "reflect", "symmetric", "wrap"):
+        return np.pad(v, pad_width, mode)
+    return np.pad(v, pad_width)
+
+
+def trigamma(x):
+    """ψ'(x) for real x (not a pole), accurate to about 1e-12."""
+    x = float(x)
+    if x <= 0 and x == math.floor(x):
+        return math.nan
+    if x < 0.5:  # reflection: ψ'(1-x) + ψ'(x) = π² / sin²(πx)
+        return -trigamma(1.0 - x) + (math.pi / math.sin(math.pi * (x - round(x)))) ** 2
+    acc_ = 0.0
+    while x < 10.0:
+        acc_ += 1.0 / (x * x)
+        x += 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    # ψ'(x) ~ 1/x + 1/(2x²) + Σ B_2k / x^(2k+1)
+    series = inv + 0.5 * inv2
+    p = inv * inv2
+    for b in _B2K:
+        series += b * p
+        p *= inv2
+    return acc_ + series
+
+
+def polygamma2(x):
+    """ψ''(x), by a central difference of trigamma (used only for third derivatives)."""
+    h = 1e-5 * max(1.0, abs(float(x)))
+    return (trigamma(x + h) - trigamma(x - h)) / (2 * h)

@@ -1,0 +1,176 @@
+"""Reading attributes and items: ``getattr_pair``, ``getitem_pair``, ``index_get``;
+numbers' and arrays' attributes (``real``, ``T``, ``shape``) by table."""
+import types
+
+import numpy as np
+
+from .. import rules as R
+from ..errors import MissingAdjointError, NotDifferentiableError
+from ..tangents import AbstractZero, Tangent
+from .sites import _at, _Attribute
+from .project import im_seed, real, seed
+from .accumulate import _list_slice_grad, getitem_grad, part_adjoint
+from .fields import add_field_grad, is_mutable_object
+from .dispatch import call
+from .methods import call_method
+
+
+def attr_grad(obj, name, g):
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(obj, np.ndarray):
+        if name in ("T",):
+            return np.transpose(g)
+        if name == "mT":
+            return np.swapaxes(g, -1, -2)
+        if name == "real":
+            return np.real(g) if np.iscomplexobj(obj) else g
+        if name == "imag":
+            return 1j * np.real(g)
+    raise NotDifferentiableError(f"no gradient for the attribute .{name} of {type(obj).__name__}")
+
+
+def getattr_pair(obj, name):
+    """(y, pullback) of obj.name; properties written in Python are differentiated."""
+    prop = getattr(type(obj), name, None)
+    if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+        y, pb = call(prop.fget, obj)
+        return y, lambda g: pb(g)[1]
+    y = getattr(obj, name)
+    if isinstance(obj, _NUMERIC_VALUES) and not isinstance(obj, bool):
+        return y, _numeric_attr_pullback(obj, name)
+    if isinstance(obj, (types.ModuleType, type)):
+        return y, lambda g: None
+    if isinstance(y, types.MethodType):
+        if y.__self__ is obj:  # a bound method's tangent is its object's (see resolve)
+            return y, lambda g: None if g is None or isinstance(g, AbstractZero) else g
+        return y, lambda g: None  # a classmethod: bound to a class, a constant
+    typ = type(obj)
+    if isinstance(obj, Tangent) and name in ("_fields", "_elements"):
+        # a tangent's parts read in a pullback differentiated again: the cotangent of the
+        # dict of fields (tuple of elements) is a tangent with those fields (elements)
+        def tangent_parts_pullback(g):
+            g = seed(g)
+            if g is None:
+                return None
+            if name == "_fields":
+                return Tangent(obj.primal_type, **{k: v for k, v in g.items() if v is not None})
+            return Tangent(obj.primal_type, *g)
+
+        return y, tangent_parts_pullback
+    if name == "__dict__":
+        return y, lambda g: _fields_dict_grad(obj, g)
+    if is_mutable_object(obj):
+        def mutable_getfield_pullback(g):
+            add_field_grad(obj, name, g)
+            return None
+
+        return y, mutable_getfield_pullback
+
+    def getfield_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return None
+        return Tangent(typ, **{name: g})
+
+    return y, getfield_pullback
+
+
+_NUMERIC_VALUES = (int, float, complex, np.number, np.ndarray)
+
+
+# attributes of numbers and arrays that are integers, dtypes or flags: no tangent space
+_NUMERIC_CONST_ATTRS = frozenset(
+    {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags", "__class__"}
+)
+
+
+def _numeric_attr_pullback(obj, name):
+    """The pullback of reading obj.name, obj a number or an array: real, imag, T, mT have
+    rules, shape & co. carry no gradient, anything else is refused (never a zero)."""
+    if name in _NUMERIC_CONST_ATTRS:
+        return lambda g: None
+    if isinstance(obj, np.ndarray):
+        if name in ("real", "imag", "T", "mT"):
+            return lambda g: attr_grad(obj, name, g)
+    elif name == "real" or name == "T" and isinstance(obj, np.generic):
+        return lambda g: None if g is None or isinstance(g, AbstractZero) else (
+            g if isinstance(obj, (complex, np.complexfloating)) and name == "T" else real(g))
+    elif name == "imag":
+        if isinstance(obj, (complex, np.complexfloating)):
+            return lambda g: None if g is None or isinstance(g, AbstractZero) else im_seed(g)
+        return lambda g: None  # the imaginary part of a real number is the constant 0
+    where = _at()
+
+    def numeric_attr_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return None
+        raise MissingAdjointError(
+            _Attribute(type(obj), name),
+            f"the attribute .{name} of {type(obj).__name__} has no rule{where}; read it "
+            "inside a helper function that has a rule",
+        )
+
+    return numeric_attr_pullback
+
+
+def _fields_dict_grad(obj, g):
+    """The adjoint of obj.__dict__ (its fields as a dict): each field's gradient, into the
+    field store for an object whose fields can be written, else as its tangent."""
+    g = seed(g)
+    if g is None:
+        return None
+    if not isinstance(g, dict):
+        raise NotDifferentiableError(
+            f"the gradient of {type(obj).__name__}.__dict__ is a {type(g).__name__}, not a dict")
+    fields = {k: v for k, v in g.items() if v is not None and not isinstance(v, AbstractZero)}
+    if is_mutable_object(obj):
+        for k, v in fields.items():
+            add_field_grad(obj, k, v)
+        return None
+    return Tangent(type(obj), **fields) if fields else None
+
+
+@R.special(getattr)
+def _getattr_builtin_pair(obj, name, *default):
+    if default and not hasattr(obj, name):
+        return default[0], lambda g: (None, None, None, g)
+    y, pb = getattr_pair(obj, name)
+
+    def getattr_builtin_pullback(g):
+        return (None, pb(g), None) + ((None,) if default else ())
+
+    return y, getattr_builtin_pullback
+
+
+def index_get(obj, is_tuple, *keys):
+    """obj[keys] (obj[keys[0]] for a key that is not a tuple): the read that generated code
+    emits where only the key depends on the inputs (``np.r_[x, y]``, a ``__getitem__``
+    that computes with its key). Its rule (rules/runtime_rules.py) differentiates it."""
+    return obj[keys if is_tuple else keys[0]]
+
+
+def getitem_pair(obj, idx):
+    """(y, pullback) of obj[idx]; __getitem__ written in Python is differentiated."""
+    if isinstance(obj, (list, tuple, dict, np.ndarray, str)):
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+            typ = type(obj)
+            y = obj[idx]
+
+            def namedtuple_pullback(g):
+                if g is None:
+                    return None
+                return Tangent(typ, **{typ._fields[idx]: g}) if isinstance(idx, int) else (
+                    Tangent(typ, **dict(zip(typ._fields[idx], g))))
+
+            return y, namedtuple_pullback
+        if type(obj) is list:  # the list may grow later: pin the positions now
+            if type(idx) is int and idx < 0:
+                idx += len(obj)
+            elif type(idx) is slice:
+                positions = range(*idx.indices(len(obj)))
+                return obj[idx], lambda g: _list_slice_grad(obj, positions, g)
+        return obj[idx], lambda g: getitem_grad(obj, idx, g)
+    if isinstance(obj, Tangent):  # a tangent read in a pullback differentiated again
+        return obj[idx], lambda g: part_adjoint(obj, idx, g)
+    y, pb = call_method(obj, "__getitem__", idx)
+    return y, lambda g: pb(g)[0]

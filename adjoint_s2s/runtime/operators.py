@@ -1,0 +1,199 @@
+"""``binop`` and ``unop``: operators on values whose kinds the generator did not know
+(objects with ``__add__``, dicts merged with ``|``, integers' bit operations)."""
+import operator
+import types
+
+import numpy as np
+
+from ..errors import MissingAdjointError
+from ..tangents import AbstractZero, add, Tangent
+from .sites import _at
+from .project import neg
+from .structure import GradList
+from .dispatch import call, resolve
+from .methods import _drop_first
+
+
+_BINOPS = {
+    "Add": (operator.add, "__add__", "__radd__"),
+    "Sub": (operator.sub, "__sub__", "__rsub__"),
+    "Mult": (operator.mul, "__mul__", "__rmul__"),
+    "Div": (operator.truediv, "__truediv__", "__rtruediv__"),
+    "FloorDiv": (operator.floordiv, "__floordiv__", "__rfloordiv__"),
+    "Mod": (operator.mod, "__mod__", "__rmod__"),
+    "Pow": (operator.pow, "__pow__", "__rpow__"),
+    "MatMult": (operator.matmul, "__matmul__", "__rmatmul__"),
+}
+
+
+_BITOPS = {
+    "BitOr": (operator.or_, "__or__", "__ror__"),
+    "BitAnd": (operator.and_, "__and__", "__rand__"),
+    "BitXor": (operator.xor, "__xor__", "__rxor__"),
+    "LShift": (operator.lshift, "__lshift__", "__rlshift__"),
+    "RShift": (operator.rshift, "__rshift__", "__rrshift__"),
+}
+
+
+_BINOPS.update(_BITOPS)
+
+
+_NUMBERS = (int, float, complex, np.ndarray, np.number)
+
+
+_BOOLS = (bool, np.bool_)
+
+
+_SYMBOLS = {"BitOr": "|", "BitAnd": "&", "BitXor": "^", "LShift": "<<", "RShift": ">>",
+            "Invert": "~"}
+
+
+def _integral(y):
+    """An integer or a bool (a number or an array of them): no tangent space."""
+    if isinstance(y, (bool, int, np.integer, np.bool_)):
+        return True
+    return isinstance(y, np.ndarray) and y.dtype.kind in "biu"
+
+
+def _no_tangent_result(fn, y, opname, *operands):
+    """The pair of an operator whose result is an integer or a bool; anything else is
+    refused, never given a zero gradient."""
+    if _integral(y):
+        n = len(operands)
+        return y, lambda g: (None,) * n
+    kinds = " and ".join(type(o).__name__ for o in operands)
+    raise MissingAdjointError(
+        fn, f"the operator {_SYMBOLS.get(opname, opname)} of {kinds} has no rule "
+        f"(it gave a {type(y).__name__}, which may carry a gradient)" + _at())
+
+
+def _bool_operand_pair(fn, a, b):
+    """a OP b where a or b is a bool (True, np.True_) and the other a number: the bool is
+    the constant 0 or 1, the number's gradient comes from the operator's rule."""
+    y = fn(a, b)
+    a_b, b_b = isinstance(a, _BOOLS), isinstance(b, _BOOLS)
+    _, pb = resolve(fn, 2)(int(a) if a_b else a, int(b) if b_b else b)
+
+    def bool_operand_pullback(g):
+        _, da, db = pb(g)
+        return (None if a_b else da, None if b_b else db)
+
+    return y, bool_operand_pullback
+
+
+def _dict_merge(a, b):
+    """a | b for dicts: b's values win where both have a key."""
+    def dict_merge_pullback(g):
+        if g is None or isinstance(g, AbstractZero):
+            return (None, None)
+        return ({k: g[k] for k in a if k not in b and k in g}, {k: g[k] for k in b if k in g})
+
+    return a | b, dict_merge_pullback
+
+
+def binop(opname, a, b, inplace=False):
+    """(y, pullback) of a OP b for values not known statically; pullback -> (da, db).
+    inplace: from `a OP= b`, so an object's __iadd__ (& co.) is tried first."""
+    fn, dunder, rdunder = _BINOPS[opname]
+    if inplace and not isinstance(a, _NUMBERS):
+        imeth = getattr(type(a), "__i" + dunder[2:], None)
+        if isinstance(imeth, types.FunctionType):
+            y, pb = call(imeth, a, b)
+            if y is not NotImplemented:
+                return y, _drop_first(pb)
+    if opname in _BITOPS:
+        if isinstance(a, _NUMBERS + (np.bool_,)) and isinstance(b, _NUMBERS + (np.bool_,)):
+            return _no_tangent_result(fn, fn(a, b), opname, a, b)
+        if opname == "BitOr" and type(a) is dict and type(b) is dict:
+            return _dict_merge(a, b)
+    if (isinstance(a, _BOOLS) or isinstance(b, np.bool_)) and (
+        isinstance(a, _BOOLS + _NUMBERS) and isinstance(b, _BOOLS + _NUMBERS)
+    ):
+        return _bool_operand_pair(fn, a, b)
+    if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
+        y, pb = resolve(fn, 2)(a, b)
+        return y, _drop_first(pb)
+    if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
+        # `lst += vs` extends the list in place, as Python does: every name for it (the
+        # caller's too) sees the new items
+        na, vs = len(a), list(b)
+        a += vs
+        nb, tb = len(vs), type(b)
+        return a, lambda g: _split_extend(g, na, nb, tb)
+    if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
+        na = len(a)
+        return a + b, lambda g: _split_concat(g, na)
+    if isinstance(a, (list, tuple)) and opname == "Mult" and isinstance(b, int):
+        return a * b, lambda g: (_fold_repeat(g, len(a), b, type(a)), None)
+    if isinstance(b, (list, tuple)) and opname == "Mult" and isinstance(a, int):
+        return a * b, lambda g: (None, _fold_repeat(g, len(b), a, type(b)))
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)) or a is None or b is None:
+        return fn(a, b), lambda g: (None, None)
+    meth = getattr(type(a), dunder, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call(meth, a, b)
+        if y is not NotImplemented:
+            return y, _drop_first(pb)
+    rmeth = getattr(type(b), rdunder, None)
+    if isinstance(rmeth, types.FunctionType):
+        y, pb = call(rmeth, b, a)
+        if y is not NotImplemented:
+            return y, lambda g: tuple(reversed(pb(g)[1:]))
+    if isinstance(a, (Tangent, AbstractZero)) or isinstance(b, (Tangent, AbstractZero)):
+        y, pb = resolve(fn, 2)(a, b)
+        return y, _drop_first(pb)
+    y = fn(a, b)
+    raise MissingAdjointError(
+        fn, f"{type(a).__name__} {_SYMBOLS.get(opname, opname)} {type(b).__name__} is not "
+        "written in Python" + _at()
+    )
+
+
+_UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__"),
+          "Invert": (operator.invert, "__invert__")}
+
+
+def unop(opname, a):
+    """(y, pullback) of OP a for values not known statically; pullback -> (da,)."""
+    fn, dunder = _UNOPS[opname]
+    if opname == "Invert" and isinstance(a, _NUMBERS + (np.bool_,)):
+        return _no_tangent_result(fn, fn(a), opname, a)
+    if isinstance(a, _NUMBERS):
+        y, pb = resolve(fn, 1)(a)
+        return y, _drop_first(pb)
+    meth = getattr(type(a), dunder, None)
+    if isinstance(meth, types.FunctionType):
+        y, pb = call(meth, a)
+        return y, _drop_first(pb)
+    if isinstance(a, (tuple, list, Tangent, AbstractZero)) or a is None:
+        return fn(a), lambda g: (neg(g) if opname == "USub" else g,)
+    raise MissingAdjointError(fn, f"{opname} on {type(a).__name__} is not written in Python" + _at())
+
+
+def _split_concat(g, na):
+    if g is None or isinstance(g, AbstractZero):
+        return (None, None)
+    g = list(g)
+    return g[:na], g[na:]
+
+
+def _split_extend(g, na, nb, tb):
+    """The gradients of lst and vs from that of lst after `lst += vs`."""
+    if g is None or isinstance(g, AbstractZero):
+        return (None, None)
+    g = list(g) + [None] * (na + nb - len(g))
+    items = g[na:na + nb]
+    if all(v is None for v in items):
+        items = None
+    elif tb is tuple:
+        items = tuple(items)
+    return GradList(g[:na]), items
+
+
+def _fold_repeat(g, n, times, typ):
+    if g is None:
+        return None
+    out = [None] * n
+    for i, v in enumerate(g):
+        out[i % n] = add(out[i % n], v)
+    return typ(out)
