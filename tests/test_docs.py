@@ -20,6 +20,9 @@ The convention, for whoever writes a page (docs/index.md repeats it):
   ```` ```sh ```` block holds such commands without their output: each must succeed.
   ``<!-- test: output-of COMMAND -->`` before a block of any language says the block is
   the output of ``COMMAND`` (so generated code can be shown as highlighted Python).
+* ``<!-- test: excerpt-of PATH -->`` before a block: an excerpt of a file of the
+  repository (an example script); each of its lines must be found in that file, in
+  order (a line ``...`` stands for lines left out).
 * ``<!-- test: skip REASON -->`` before a block: it is not run. The reason is required,
   and a block of any other language (a ``make`` or ``pip`` line) needs it.
 
@@ -37,7 +40,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
-MARKER = re.compile(r"^<!--\s*test:\s*(skip|file|output-of)\b\s*(.*?)\s*-->\s*$")
+MARKER = re.compile(r"^<!--\s*test:\s*(skip|file|output-of|excerpt-of)\b\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^```\s*([\w+-]*)\s*$")
 CLI_PREFIXES = (("adjoint-s2s",), ("python", "-m", "adjoint_s2s"))
 
@@ -120,6 +123,12 @@ def plan(page):
         if kind == "output-of":
             checks.append(Check("cli", block, cli_argv(arg, block.where), block.text))
             continue
+        if kind == "excerpt-of":
+            if pending is not None and pending is not SKIPPED:
+                checks.append(pending)
+            pending = None
+            checks.append(Check("excerpt", block, arg, None))
+            continue
         if block.lang == "python":
             if pending is not None and pending is not SKIPPED:
                 checks.append(pending)
@@ -183,6 +192,22 @@ def compare(expected, actual, workdir):
     exp = normalise(re.sub(r"/tmp/[\w.-]+/", "<DIR>/", expected))
     act = normalise(actual.replace(str(workdir) + os.sep, "<DIR>/"))
     return len(exp) == len(act) and all(matches(e, a) for e, a in zip(exp, act))
+
+
+def excerpt_missing(excerpt, source):
+    """The first line of excerpt not found in source after the previous one (None: all
+    found); a line `...` stands for lines left out."""
+    lines = [line.strip() for line in source.splitlines()]
+    pos = 0
+    for line in excerpt.splitlines():
+        want = line.strip()
+        if not want or want == "...":
+            continue
+        try:
+            pos = lines.index(want, pos) + 1
+        except ValueError:
+            return want
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -290,6 +315,10 @@ def test_every_page_has_blocks_and_markers_are_explained():
 @pytest.mark.parametrize("check", ALL, ids=[f"{c.block.where}-{c.kind}" for c in ALL])
 def test_block(check, runner):
     block = check.block
+    if check.kind == "excerpt":
+        missing = excerpt_missing(block.text, (ROOT / check.payload).read_text())
+        assert missing is None, f"{block.where}: not in {check.payload} (in this order): {missing!r}"
+        return
     workdir = runner.workdir(block.page)
     if check.kind == "python":
         path = workdir / "example.py"
