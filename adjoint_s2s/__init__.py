@@ -15,6 +15,7 @@ from .api import (  # noqa: E402
     adjoint,
     differentiable,
     dropgrad,
+    grad,
     gradient,
     ignore_derivatives,
     isderiving,
@@ -24,7 +25,9 @@ from .api import (  # noqa: E402
     refresh,
     rrule,
     rrule_via_ad,
+    value_and_grad,
     withgradient,
+    zero_like,
 )
 from .advanced import checkpoint, hessian, hook, hvp, jacobian, showgrad  # noqa: E402
 from .errors import (  # noqa: E402
@@ -53,6 +56,9 @@ __all__ = [
     "_pullback",
     "gradient",
     "withgradient",
+    "grad",
+    "value_and_grad",
+    "zero_like",
     "differentiable",
     "adjoint",
     "rrule",

@@ -42,6 +42,7 @@ def _pullback(f, /, *args, **kwargs):
 
 def pullback(f, /, *args, **kwargs):
     """(y, back) with back(dy) -> one gradient per positional argument."""
+    _check_call(f, args, kwargs)
     y, pb = _rt.call(f, *args, **kwargs)
 
     def pullback_back(dy):
@@ -76,6 +77,7 @@ def gradient(f, /, *args, **kwargs):
 
 def _gradient(f, /, *args, **kwargs):
     """gradient in the subset adjoint_s2s differentiates (nested gradients use this)."""
+    _check_call(f, args, kwargs)
     y, pb = _rt.call(f, *args, **kwargs)
     if type(y) is not float:
         _check_scalar(y, f)
@@ -99,6 +101,158 @@ def withgradient(f, /, *args, **kwargs):
     return y, back(1.0)
 
 
+def grad(f, argnums=0, has_aux=False):
+    """JAX-style: a function computing the gradient of the scalar-valued f with respect to
+    its positional argument(s) `argnums` (an int, or a tuple of ints for a tuple of
+    gradients). With ``has_aux=True``, f returns ``(loss, aux)`` and the new function
+    returns ``(gradient, aux)``. An argument f does not use gets zeros of its shape, as
+    in JAX (``gradient`` gives None there, Zygote's convention)."""
+    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+
+    def grad_f(*args, **kwargs):
+        value, g = value_and_grad_f(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    grad_f.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
+    grad_f.__doc__ = f"The gradient of {getattr(f, '__name__', 'f')} (adjoint_s2s.grad)."
+    return grad_f
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """JAX-style: a function returning ``(f(*args), gradient)``, the gradient as ``grad``
+    gives it; with ``has_aux=True``, ``((loss, aux), gradient)``."""
+    nums = _argnums(f, argnums)
+    many = isinstance(argnums, (tuple, list))
+
+    def value_and_grad_f(*args, **kwargs):
+        return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+
+    value_and_grad_f.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
+    return value_and_grad_f
+
+
+def _value_and_grad(f, nums, many, has_aux, args, kwargs):
+    """value_and_grad's work, in the subset adjoint_s2s differentiates (as _gradient)."""
+    _check_call(f, args, kwargs)
+    _check_argnums(f, nums, args)
+    y, pb = _rt.call(f, *args, **kwargs)
+    if has_aux:
+        _check_aux(y, f)
+        _check_scalar(y[0], f)
+        grads = _project_args(pb((1.0, None)), args)
+    else:
+        _check_scalar(y, f)
+        grads = _project_args(pb(1.0), args)
+    _rt.drop_callee_fields(f)
+    picked = []
+    for i in nums:
+        g = grads[i]
+        if g is None:
+            g = _zero_gradient(args[i])
+        picked.append(g)
+    if many:
+        return y, tuple(picked)
+    return y, picked[0]
+
+
+def _check_argnums(f, nums, args):
+    for i in nums:
+        if i >= len(args):
+            raise TypeError(
+                f"argnums asks for the gradient of positional argument {i} of "
+                f"{_signature_text(f)}, which was called with {len(args)} positional "
+                f"argument{'s' if len(args) != 1 else ''}"
+            )
+
+
+def _check_aux(y, f):
+    if not (isinstance(y, tuple) and len(y) == 2):
+        raise TypeError(
+            f"has_aux=True needs {getattr(f, '__name__', f)} to return a pair "
+            f"(loss, aux), but it returned {_describe(y)}"
+        )
+
+
+def _argnums(f, argnums):
+    nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
+    if not nums or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in nums):
+        raise TypeError(
+            f"argnums must be a non-negative int or a tuple of them, not {argnums!r} "
+            f"(for {getattr(f, '__name__', f)})"
+        )
+    return nums
+
+
+def _zero_gradient(x):
+    """grad's gradient of an argument nothing flowed to: zeros of its shape (JAX)."""
+    z = zero_like(x)
+    if z is None:
+        raise TypeError(
+            f"grad: an argument of type {type(x).__name__} has no gradient; leave it out "
+            "of argnums"
+        )
+    return z
+
+
+def _describe(y):
+    if isinstance(y, tuple):
+        return f"a tuple of {len(y)}"
+    if isinstance(y, np.ndarray):
+        return f"an array of shape {y.shape}"
+    return type(y).__name__
+
+
+def _signature_text(f):
+    import inspect  # only on the way to an error message
+
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    try:
+        return f"{name}{inspect.signature(f)}"
+    except (TypeError, ValueError):
+        return name
+
+
+def _example_call(f):
+    import inspect  # only on the way to an error message
+
+    params = [
+        p.name for p in inspect.signature(f).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    return f"gradient({', '.join([getattr(f, '__name__', 'f')] + params)})"
+
+
+def _check_call(f, args, kwargs):
+    """A call that cannot bind to f's parameters is the user's mistake: say so with f's
+    own name and signature (not the generated pair's). Cheap when it binds."""
+    if type(f) is not types.FunctionType:
+        if not callable(f):
+            raise TypeError(
+                f"the function to differentiate comes first and must be callable, not "
+                f"{type(f).__name__}: gradient(f, x)"
+            )
+        return  # objects, methods, partials: their own binding errors name them
+    code = f.__code__
+    if not kwargs and not code.co_kwonlyargcount:
+        n = len(args)
+        top = code.co_argcount
+        if top - len(f.__defaults__ or ()) <= n and (n <= top or code.co_flags & 0x04):
+            return
+    import inspect  # only on the way to an error message
+
+    try:
+        inspect.signature(f).bind(*args, **kwargs)
+    except TypeError as exc:
+        n = len(args)
+        raise TypeError(
+            f"{_signature_text(f)} was given {n} positional argument{'s' if n != 1 else ''}"
+            f"{' and keywords ' + ', '.join(kwargs) if kwargs else ''}: {exc}. Pass the "
+            f"function first, then its arguments: {_example_call(f)}"
+        ) from None
+    except ValueError:
+        return
+
+
 def _is_scalar(y):
     if isinstance(y, (bool,)):
         return False
@@ -109,10 +263,16 @@ def _is_scalar(y):
 
 def _check_scalar(y, f):
     if not _is_scalar(y):
-        what = f"an array of shape {y.shape}" if isinstance(y, np.ndarray) else type(y).__name__
+        name = getattr(f, '__name__', f)
+        if isinstance(y, tuple):
+            raise TypeError(
+                f"gradient needs a real scalar output, but {name} returned {_describe(y)}; "
+                f"for a loss with auxiliary outputs, (loss, aux), use withgradient({name}, x) "
+                f"or grad({name}, has_aux=True)"
+            )
         raise TypeError(
-            f"gradient needs a real scalar output, but {getattr(f, '__name__', f)} returned "
-            f"{what}; use pullback(f, x) for a vector-Jacobian product, or jacobian(f, x)"
+            f"gradient needs a real scalar output, but {name} returned {_describe(y)}; "
+            "use pullback(f, x) for a vector-Jacobian product, or jacobian(f, x)"
         )
 
 
@@ -217,19 +377,48 @@ def project(g, x):
     if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and not hasattr(x, "_fields"):
         items = [project(gi, xi) for gi, xi in zip(g, x)]
         items += [None] * (len(x) - len(items))
-        # a list of numbers is a vector: its unused entries are 0.0, not None
-        items = [0.0 if gi is None and _is_real_number(xi) else gi for gi, xi in zip(items, x)]
+        # inside a container, an unused entry is a zero of its own shape, not None: a
+        # list of numbers is a vector, a list of arrays a list of parameters
+        items = [zero_like(xi) if gi is None else gi for gi, xi in zip(items, x)]
         # the function may have popped items off the list it was given: their
         # gradients stay, after the others
         items += [unthunk(gi) for gi in list(g)[len(x):]]
         return tuple(items) if isinstance(x, tuple) else list(items)
     if isinstance(x, dict) and isinstance(g, dict):
-        return {k: project(v, x.get(k)) for k, v in g.items()}
+        # the argument's keys, in its order, so that `{k: p[k] - lr * g[k] for k in p}`
+        # works; an unused entry is a zero of its shape (keys the function added after)
+        out = {}
+        for k, v in x.items():
+            gk = project(g.get(k), v)
+            out[k] = zero_like(v) if gk is None else gk
+        for k, v in g.items():
+            if k not in x:
+                out[k] = unthunk(v)
+        return out
     return unthunk(g)
 
 
-def _is_real_number(x):
-    return isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool)
+def zero_like(x):
+    """The zero gradient of a value inside a container: 0.0 for a real number, 0j for a
+    complex one, zeros for a float or complex array (float zeros for an integer one), the
+    same structure for lists, tuples and dicts; None where there is no tangent space
+    (strings, booleans, None, objects)."""
+    if isinstance(x, bool) or x is None:
+        return None
+    if isinstance(x, (float, int, np.floating, np.integer)):
+        return 0.0
+    if isinstance(x, (complex, np.complexfloating)):
+        return 0j
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind in "fc":
+            return np.zeros_like(x)
+        return np.zeros(x.shape) if x.dtype.kind in "iu" else None
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        items = [zero_like(v) for v in x]
+        return tuple(items) if isinstance(x, tuple) else items
+    if isinstance(x, dict):
+        return {k: zero_like(v) for k, v in x.items()}
+    return None
 
 
 def differentiable(fn):
@@ -247,7 +436,11 @@ def adjoint(f):
     """Register a Zygote-style rule: ``@adjoint(f)`` on a function with f's signature that
     returns ``(y, back)``; ``back(dy)`` returns one gradient per argument (None: zero)."""
 
-    def register(rule):
+    _check_target(f, "adjoint")
+
+    def register(rule=None, *more, **kw):
+        _check_bare(f, "adjoint", rule, more, kw)
+        _check_rule_signature(f, rule, "adjoint")
         R.set_user_rule(f, R.UserRule(f, rule, "adjoint"))
         return rule
 
@@ -259,11 +452,84 @@ def rrule(f, config=False):
     first (``NoTangent()`` for plain functions), then one per argument. With
     ``config=True`` the rule takes a ``RuleConfig`` first (for ``rrule_via_ad``)."""
 
-    def register(rule):
+    _check_target(f, "rrule")
+
+    def register(rule=None, *more, **kw):
+        _check_bare(f, "rrule", rule, more, kw)
+        _check_rule_signature(f, rule, "rrule", config)
         R.set_user_rule(f, R.UserRule(f, rule, "rrule", config=config))
         return rule
 
     return register
+
+
+def _check_target(f, style):
+    if not callable(f):
+        raise TypeError(
+            f"@adjoint_s2s.{style}(f) takes the function the rule is for, and {f!r} is not "
+            f"callable: write @adjoint_s2s.{style}(f) above the rule"
+        )
+
+
+def _check_bare(f, style, rule, more, kw):
+    """`@adjoint` written bare above a rule makes the rule's name the registration
+    function: the first call of it lands here, with the rule's arguments."""
+    if callable(rule) and not more and not kw:
+        return
+    name = getattr(f, "__name__", f)
+    raise TypeError(
+        f"@adjoint_s2s.{style} was used without the function it gives a rule for: {name} "
+        f"became the registration, and calling it registers nothing. Write "
+        f"@adjoint_s2s.{style}(the_function) above def {name}(...)"
+    )
+
+
+def _check_rule_signature(f, rule, style, config=False):
+    """A rule takes the arguments of the function it is for (an rrule with config=True,
+    a RuleConfig first): checked when it is registered, naming both."""
+    import inspect  # registration time only, not on any hot path
+
+    try:
+        fsig, rsig = inspect.signature(f), inspect.signature(rule)
+    except (TypeError, ValueError):
+        return  # a builtin or ufunc without a signature: nothing to compare
+    fpos = _positional(fsig)
+    rparams = list(rsig.parameters.values())
+    if config:
+        if not rparams or rparams[0].kind not in (rparams[0].POSITIONAL_ONLY, rparams[0].POSITIONAL_OR_KEYWORD, rparams[0].VAR_POSITIONAL):
+            _rule_mismatch(f, fsig, rule, rsig, style, "takes no RuleConfig first (config=True)")
+        if rparams[0].kind != rparams[0].VAR_POSITIONAL:
+            rparams = rparams[1:]
+    rpos = _positional(rsig.replace(parameters=rparams))
+    if rpos[0] > fpos[0]:
+        _rule_mismatch(f, fsig, rule, rsig, style, f"needs {rpos[0]} positional arguments where "
+                       f"the function can be called with {fpos[0]}")
+    if rpos[1] < fpos[1]:
+        _rule_mismatch(f, fsig, rule, rsig, style, f"takes at most {rpos[1]} positional "
+                       f"arguments where the function takes {fpos[1]}")
+    rkw = {p.name for p in rparams if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    if not any(p.kind == p.VAR_KEYWORD for p in rparams):
+        for p in fsig.parameters.values():
+            if p.kind == p.KEYWORD_ONLY and p.name not in rkw:
+                _rule_mismatch(f, fsig, rule, rsig, style, f"has no keyword parameter {p.name}")
+
+
+def _positional(sig):
+    """(required, most) positional arguments a signature takes (most: inf with *args)."""
+    ps = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(p.default is p.empty for p in ps)
+    most = float("inf") if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()) else len(ps)
+    return required, most
+
+
+def _rule_mismatch(f, fsig, rule, rsig, style, why):
+    fname = getattr(f, "__qualname__", getattr(f, "__name__", f))
+    rname = getattr(rule, "__qualname__", getattr(rule, "__name__", rule))
+    raise TypeError(
+        f"the rule {rname}{rsig} registered with @adjoint_s2s.{style}({getattr(f, '__name__', fname)}) "
+        f"does not take the arguments of {fname}{fsig}: it {why}. A rule has the "
+        "signature of its function (with config=True, after a RuleConfig)"
+    )
 
 
 def non_differentiable(f):
@@ -371,7 +637,9 @@ def _register_api_rules():
             if depth < 5 and (isinstance(v, (list, tuple, dict)) or _rt.is_mutable_object(v)):
                 _refuse_nested_fields([v], depth + 1)
 
-    R.nondifferentiable_builtin(_check_scalar, _is_scalar, reason="it only checks")
+    R.nondifferentiable_builtin(_check_scalar, _is_scalar, _check_call, _check_argnums, _check_aux,
+                                reason="it only checks")
+    R.nondifferentiable_builtin(_zero_gradient, zero_like, reason="a zero carries no gradient")
 
     @R.special(gradient)
     def gradient_pair(f, *args, **kwargs):

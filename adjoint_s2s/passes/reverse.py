@@ -892,6 +892,11 @@ class Generator:
             self.save(z, fwd, depth)
             fwd.append(f"{z} = {name} if {flag} else {z}")
             recipes.append(self._rev_move_grad(flag, name, z, self.saves[mark:]))
+            # whether z and name are now one object, the run decides: a later write
+            # through either while the other is read is checked then (check_shared)
+            self.aliases.setdefault(name, set()).add(z)
+            self.aliases.setdefault(z, set()).add(name)
+            self.maybe_views |= {name, z}
 
         def recipe(st):
             for r in reversed(recipes):
