@@ -312,6 +312,14 @@ def test_every_page_has_blocks_and_markers_are_explained():
     assert all(b.marker[1] for b in skipped)
 
 
+def test_api_reference_lists_every_public_name():
+    import adjoint_s2s
+
+    api = (ROOT / "docs" / "api.md").read_text()
+    missing = [n for n in adjoint_s2s.__all__ if f"::: adjoint_s2s.{n}\n" not in api]
+    assert not missing, f"docs/api.md has no entry for {missing}"
+
+
 @pytest.mark.parametrize("check", ALL, ids=[f"{c.block.where}-{c.kind}" for c in ALL])
 def test_block(check, runner):
     block = check.block
