@@ -259,42 +259,74 @@ def serve():  # pragma: no cover - runs in the child interpreter
         sys.__stdout__.flush()
 
 
-class Runner:
-    def __init__(self):
+class Server:
+    """One runner interpreter; its jobs run one at a time."""
+
+    def __init__(self, tmp, index):
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, env=env, cwd=ROOT,
         )
-        self.tmp = tempfile.TemporaryDirectory(prefix="adjoint_s2s_docs_")
-        self.dirs = {}
-
-    def workdir(self, page):
-        if page not in self.dirs:
-            d = Path(self.tmp.name) / page.stem
-            d.mkdir()
-            self.dirs[page] = d
-        return self.dirs[page]
+        self.out = Path(tmp) / f"out{index}.txt"
 
     def run(self, job):
-        out = Path(self.tmp.name) / "out.txt"
-        job["out"] = str(out)
+        job["out"] = str(self.out)
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
-        reply = json.loads(self.proc.stdout.readline())
-        return reply["code"], out.read_text()
+        line = self.proc.stdout.readline()
+        if not line:
+            return 1, "the runner interpreter died"
+        return json.loads(line)["code"], self.out.read_text()
 
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
-        self.tmp.cleanup()
+
+
+def execute(check, server, workdir):
+    if check.kind == "python":
+        path = workdir / "example.py"
+        path.write_text(check.payload)
+        if getattr(check, "save_as", None):
+            (workdir / check.save_as).write_text(check.payload)
+        return server.run({"kind": "python", "dir": str(workdir), "path": str(path)})
+    return server.run({"kind": "cli", "dir": str(workdir), "argv": check.payload})
 
 
 @pytest.fixture(scope="module")
-def runner():
-    r = Runner()
-    yield r
-    r.close()
+def results():
+    """Runs every check once, the pages spread over two runner interpreters (a page's
+    blocks in order on one of them: they share its directory)."""
+    import threading
+
+    runnable = [c for c in ALL if c.kind != "excerpt"]
+    pages = {}
+    for c in runnable:
+        pages.setdefault(c.block.page, []).append(c)
+    n = max(1, min(2, os.cpu_count() or 1))
+    groups = [[] for _ in range(n)]
+    for page, checks in sorted(pages.items(), key=lambda kv: -len(kv[1])):
+        min(groups, key=lambda g: sum(len(pages[p]) for p in g)).append(page)
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="adjoint_s2s_docs_") as tmp:
+        servers = [Server(tmp, i) for i in range(n)]
+
+        def work(server, group):
+            for page in group:
+                workdir = Path(tmp) / page.stem
+                workdir.mkdir()
+                for c in pages[page]:
+                    out[id(c)] = execute(c, server, workdir) + (workdir,)
+
+        threads = [threading.Thread(target=work, args=(s, g)) for s, g in zip(servers, groups)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for server in servers:
+            server.close()
+        yield out
 
 
 ALL = []
@@ -321,22 +353,16 @@ def test_api_reference_lists_every_public_name():
 
 
 @pytest.mark.parametrize("check", ALL, ids=[f"{c.block.where}-{c.kind}" for c in ALL])
-def test_block(check, runner):
+def test_block(check, results):
     block = check.block
     if check.kind == "excerpt":
         missing = excerpt_missing(block.text, (ROOT / check.payload).read_text())
         assert missing is None, f"{block.where}: not in {check.payload} (in this order): {missing!r}"
         return
-    workdir = runner.workdir(block.page)
+    code, output, workdir = results[id(check)]
     if check.kind == "python":
-        path = workdir / "example.py"
-        path.write_text(check.payload)
-        if getattr(check, "save_as", None):
-            (workdir / check.save_as).write_text(check.payload)
-        code, output = runner.run({"kind": "python", "dir": str(workdir), "path": str(path)})
         assert code == 0, f"{block.where}: the block failed:\n{output}"
     else:
-        code, output = runner.run({"kind": "cli", "dir": str(workdir), "argv": check.payload})
         assert code == 0, f"{block.where}: adjoint-s2s {' '.join(check.payload)} failed:\n{output}"
         if check.kind == "cli-ok":
             return
