@@ -25,6 +25,7 @@ from .api import (  # noqa: E402
     refresh,
     rrule,
     rrule_via_ad,
+    show_adjoint,
     value_and_grad,
     withgradient,
     zero_like,
@@ -49,7 +50,10 @@ from .tangents import (  # noqa: E402
     unthunk,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
+from .tracebacks import install as _install_traceback_filter  # noqa: E402
+
+_install_traceback_filter()
 
 __all__ = [
     "pullback",
@@ -58,6 +62,7 @@ __all__ = [
     "withgradient",
     "grad",
     "value_and_grad",
+    "show_adjoint",
     "zero_like",
     "differentiable",
     "adjoint",

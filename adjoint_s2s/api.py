@@ -8,6 +8,8 @@ These functions are themselves written in the subset the transformer supports, s
 call to ``gradient`` inside differentiated code is differentiated too (nested AD).
 """
 
+import inspect
+import io
 import types
 
 import numpy as np
@@ -203,8 +205,6 @@ def _describe(y):
 
 
 def _signature_text(f):
-    import inspect  # only on the way to an error message
-
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     try:
         return f"{name}{inspect.signature(f)}"
@@ -213,8 +213,6 @@ def _signature_text(f):
 
 
 def _example_call(f):
-    import inspect  # only on the way to an error message
-
     params = [
         p.name for p in inspect.signature(f).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
@@ -238,8 +236,6 @@ def _check_call(f, args, kwargs):
         top = code.co_argcount
         if top - len(f.__defaults__ or ()) <= n and (n <= top or code.co_flags & 0x04):
             return
-    import inspect  # only on the way to an error message
-
     try:
         inspect.signature(f).bind(*args, **kwargs)
     except TypeError as exc:
@@ -421,6 +417,27 @@ def zero_like(x):
     return None
 
 
+def show_adjoint(f, *args, callees=False):
+    """The generated primal-plus-pullback pair of f as Python source, specialised on the
+    kinds of args as a call with them would be (any kind when no args are given); with
+    ``callees=True`` also the pairs of the Python functions it calls. For notebooks:
+    ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
+    # the CLI's printer; imported here, as `python -m adjoint_s2s.cli` must not find the
+    # cli module already imported by the package
+    from .cli import show
+
+    fn, kinds = f, _rt.kinds_of(args)
+    if isinstance(f, types.MethodType):
+        fn, kinds = f.__func__, (_rt.OTHER,) + kinds
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
+    if not args:
+        kinds = (_rt.OTHER,) * fn.__code__.co_argcount
+    out = io.StringIO()
+    show(fn, kinds, callees, out)
+    return out.getvalue()
+
+
 def differentiable(fn):
     """Transform fn now (unsupported syntax fails here, with file and line); fn stays as it was."""
     from .source import function_node
@@ -487,8 +504,6 @@ def _check_bare(f, style, rule, more, kw):
 def _check_rule_signature(f, rule, style, config=False):
     """A rule takes the arguments of the function it is for (an rrule with config=True,
     a RuleConfig first): checked when it is registered, naming both."""
-    import inspect  # registration time only, not on any hot path
-
     try:
         fsig, rsig = inspect.signature(f), inspect.signature(rule)
     except (TypeError, ValueError):

@@ -3,8 +3,10 @@
 Prints the generated primal-plus-pullback pair as Python source. TARGET is
 ``module:function`` (imported with the current directory on the path) or
 ``path/to/file.py:function``; ``function`` may be dotted (``Class.method``).
-``--types`` says what the arguments are (default: float for each); ``--all`` also prints
-the pairs of the Python functions it calls.
+``--types`` says what the arguments are (default: float for each; one per argument, a
+method's ``self`` left out: it is an instance of its class); ``--all`` also prints the
+pairs of the Python functions it calls; ``--html out.html`` also writes a side-by-side
+page, the user's lines beside the generated lines they became.
 """
 import argparse
 import importlib
@@ -13,7 +15,10 @@ import os
 import sys
 import types
 
+from . import emit
+from ._version import __version__
 from .errors import AdjointError
+from .sidebyside import write_html
 
 _TYPE_KINDS = {"float": "real", "int": "real", "complex": "complex", "array": "array", "any": "other"}
 
@@ -23,6 +28,11 @@ class TargetError(Exception):
 
 
 def load_target(target):
+    """The function named by target, and the class it was found in (for a method)."""
+    return _load(target)[0]
+
+
+def _load(target):
     if ":" not in target:
         raise TargetError(f"target {target!r} must look like module:function or path/file.py:function")
     mod_part, _, attr = target.rpartition(":")
@@ -52,21 +62,51 @@ def load_target(target):
             raise TargetError(f"cannot import module {mod_part!r}: {exc}") from None
         except Exception as exc:
             raise TargetError(f"importing {mod_part} failed: {type(exc).__name__}: {exc}") from None
-    obj = module
+    obj = owner = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise TargetError(f"{mod_part} has no function {attr!r}")
-        obj = getattr(obj, part)
+        owner, obj = obj, getattr(obj, part)
     if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    if isinstance(obj, (staticmethod, classmethod)):
         obj = obj.__func__
     if not isinstance(obj, types.FunctionType):
         raise TargetError(f"{attr!r} in {mod_part} is a {type(obj).__name__}, not a Python function")
-    return obj
+    is_method = isinstance(owner, type) and not isinstance(owner.__dict__.get(obj.__name__), staticmethod)
+    return obj, owner if is_method else None
+
+
+def argument_kinds(fn, types_text, owner=None):
+    """The kinds of fn's positional arguments from --types (a method's self: an object of
+    its class), and a comment line naming them."""
+    code = fn.__code__
+    params = list(code.co_varnames[: code.co_argcount])
+    given = params[1:] if owner is not None else params
+    if types_text:
+        names = [t.strip() for t in types_text.split(",")]
+        bad = [t for t in names if t not in _TYPE_KINDS]
+        if bad:
+            raise TargetError(f"unknown type {bad[0]!r}; use one of {', '.join(_TYPE_KINDS)}")
+        if owner is not None and len(names) == len(params):
+            names = names[1:]  # self's type given too (`--types any,float`): it is its class
+        if len(names) != len(given):
+            what = f"{fn.__qualname__}({', '.join(given)})"
+            raise TargetError(
+                f"--types lists {len(names)} type{'s' if len(names) != 1 else ''} for {what}, "
+                f"which takes {len(given)}{' besides self' if owner is not None else ''}"
+            )
+    else:
+        names = ["float"] * len(given)
+    kinds = tuple(_TYPE_KINDS[t] for t in names)
+    shown = [f"{p}: {t}" for p, t in zip(given, names)]
+    if owner is not None:
+        kinds = ("other",) + kinds
+        shown = [f"{params[0]}: {owner.__name__}"] + shown
+    return kinds, f"# {fn.__qualname__}({', '.join(shown)})\n"
 
 
 def show(fn, kinds, all_=False, out=sys.stdout, seen=None):
-    from . import emit
-
     seen = set() if seen is None else seen
     if fn.__code__ in seen:
         return
@@ -84,6 +124,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="adjoint-s2s", description="Reverse-mode AD by source-to-source transformation."
     )
+    parser.add_argument("--version", action="version", version=f"adjoint-s2s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("show-adjoint", help="print the generated pair of a function")
     p.add_argument("target", help="module:function or path/to/file.py:function")
@@ -91,21 +132,20 @@ def main(argv=None):
     p.add_argument(
         "--types",
         default=None,
-        help="comma-separated argument types: float, int, complex, array, any (default float)",
+        help="comma-separated argument types, one per argument (a method's self left out): "
+        "float, int, complex, array, any (default float)",
     )
+    p.add_argument("--html", metavar="OUT", default=None,
+                   help="also write a side-by-side page: your lines beside the generated ones")
     args = parser.parse_args(argv)
     try:
-        fn = load_target(args.target)
-        n = fn.__code__.co_argcount
-        if args.types:
-            names = [t.strip() for t in args.types.split(",")]
-            bad = [t for t in names if t not in _TYPE_KINDS]
-            if bad:
-                raise TargetError(f"unknown type {bad[0]!r}; use one of {', '.join(_TYPE_KINDS)}")
-            kinds = tuple(_TYPE_KINDS[t] for t in names)
-        else:
-            kinds = ("real",) * n
+        fn, owner = _load(args.target)
+        kinds, heading = argument_kinds(fn, args.types, owner)
+        if owner is not None:
+            sys.stdout.write(heading)
         show(fn, kinds, args.all)
+        if args.html:
+            write_html(fn, kinds, args.html)
     except (TargetError, AdjointError) as exc:
         sys.stderr.write(f"adjoint-s2s: {exc}\n")
         return 2

@@ -437,18 +437,27 @@ def _blame_the_users_call(exc, fn):
     code = fn.__code__
     if not _not_users(code.co_filename) or getattr(exc, "_blamed", False):
         return
-    site = user_call_site()
+    site = user_call_site(callee=True)
     if site is None:
         return
     from .errors import short_name
 
-    name, filename, line = site
+    name, filename, line, called = site
     callee = short_name(fn)
+    through = ""
+    if called is not None and called is not fn and getattr(called, "__code__", None) is not code:
+        try:
+            through = f"its call of {short_name(called)} led adjoint_s2s to "
+        except Exception:  # a callable short_name cannot name: leave it out
+            through = ""
     lead = (
-        f"while differentiating {name} ({filename}, line {line}), adjoint_s2s reached "
+        f"while differentiating {name} ({filename}, line {line}), "
+        f"{through or 'adjoint_s2s reached '}"
         f"{callee} ({code.co_filename}, line {code.co_firstlineno}), which is not your code "
         f"and has no rule, and could not transform it: "
     )
+    if through:
+        callee = short_name(called)  # the rule that helps is the one for what the user called
     way = (
         f". Give {callee} a rule with @adjoint_s2s.adjoint({callee}), or mark it with "
         f"adjoint_s2s.non_differentiable({callee}) if it carries no gradient"

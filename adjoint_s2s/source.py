@@ -7,6 +7,7 @@ session, have no file to read: that is a clear ``NoSourceError``.
 """
 import linecache
 import os
+import sys
 from collections import OrderedDict
 
 import gast
@@ -32,7 +33,7 @@ def _stamp(filename):
     return (st.st_mtime_ns, st.st_size)
 
 
-def _file_tree(filename, module_globals):
+def _file_tree(filename, module_globals, code=None):
     item = _TREES.get(filename)
     real = not filename.startswith("<")
     if item is not None and real and item[4] != _stamp(filename):
@@ -43,7 +44,7 @@ def _file_tree(filename, module_globals):
         had = filename in linecache.cache
         if had and real:
             linecache.checkcache(filename)  # its copy in linecache may predate an edit
-        lines = linecache.getlines(filename, module_globals)
+        lines = linecache.getlines(filename, module_globals) or _command_lines(filename, code)
         if not had and real:
             # read for us alone: linecache keeps it no longer than it would without us
             linecache.cache.pop(filename, None)
@@ -63,6 +64,27 @@ def _file_tree(filename, module_globals):
     return item[2], lines
 
 
+def _command_lines(filename, code):
+    """The program of `python -c "..."`: Python compiles it as <string> and keeps no
+    lines, but the command line it came from is still there (sys.orig_argv). Code exec'd
+    from another string is also named <string>: the text is used only if compiling it
+    gives this very code object (equal code, so equal source)."""
+    argv = getattr(sys, "orig_argv", None) or []
+    if filename != "<string>" or code is None or "-c" not in argv[:-1]:
+        return []
+    text = argv[argv.index("-c") + 1]
+    try:
+        stack = [compile(text, filename, "exec")]
+    except (SyntaxError, ValueError):
+        return []
+    while stack:
+        c = stack.pop()
+        if c == code:
+            return text.splitlines(True)
+        stack.extend(k for k in c.co_consts if isinstance(k, type(c)))
+    return []
+
+
 def forget_sources():
     """Drop the parsed files (refresh())."""
     _TREES.clear()
@@ -78,7 +100,15 @@ def function_node(fn):
     mapped = ORIGINS.get(filename, {}).get(first)
     if mapped is not None:  # defined inside differentiated code: read the user's source
         filename, first = mapped
-    tree, lines = _file_tree(filename, getattr(fn, "__globals__", None))
+    tree, lines = _file_tree(filename, getattr(fn, "__globals__", None), code)
+    if tree is None and filename == "<stdin>":
+        raise NoSourceError(
+            f"cannot find the source of {getattr(fn, '__qualname__', fn)}: it was typed at the "
+            "plain Python prompt or piped in with `python -`, and Python keeps no copy of "
+            "that text. Put the function in a file (or a `python -c` string), use "
+            "IPython/Jupyter, which keep each cell's source, or give it a rule with "
+            f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
+        )
     if tree is None:
         raise NoSourceError(
             f"cannot find the source of {getattr(fn, '__qualname__', fn)} (defined in "

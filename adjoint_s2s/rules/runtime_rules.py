@@ -5,6 +5,7 @@ Generated pullbacks are ordinary Python; differentiating a function that calls
 ``_rt`` helpers: the dispatch entry points get a rule that differentiates the first-order
 pair itself; the small helpers get templates like any primitive.
 """
+import functools
 import types
 
 import numpy as np
@@ -50,6 +51,13 @@ def _tangent_of_callee(d_inner, f):
     inner_pair = d_inner._fields.get("pair")
     if isinstance(inner_pair, Tangent):  # a trimmed pair: look inside
         d_inner = inner_pair
+    if isinstance(f, functools.partial):  # runtime._partial_pair's cells: fn, bound, keywords
+        cells = d_inner._fields
+        func, bound, kw = cells.get("fn"), cells.get("bound"), cells.get("keywords")
+        if func is None and bound is None and not kw:
+            return None
+        bound = tuple(bound) if bound is not None else (None,) * len(f.args)
+        return Tangent(functools.partial, func=func, args=bound, keywords=dict(kw or {}))
     own = _own_cell(f)
     if own is not None:  # a bound method, a callable object: its tangent is its object's
         return d_inner._fields.get(own)
