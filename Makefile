@@ -33,8 +33,13 @@ test: $(VENV)/.installed-test
 docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
-bench: $(VENV)/.installed-test
-	$(PY) bench/run.py
+$(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-base
+	$(PY) -m pip install --quiet -e ".[test,bench]"
+	touch $@
+
+# BENCH_QUICK=1 make bench: every section with few rounds (bench/README.md)
+bench: $(VENV)/.installed-bench
+	$(PY) bench/run.py --md bench/results.md --chart docs/assets/bench-ratios.png
 
 stress: $(VENV)/.installed-test
 	$(PY) -m pytest -q tests -m stress -p no:cacheprovider

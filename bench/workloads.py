@@ -183,6 +183,336 @@ def big_matmul_grad(A, B):
     return Y.sum(), (G @ B.T, A.T @ G)
 
 
+# ----- ordinary code that loses kinds (issue 15's cliffs) -------------------------------------
+#
+# Each group computes one thing written in forms a person would write; the hand-written
+# gradient is the same for every form of a group, so the ratios compare the forms directly.
+
+def pendulum(k):
+    """A 1000-step pendulum (symplectic Euler), gradient with respect to the stiffness k."""
+    theta = 1.0
+    omega = 0.0
+    for _ in range(1000):
+        omega = omega - 0.01 * k * math.sin(theta)
+        theta = theta + 0.01 * omega
+    return theta
+
+
+def pendulum_unpack(k):
+    """The same pendulum, its state initialised by tuple unpacking."""
+    theta, omega = 1.0, 0.0
+    for _ in range(1000):
+        omega = omega - 0.01 * k * math.sin(theta)
+        theta = theta + 0.01 * omega
+    return theta
+
+
+def _pendulum_step(theta, omega, k):
+    omega = omega - 0.01 * k * math.sin(theta)
+    theta = theta + 0.01 * omega
+    return theta, omega
+
+
+def pendulum_helper(k):
+    """The same pendulum, the loop body in a helper function."""
+    theta = 1.0
+    omega = 0.0
+    for _ in range(1000):
+        theta, omega = _pendulum_step(theta, omega, k)
+    return theta
+
+
+PENDULUM_STEPS = 1000
+PENDULUM_DT = 0.01
+
+
+def pendulum_global(k):
+    """The same pendulum, its step count and time step module constants."""
+    theta = 1.0
+    omega = 0.0
+    for _ in range(PENDULUM_STEPS):
+        omega = omega - PENDULUM_DT * k * math.sin(theta)
+        theta = theta + PENDULUM_DT * omega
+    return theta
+
+
+def pendulum_grad(k):
+    # forward accumulation of d/dk alongside the state
+    theta, omega = 1.0, 0.0
+    d_theta, d_omega = 0.0, 0.0
+    dt = 0.01
+    for _ in range(1000):
+        s = math.sin(theta)
+        d_omega = d_omega - dt * (s + k * math.cos(theta) * d_theta)
+        omega = omega - dt * k * s
+        d_theta = d_theta + dt * d_omega
+        theta = theta + dt * omega
+    return theta, (d_theta,)
+
+
+# a tanh RNN over a global list of per-step inputs, and over the same data as one array
+SEQ_T = 50
+SEQ_XS = [_rng.standard_normal((16, 8)) for _ in range(SEQ_T)]
+SEQ_X = np.stack(SEQ_XS)
+_SEQ_ARGS = (
+    0.3 * _rng.standard_normal((8, 32)),
+    0.9 * _rng.standard_normal((32, 32)) / math.sqrt(32),
+)
+
+
+def seq_list(Wx, Wh):
+    h = np.zeros((16, 32))
+    for t in range(SEQ_T):
+        h = np.tanh(SEQ_XS[t] @ Wx + h @ Wh)
+    return np.sum(h * h)
+
+
+def seq_stacked(Wx, Wh):
+    h = np.zeros((16, 32))
+    for t in range(SEQ_T):
+        h = np.tanh(SEQ_X[t] @ Wx + h @ Wh)
+    return np.sum(h * h)
+
+
+def seq_grad(Wx, Wh):
+    hs = [np.zeros((16, 32))]
+    for t in range(SEQ_T):
+        hs.append(np.tanh(SEQ_X[t] @ Wx + hs[-1] @ Wh))
+    h = hs[-1]
+    value = np.sum(h * h)
+    dWx = np.zeros_like(Wx)
+    dWh = np.zeros_like(Wh)
+    g_h = 2.0 * h
+    for t in range(SEQ_T - 1, -1, -1):
+        g_a = g_h * (1.0 - hs[t + 1] * hs[t + 1])
+        dWx += SEQ_X[t].T @ g_a
+        dWh += hs[t].T @ g_a
+        g_h = g_a @ Wh.T
+    return value, (dWx, dWh)
+
+
+# an adaptive-step explicit Euler for y' = -k*y, the step capped at 1.0
+
+
+def ode_min(k):
+    y = 1.0
+    t = 0.0
+    h = 0.01
+    while t < 20.0:
+        f = -k * y
+        y = y + h * f
+        t = t + h
+        h = 1.05 * h / (1.0 + h * f * f)
+        h = min(h, 1.0)
+    return y
+
+
+def ode_ifexp(k):
+    y = 1.0
+    t = 0.0
+    h = 0.01
+    while t < 20.0:
+        f = -k * y
+        y = y + h * f
+        t = t + h
+        h = 1.05 * h / (1.0 + h * f * f)
+        h = h if h < 1.0 else 1.0
+    return y
+
+
+def ode_grad(k):
+    # forward accumulation: d/dk of y and of the step h
+    y, t, h = 1.0, 0.0, 0.01
+    dy, dh = 0.0, 0.0
+    while t < 20.0:
+        f = -k * y
+        df = -y - k * dy
+        dy = dy + dh * f + h * df
+        y = y + h * f
+        t = t + h
+        den = 1.0 + h * f * f
+        d_den = dh * f * f + 2.0 * h * f * df
+        h_new = 1.05 * h / den
+        dh = 1.05 * (dh * den - h * d_den) / (den * den)
+        h = h_new
+        if not h < 1.0:
+            h, dh = 1.0, 0.0
+    return y, (dy,)
+
+
+# a one-line helper called in a loop, and the same code inlined
+
+
+def _relax(x, a):
+    return x - 0.01 * a * math.sin(x)
+
+
+def loop_helper(a):
+    x = 1.0
+    for _ in range(200):
+        x = _relax(x, a)
+    return x
+
+
+def loop_inlined(a):
+    x = 1.0
+    for _ in range(200):
+        x = x - 0.01 * a * math.sin(x)
+    return x
+
+
+def loop_relax_grad(a):
+    x, dx = 1.0, 0.0
+    for _ in range(200):
+        s = math.sin(x)
+        dx = dx - 0.01 * (s + a * math.cos(x) * dx)
+        x = x - 0.01 * a * s
+    return x, (dx,)
+
+
+# parameters read from a dict inside a loop, and the same loop on the parameters themselves
+
+
+def loop_params(a, b):
+    x = 1.0
+    for _ in range(200):
+        x = a * x + b * math.sin(x)
+    return x
+
+
+def loop_dict(a, b):
+    p = {"decay": a, "gain": b}
+    x = 1.0
+    for _ in range(200):
+        x = p["decay"] * x + p["gain"] * math.sin(x)
+    return x
+
+
+def loop_dict_grad(a, b):
+    x, dxa, dxb = 1.0, 0.0, 0.0
+    for _ in range(200):
+        s = math.sin(x)
+        j = a + b * math.cos(x)  # d(next x)/dx
+        dxa = x + j * dxa
+        dxb = s + j * dxb
+        x = a * x + b * s
+    return x, (dxa, dxb)
+
+
+# an MLP with a softmax cross-entropy head: batch 64, 32 inputs, hidden width w, 10 classes
+HEAD_X = _rng.standard_normal((64, 32))
+HEAD_LABELS = _rng.integers(0, 10, size=64)
+
+
+def _head_args(width):
+    return (
+        _rng.standard_normal((32, width)) / math.sqrt(32),
+        0.1 * _rng.standard_normal(width),
+        _rng.standard_normal((width, 10)) / math.sqrt(width),
+        0.1 * _rng.standard_normal(10),
+    )
+
+
+def mlp_xent(W1, b1, W2, b2):
+    h = np.tanh(HEAD_X @ W1 + b1)
+    logits = h @ W2 + b2
+    z = logits - np.max(logits, axis=1, keepdims=True)
+    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(HEAD_X.shape[0]), HEAD_LABELS])
+
+
+def mlp_xent_grad(W1, b1, W2, b2):
+    n = HEAD_X.shape[0]
+    h = np.tanh(HEAD_X @ W1 + b1)
+    logits = h @ W2 + b2
+    z = logits - logits.max(axis=1, keepdims=True)
+    ez = np.exp(z)
+    s = ez.sum(axis=1, keepdims=True)
+    rows = np.arange(n)
+    value = -np.mean(z[rows, HEAD_LABELS] - np.log(s[:, 0]))
+    g = ez / s
+    g[rows, HEAD_LABELS] -= 1.0
+    g /= n
+    dW2 = h.T @ g
+    db2 = g.sum(axis=0)
+    g_z = (g @ W2.T) * (1.0 - h * h)
+    return value, (HEAD_X.T @ g_z, g_z.sum(axis=0), dW2, db2)
+
+
+# ----- scaling: loop trips and sequence length --------------------------------------------------
+
+
+def loop_trips(x, n):
+    """n iterations of the scalar_loop contraction (n is an int: no gradient)."""
+    for _ in range(n):
+        x = 0.99 * x + 0.01 * math.sin(x)
+    return x
+
+
+def loop_trips_grad(x, n):
+    d = 1.0
+    for _ in range(n):
+        d = d * (0.99 + 0.01 * math.cos(x))
+        x = 0.99 * x + 0.01 * math.sin(x)
+    return x, (d, None)
+
+
+# the rnn workload over the first T of 1000 steps (T an int argument: no gradient)
+RNNL_X = _rng.standard_normal((1000, 16, 8))
+RNNL_TARGET = 0.5 * _rng.standard_normal((1000, 16, 32))
+
+
+def rnn_len(Wx, Wh, b, T):
+    H = np.zeros((T, 16, 32))
+    h = np.zeros((16, 32))
+    for t in range(T):
+        h = np.tanh(RNNL_X[t] @ Wx + h @ Wh + b)
+        H[t] = h
+    return np.mean((H - RNNL_TARGET[:T]) ** 2)
+
+
+def rnn_len_grad(Wx, Wh, b, T):
+    H = np.zeros((T, 16, 32))
+    h = np.zeros((16, 32))
+    for t in range(T):
+        h = np.tanh(RNNL_X[t] @ Wx + h @ Wh + b)
+        H[t] = h
+    r = H - RNNL_TARGET[:T]
+    value = np.mean(r * r)
+    g_H = (2.0 / r.size) * r
+    dWx = np.zeros_like(Wx)
+    dWh = np.zeros_like(Wh)
+    db = np.zeros_like(b)
+    g_h = np.zeros_like(h)
+    for t in range(T - 1, -1, -1):
+        g_a = (g_H[t] + g_h) * (1.0 - H[t] * H[t])
+        dWx += RNNL_X[t].T @ g_a
+        if t > 0:
+            dWh += H[t - 1].T @ g_a
+        db += g_a.sum(axis=0)
+        g_h = g_a @ Wh.T
+    return value, (dWx, dWh, db, None)
+
+
+RNN_LEN_PARAMS = _RNN_ARGS  # Wx, Wh, b of the rnn workload
+
+
+def straight_line_source(n, name="straight"):
+    """The source of a straight-line scalar function of n assignments (and a return),
+    cycling through four kinds of line; every value stays bounded."""
+    out = [f"def {name}(x, y):", "    v0 = x * y", "    v1 = math.sin(x) + y", "    v2 = v0 * v1"]
+    forms = (
+        "    v{i} = math.sin(v{a}) + 0.5 * v{b}",
+        "    v{i} = v{a} * math.cos(y) - 0.1 * x",
+        "    v{i} = math.tanh(v{a} + v{c})",
+        "    v{i} = 0.5 * v{a} * v{b} + y",
+    )
+    for i in range(3, n):
+        out.append(forms[i % 4].format(i=i, a=i - 1, b=i - 2, c=i - 3))
+    out.append(f"    return v{n - 1}")
+    return "\n".join(out) + "\n"
+
+
 # ----- the transform-time workload (about 40 lines of source) ----------------------------------
 
 
@@ -233,7 +563,8 @@ TRANSFORM_ARGS = (0.7, 1.3)
 
 
 class Workload:
-    def __init__(self, name, fn, grad, args, what):
+    def __init__(self, name, fn, grad, args, what, group=None):
+        self.group = group  # forms of one computation: the first of a group is its plain form
         self.name = name
         self.fn = fn
         self.grad = grad
@@ -254,6 +585,34 @@ WORKLOADS = [
              "tanh RNN, 50 steps, batch 16, hidden 32, H[t] = h; d/d(Wx, Wh, b)"),
     Workload("big_matmul", big_matmul, big_matmul_grad, _BIG_ARGS,
              "sum(tanh(A @ B)), A and B 1000x1000; d/d(A, B)"),
+    Workload("pendulum", pendulum, pendulum_grad, (9.81,),
+             "1000-step pendulum, theta = 1.0 / omega = 0.0 on two lines; d/dk", group="pendulum"),
+    Workload("pendulum_unpack", pendulum_unpack, pendulum_grad, (9.81,),
+             "the same, theta, omega = 1.0, 0.0", group="pendulum"),
+    Workload("pendulum_helper", pendulum_helper, pendulum_grad, (9.81,),
+             "the same, the loop body in a helper returning (theta, omega)", group="pendulum"),
+    Workload("pendulum_global", pendulum_global, pendulum_grad, (9.81,),
+             "the same, step count and dt read from module globals", group="pendulum"),
+    Workload("seq_stacked", seq_stacked, seq_grad, _SEQ_ARGS,
+             "tanh RNN over a global (50, 16, 8) array, XS[t]; d/d(Wx, Wh)", group="seq"),
+    Workload("seq_list", seq_list, seq_grad, _SEQ_ARGS,
+             "the same over a global list of 50 (16, 8) arrays", group="seq"),
+    Workload("ode_ifexp", ode_ifexp, ode_grad, (0.5,),
+             "adaptive-step Euler, ~100 steps, h = h if h < 1.0 else 1.0; d/dk", group="ode"),
+    Workload("ode_min", ode_min, ode_grad, (0.5,),
+             "the same with h = min(h, 1.0)", group="ode"),
+    Workload("loop_inlined", loop_inlined, loop_relax_grad, (0.8,),
+             "200 steps of x = x - 0.01*a*sin(x); d/da", group="helper"),
+    Workload("loop_helper", loop_helper, loop_relax_grad, (0.8,),
+             "the same step in a one-line helper function", group="helper"),
+    Workload("loop_params", loop_params, loop_dict_grad, (0.97, 0.02),
+             "200 steps of x = a*x + b*sin(x); d/d(a, b)", group="dict"),
+    Workload("loop_dict", loop_dict, loop_dict_grad, (0.97, 0.02),
+             "the same, a and b read as p['decay'], p['gain'] from a dict", group="dict"),
+    Workload("mlp_xent_32", mlp_xent, mlp_xent_grad, _head_args(32),
+             "MLP 32-32-10, softmax cross-entropy head, batch 64; d/d(W1, b1, W2, b2)"),
+    Workload("mlp_xent_512", mlp_xent, mlp_xent_grad, _head_args(512),
+             "the same, hidden width 512"),
 ]
 
 BY_NAME = {w.name: w for w in WORKLOADS}
