@@ -6,7 +6,7 @@ SPEC := ../shared/spec
 # spec files join the run once they pass in full
 SPEC_FILES := $(SPEC)/test_core.py $(SPEC)/test_numpy.py $(SPEC)/test_types_and_rules.py $(SPEC)/test_advanced.py
 
-.PHONY: demo test bench stress fuzz clean
+.PHONY: demo test docs bench stress fuzz clean
 
 $(VENV)/.installed-base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,11 +18,20 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-base
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
+$(VENV)/.installed-docs: pyproject.toml $(VENV)/.installed-base
+	$(PY) -m pip install --quiet -e ".[docs]"
+	touch $@
+
 demo: $(VENV)/.installed-base
 	$(PY) examples/quickstart.py
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q -m "not stress" tests $(SPEC_FILES)
+
+# the site (MkDocs, Material theme, API reference from docstrings by mkdocstrings) in site/;
+# --strict: a broken link or reference fails the build
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 $(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-base
 	$(PY) -m pip install --quiet -e ".[test,bench]"
@@ -44,4 +53,4 @@ fuzz: $(VENV)/.installed-test
 	$(PY) -m tests.fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --count $(FUZZ_COUNT) --workers 2
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info site
