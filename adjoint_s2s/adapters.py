@@ -26,6 +26,7 @@ def _rule_pair(rule, fn, style, config):
     returns, and give the pullback the shape of a pair's: the function tangent first,
     then one gradient per argument, then the keyword gradients ({}) if there were any."""
     own_tangent = style == "rrule"  # an rrule's pullback returns the function tangent itself
+    names = checks.parameter_names(fn)
 
     def rule_pair(*args, **kwargs):
         if config is not None:
@@ -43,17 +44,46 @@ def _rule_pair(rule, fn, style, config):
             if g is None:  # a zero seed: the rule's pullback is not called
                 zeros = (None,) * (n + 1)
                 return zeros + ({},) if has_kw else zeros
-            grads = checks.rule_grads(back(g), n + 1 if own_tangent else n, rule, fn, style)
+            off = 1 if own_tangent else 0
+            raw = _by_call(back(g), off, n, list(kwargs), names)
+            expected = n + off
+            if has_kw and isinstance(raw, tuple) and len(raw) == n + len(kwargs) + off:
+                expected = len(raw)  # one per argument passed, the keywords' last
+            elif has_kw:
+                checks.no_number_keywords(kwargs, rule, fn, style)
+            grads = checks.rule_grads(raw, expected, rule, fn, style)
             grads = checks.tangent_shapes(grads, args, rule, fn, style)
             if not own_tangent:
                 grads = (None,) + grads
             if has_kw:
-                return grads + ({},)
+                kw = {}
+                i = 1 + n
+                for k in kwargs:
+                    kw[k] = grads[i] if i < len(grads) else None
+                    i += 1
+                return grads[: 1 + n] + (kw,)
             return grads
 
         return y, rule_pullback
 
     return rule_pair
+
+
+def _by_call(raw, off, n, kwnames, names):
+    """A pullback that returns one tangent per PARAMETER of the function (defaults taken
+    or not), where the call passed fewer: the tangents of the arguments passed, the
+    positional ones first, then the keywords' in the order given."""
+    if names is None or not isinstance(raw, tuple) or len(raw) - off != len(names):
+        return raw
+    if len(raw) - off == n + len(kwnames):
+        return raw
+    out = list(raw[: off + n])
+    for k in kwnames:
+        if k in names:
+            out.append(raw[off + names.index(k)])
+        else:
+            out.append(None)
+    return tuple(out)
 
 
 def trimmed(pair, nargs, has_kw, defaulted=()):

@@ -1,5 +1,9 @@
 """Checks on what user rules return: clear errors naming the rule, the argument, expected
 vs got. Registered as non-differentiable passthroughs: they validate and hand back."""
+import inspect
+
+import numpy as np
+
 from .errors import RuleError, describe
 from .tangents import AbstractZero
 
@@ -14,6 +18,33 @@ def rule_output(out, rule, fn, style):
             f"{_rule_name(fn, style)} must return (value, pullback), got "
             f"{type(out).__name__}{'' if not isinstance(out, tuple) else ' of length %d' % len(out)}"
         )
+
+
+def parameter_names(fn):
+    """The names of fn's parameters in order (None: no signature, or *args/**kwargs)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    return [p.name for p in params]
+
+
+def no_number_keywords(kwargs, rule, fn, style):
+    """A pullback that gave tangents for the positional arguments only, while a keyword
+    argument is a number or a float array (it may depend on the input): refused rather
+    than a zero gradient for it."""
+    for k, v in kwargs.items():
+        if isinstance(v, (float, complex, np.floating, np.complexfloating)) or (
+            isinstance(v, np.ndarray) and v.dtype.kind in "fc"
+        ):
+            raise RuleError(
+                f"{_rule_name(fn, style)}: the call passed {k}= a number by keyword, and the "
+                f"pullback returned tangents for the positional arguments only. Return one "
+                f"tangent per argument passed, the keywords' last in the order given (or one "
+                f"per parameter of the function): NoTangent() where there is none"
+            )
 
 
 def rule_grads(grads, expected, rule, fn, style):
@@ -45,8 +76,6 @@ def rule_grads(grads, expected, rule, fn, style):
 
 def tangent_shapes(grads, args, rule, fn, style):
     """An array tangent must have its argument's shape: say which rule and argument."""
-    import numpy as np
-
     offset = 1 if style == "rrule" else 0
     for i, a in enumerate(args):
         g = grads[i + offset] if i + offset < len(grads) else None
