@@ -8,7 +8,11 @@ differentiating its own ``_pullback``). So: no try/except, no generators, no wri
 to attributes.
 """
 from . import checks
+from . import rules as R
 from . import runtime as rt
+
+R.nondifferentiable_builtin(checks.call_layout, checks.parameter_names, checks.no_number_keywords,
+                            reason="it reads how a call passed its arguments, or checks them")
 
 
 def adjoint_pair(rule, fn):
@@ -45,7 +49,16 @@ def _rule_pair(rule, fn, style, config):
                 zeros = (None,) * (n + 1)
                 return zeros + ({},) if has_kw else zeros
             off = 1 if own_tangent else 0
-            raw = _by_call(back(g), off, n, list(kwargs), names)
+            raw = back(g)
+            idx = checks.call_layout(raw, off, n, list(kwargs), names)
+            if idx is not None:  # one tangent per parameter: those of the arguments passed
+                picked = []
+                for i in idx:
+                    if i < 0:
+                        picked.append(None)
+                    else:
+                        picked.append(raw[i])
+                raw = tuple(picked)
             expected = n + off
             if has_kw and isinstance(raw, tuple) and len(raw) == n + len(kwargs) + off:
                 expected = len(raw)  # one per argument passed, the keywords' last
@@ -67,23 +80,6 @@ def _rule_pair(rule, fn, style, config):
         return y, rule_pullback
 
     return rule_pair
-
-
-def _by_call(raw, off, n, kwnames, names):
-    """A pullback that returns one tangent per PARAMETER of the function (defaults taken
-    or not), where the call passed fewer: the tangents of the arguments passed, the
-    positional ones first, then the keywords' in the order given."""
-    if names is None or not isinstance(raw, tuple) or len(raw) - off != len(names):
-        return raw
-    if len(raw) - off == n + len(kwnames):
-        return raw
-    out = list(raw[: off + n])
-    for k in kwnames:
-        if k in names:
-            out.append(raw[off + names.index(k)])
-        else:
-            out.append(None)
-    return tuple(out)
 
 
 def trimmed(pair, nargs, has_kw, defaulted=()):

@@ -11,6 +11,8 @@ call to ``gradient`` inside differentiated code is differentiated too (nested AD
 import inspect
 import io
 import types
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -24,10 +26,14 @@ from .runtime.rules_helpers import _OPEN, _claim_cells, _fill
 from .source import function_node
 from .tangents import AbstractZero, Tangent, Thunk, unthunk
 
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+R_ = TypeVar("R_", bound=Callable[..., Any])
+
 _DERIVING = [0]
 
 
-def _pullback(f, /, *args, **kwargs):
+def _pullback(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     """(y, back) with back(dy) -> (df, *dargs): Zygote's ``_pullback``."""
     y, pb = _rt.call(f, *args, **kwargs)
 
@@ -47,7 +53,7 @@ def _pullback(f, /, *args, **kwargs):
     return y, back
 
 
-def pullback(f, /, *args, **kwargs):
+def pullback(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     """(y, back) with back(dy) -> one gradient per positional argument."""
     _check_call(f, args, kwargs)
     y, pb = _rt.call(f, *args, **kwargs)
@@ -60,7 +66,7 @@ def pullback(f, /, *args, **kwargs):
     return y, pullback_back
 
 
-def gradient(f, /, *args, **kwargs):
+def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     """The gradient of a scalar-valued f at args: ``pullback`` seeded with 1.0."""
     if not kwargs:
         # the hot path: a cached pair, float gradients. (When gradient is itself
@@ -95,7 +101,7 @@ def _gradient(f, /, *args, **kwargs):
 
 
 
-def withgradient(f, /, *args, **kwargs):
+def withgradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
     """(value, gradients). If f returns a tuple, its first element is the loss and the
     rest are auxiliary outputs, returned untouched (Zygote's ``withgradient``)."""
     y, back = pullback(f, *args, **kwargs)
@@ -108,7 +114,7 @@ def withgradient(f, /, *args, **kwargs):
     return y, back(1.0)
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
     """JAX-style: a function computing the gradient of the scalar-valued f with respect to
     its positional argument(s) `argnums` (an int, or a tuple of ints for a tuple of
     gradients). With ``has_aux=True``, f returns ``(loss, aux)`` and the new function
@@ -125,7 +131,7 @@ def grad(f, argnums=0, has_aux=False):
     return grad_f
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., tuple[Any, Any]]:
     """JAX-style: a function returning ``(f(*args), gradient)``, the gradient as ``grad``
     gives it; with ``has_aux=True``, ``((loss, aux), gradient)``."""
     nums = _argnums(f, argnums)
@@ -331,7 +337,7 @@ def _merge_object_fields(g, x, depth=0):
     return g
 
 
-def project(g, x):
+def project(g: Any, x: Any) -> Any:
     """Project a gradient onto the space of x (ChainRules' ProjectTo)."""
     if g is None or isinstance(g, AbstractZero):
         return None
@@ -399,7 +405,7 @@ def project(g, x):
     return unthunk(g)
 
 
-def zero_like(x):
+def zero_like(x: Any) -> Any:
     """The zero gradient of a value inside a container: 0.0 for a real number, 0j for a
     complex one, zeros for a float or complex array (float zeros for an integer one), the
     same structure for lists, tuples and dicts; None where there is no tangent space
@@ -422,7 +428,7 @@ def zero_like(x):
     return None
 
 
-def show_adjoint(f, *args, callees=False):
+def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False) -> str:
     """The generated primal-plus-pullback pair of f as Python source, specialised on the
     kinds of args as a call with them would be (any kind when no args are given); with
     ``callees=True`` also the pairs of the Python functions it calls. For notebooks:
@@ -443,7 +449,7 @@ def show_adjoint(f, *args, callees=False):
     return out.getvalue()
 
 
-def differentiable(fn):
+def differentiable(fn: F) -> F:
     """Transform fn now (unsupported syntax fails here, with file and line); fn stays as it was."""
     node, filename, _ = function_node(fn)
     check.check(node, filename)
@@ -451,7 +457,7 @@ def differentiable(fn):
     return fn
 
 
-def adjoint(f):
+def adjoint(f: Callable[..., Any]) -> Callable[[R_], R_]:
     """Register a Zygote-style rule: ``@adjoint(f)`` on a function with f's signature that
     returns ``(y, back)``; ``back(dy)`` returns one gradient per argument (None: zero)."""
 
@@ -466,7 +472,7 @@ def adjoint(f):
     return register
 
 
-def rrule(f, config=False):
+def rrule(f: Callable[..., Any], config: bool = False) -> Callable[[R_], R_]:
     """Register a ChainRules-style rule: ``back(dy)`` returns the function's own tangent
     first (``NoTangent()`` for plain functions), then one per argument. With
     ``config=True`` the rule takes a ``RuleConfig`` first (for ``rrule_via_ad``)."""
@@ -549,7 +555,7 @@ def _rule_mismatch(f, fsig, rule, rsig, style, why):
     )
 
 
-def non_differentiable(f):
+def non_differentiable(f: F) -> F:
     """Mark f (or a list of functions) as passing no gradient; usable as a decorator."""
     if isinstance(f, (list, tuple)):
         for g in f:
@@ -559,7 +565,7 @@ def non_differentiable(f):
     return f
 
 
-def refresh():
+def refresh() -> None:
     """Clear every cached generated function. Never needed after registering a rule."""
     emit.refresh()
 
@@ -573,18 +579,18 @@ class RuleConfig:
         return "RuleConfig(adjoint_s2s)"
 
 
-def rrule_via_ad(config, f, *args, **kwargs):
+def rrule_via_ad(config: Any, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     """(y, pullback) of f by adjoint_s2s, for rules that call back into AD.
     The pullback returns the function's tangent first, as an rrule's does."""
     return _pullback(f, *args, **kwargs)
 
 
-def isderiving():
+def isderiving() -> bool:
     """False when called normally; True inside code being differentiated."""
     return False
 
 
-def dropgrad(x):
+def dropgrad(x: T) -> T:
     """x, with no gradient flowing through it."""
     return x
 

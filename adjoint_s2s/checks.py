@@ -31,6 +31,18 @@ def parameter_names(fn):
     return [p.name for p in params]
 
 
+def call_layout(raw, off, n, kwnames, names):
+    """Where the tangents of the arguments a call passed are in a pullback's output that
+    gives one per PARAMETER of the function (defaults included): their indices (the own
+    tangent, the positional arguments, then the keywords in the order given; -1 for a
+    keyword the function does not name), or None when the output is laid out by call."""
+    if names is None or not isinstance(raw, tuple) or len(raw) - off != len(names):
+        return None
+    if len(raw) - off == n + len(kwnames):
+        return None
+    return list(range(off + n)) + [off + names.index(k) if k in names else -1 for k in kwnames]
+
+
 def no_number_keywords(kwargs, rule, fn, style):
     """A pullback that gave tangents for the positional arguments only, while a keyword
     argument is a number or a float array (it may depend on the input): refused rather
