@@ -72,8 +72,10 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
         # the hot path: a cached pair, float gradients. (When gradient is itself
         # differentiated, its rule differentiates _gradient instead: see below.)
         try:
+            n = len(args)
             hit = f.__adjoint_pairs__[
-                (type(args[0]), type(args[1])) if len(args) == 2
+                (type(args[0]),) if n == 1
+                else (type(args[0]), type(args[1])) if n == 2
                 else tuple(map(type, args))
             ]
         except (AttributeError, KeyError, IndexError):
