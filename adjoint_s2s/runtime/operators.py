@@ -5,6 +5,7 @@ import types
 
 import numpy as np
 
+from .. import rules as R
 from ..errors import MissingAdjointError
 from ..tangents import AbstractZero, add, Tangent
 from .sites import _at
@@ -39,6 +40,10 @@ _BINOPS.update(_BITOPS)
 
 
 _NUMBERS = (int, float, complex, np.ndarray, np.number)
+
+# the pair of each operator on numbers and arrays, resolved once (a rule change clears it)
+_NUMBER_PAIRS = {}
+R.ON_CHANGE.append(_NUMBER_PAIRS.clear)
 
 
 _BOOLS = (bool, np.bool_)
@@ -111,7 +116,10 @@ def binop(opname, a, b, inplace=False):
     ):
         return _bool_operand_pair(fn, a, b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
-        y, pb = resolve(fn, 2)(a, b)
+        pair = _NUMBER_PAIRS.get(fn)
+        if pair is None:
+            pair = _NUMBER_PAIRS[fn] = resolve(fn, 2)
+        y, pb = pair(a, b)
         return y, _drop_first(pb)
     if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
         # `lst += vs` extends the list in place, as Python does: every name for it (the
