@@ -38,7 +38,8 @@ from .errors import AdjointError, UnsupportedSyntaxError
 from .naming import Namer
 from .passes import anf, check, sparse
 from .passes.activity import OTHER
-from .passes.reverse import FunctionInfo, Generator, _tokens
+from .passes.cleanup import tokens as _tokens
+from .passes.reverse import FunctionInfo, Generator
 from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _parse_template)

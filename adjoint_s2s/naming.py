@@ -8,6 +8,10 @@ import builtins
 import keyword
 import re
 
+ADJOINT_PREFIX = "b_"  # b_x: the adjoint of x
+PULLBACK_SUFFIX = "_pullback"  # f_pullback: the pullback of f
+PAIR_SUFFIX = "_pair"  # f_pair: the primal-plus-pullback pair of f
+
 _BUILTINS = set(dir(builtins))
 
 _SAFE = re.compile(r"[^0-9a-zA-Z_]")

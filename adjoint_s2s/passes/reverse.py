@@ -44,7 +44,6 @@ import ast
 import builtins
 import functools
 import os
-import re
 import types
 
 import gast
@@ -67,6 +66,15 @@ from .activity import (
     reads,
     stmt_targets,
     walk_block,
+)
+from .cleanup import (
+    blank_shape_reads,
+    call_args,
+    clean_pullback,
+    fix_empty_blocks,
+    fold_pure_temps,
+    names_read,
+    tokens,
 )
 from .codegen import Block, If, Loop, Raw, Release, Restore, Save, src
 
@@ -136,7 +144,7 @@ def _passed_through(expr):
     if expr.startswith("b_") and expr.isidentifier():
         return expr
     if expr.startswith("_rt.unbroadcast(b_"):
-        spans = _call_args(expr, len("_rt.unbroadcast("))
+        spans = call_args(expr, len("_rt.unbroadcast("))
         if spans and len(spans) == 2 and spans[-1][1] == len(expr) - 1:
             first = expr[spans[0][0]:spans[0][1]].strip()
             if first.isidentifier():
@@ -148,7 +156,7 @@ def _scattered(expr):
     """The helper call name when expr is one call to a helper whose result is a scatter
     into zeros (getitem_grad, np_extremum_adjoint), else None."""
     for name in _SCATTERING:
-        spans = _call_args(expr, len(name)) if expr.startswith(name) else None
+        spans = call_args(expr, len(name)) if expr.startswith(name) else None
         if spans and spans[-1][1] == len(expr) - 1:  # the call is the whole expression
             return name
     return None
@@ -2455,8 +2463,8 @@ class Generator:
 
             probe = []
             C.render(body, 0, probe_marker, probe)
-            probe = [_blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
-            read = _names_read(_fix_empty_blocks(probe), self.locals)
+            probe = [blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
+            read = names_read(fix_empty_blocks(probe), self.locals)
             needed = read & (self.locals | set(info.params))
             new = {n for n in needed if n in overwritten}
             if new == restorable:
@@ -2527,11 +2535,8 @@ class Generator:
         # names of primal values (a user's `b_q`, and every name of generated code when it
         # is differentiated again): restored, not copied, so never propagated or folded
         primal_names = self.locals | set(info.params) | set(info.freevars) | set(slots.values())
-        pb_lines = _substitute_single_uses(
-            _propagate_copies(pb_lines, seed, primal_names), seed, primal_names
-        )
         real_adjoints = {b for v, b in self._adj.items() if self.kinds.get(v) == REAL}
-        pb_lines = [_subtract_negated(line, real_adjoints) for line in pb_lines]
+        pb_lines = clean_pullback(pb_lines, seed, primal_names, real_adjoints)
         # the pullback receives the values it reads as default arguments: the forward
         # pass keeps fast locals (no cells), and the values are snapshots, so a captured
         # variable rebound later (a loop variable) cannot change the gradient. Helper
@@ -2539,7 +2544,7 @@ class Generator:
         primal = self.locals | set(info.params) | set(info.freevars)
         primal -= set(info.static_free) | self.helpers | {"_rt"}
         primal |= set(slots.values()) | ({self.tape} if tape_used else set())
-        passed = sorted((_names_read(_fix_empty_blocks(list(pb_lines)), primal) & primal) - {seed})
+        passed = sorted((names_read(fix_empty_blocks(list(pb_lines)), primal) & primal) - {seed})
         always = set(info.params) | set(info.freevars) | {self.tape}
         unbound = sorted(
             n for n in passed if n not in always and (n not in self._defined_at_end or n in slots.values())
@@ -2548,16 +2553,16 @@ class Generator:
             fwd_lines[:0] = [f"{n} = None" for n in unbound]
         res = src(result) if result is not None else "None"
         scalars = {v for v, k in self.kinds.items() if k in SCALAR}
-        temps = (scalars - self.user_names - set(passed) - set(_tokens(res))
+        temps = (scalars - self.user_names - set(passed) - set(tokens(res))
                  - set(slots.values()) - {self.tape, self.pos})
         pure = scalars | ({"math", "cmath"} & self.helpers)
-        fwd_lines = _fold_pure_temps(fwd_lines, temps, pure)
+        fwd_lines = fold_pure_temps(fwd_lines, temps, pure)
         lines.extend("    " + line for line in fwd_lines)
         params = ", ".join([seed] + [f"{n}={n}" for n in passed])
         lines.append(f"    def {pb_name}({params}):")
         lines.extend("        " + line for line in pb_lines)
         lines.append(f"    return {res}, {pb_name}")
-        return "\n".join(_fix_empty_blocks(lines)) + "\n"
+        return "\n".join(fix_empty_blocks(lines)) + "\n"
 
     def _has_effects(self, body):
         """Does the pullback do anything besides computing gradients from its seed?"""
@@ -2891,287 +2896,3 @@ def _params_src(args):
     if args.kwarg:
         parts.append("**" + args.kwarg.id)
     return ", ".join(parts)
-
-
-_TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
-
-
-_COPY = re.compile(r"^(b_\w+) = (b_\w+)$")
-_TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
-
-
-def _propagate_copies(lines, seed, primal=frozenset()):
-    """Drop `b_a = b_b` adjoint copies of the pullback's top level, using b_b directly.
-
-    Only when b_a is assigned nowhere else and b_b is not assigned after the copy (in any
-    block): then b_a and b_b hold the same value wherever b_a is read. Never for primal
-    names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
-    earlier value came in as a default argument).
-    """
-    assigned_at = {}
-    for i, line in enumerate(lines):
-        m = _TARGETS.match(line)
-        if m:
-            for name in m.group(1).split(","):
-                assigned_at.setdefault(name.strip(), []).append(i)
-    out = list(lines)
-    renames = {}
-    for i, line in enumerate(lines):
-        m = _COPY.match(line)  # top level only: no indentation
-        if not m:
-            continue
-        a, b = m.group(1), renames.get(m.group(2), m.group(2))
-        if a == seed or a in primal or m.group(2) in primal or len(assigned_at.get(a, ())) != 1:
-            continue
-        if any(j > i for j in assigned_at.get(m.group(2), ())) or any(
-            j > i for j in assigned_at.get(b, ())
-        ):
-            continue
-        renames[a] = b
-        out[i] = None
-    if not renames:
-        return lines
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renames)) + r")(?!\w)")
-    result = []
-    for line in out:
-        if line is None:
-            continue
-        if line.lstrip().startswith("#"):
-            result.append(line)
-            continue
-        result.append(pattern.sub(lambda mm: renames[mm.group(1)], line))
-    return result
-
-
-_DEF = re.compile(r"^(b_\w+) = (.+)$")
-_FOR = re.compile(r"^\s*for (\w+) in ")
-
-
-@functools.lru_cache(maxsize=8192)
-def _tokens(line):
-    """The names a generated line mentions, in order (cached: the folding below asks
-    about the same lines many times)."""
-    return tuple(m.group(1) for m in _TOKEN.finditer(line) if m.group(1))
-
-
-def _substitute_single_uses(lines, seed, primal=frozenset()):
-    """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
-    nowhere else, read nowhere else, and nothing E reads changes in between."""
-    changed = True
-    while changed:
-        changed = False
-        counts = {}
-        for line in lines:
-            if not line.lstrip().startswith("#"):
-                for tok in _tokens(line):
-                    counts[tok] = counts.get(tok, 0) + 1
-        i = -1
-        while i + 1 < len(lines):
-            i += 1
-            line = lines[i]
-            m = _DEF.match(line)  # top level: no indentation
-            if not m or m.group(1) == seed or m.group(1) in primal:
-                continue
-            name, expr = m.group(1), m.group(2)
-            if counts.get(name, 0) != 2 or name in _tokens(expr):
-                continue  # not exactly one definition and one use
-            reads = set(_tokens(expr))
-            for j in range(i + 1, len(lines)):
-                later = lines[j]
-                if later.lstrip().startswith("#"):
-                    continue
-                assigned = _TARGETS.match(later)
-                targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
-                loop = _FOR.match(later)
-                if loop:
-                    targets.add(loop.group(1))
-                if later.startswith(" ") or loop or later.rstrip().endswith(":"):
-                    # inside (or opening) a block: a use there is left alone, and an
-                    # assignment there to what E reads ends the search
-                    if name in _tokens(later) or targets & (reads | {name}):
-                        break
-                    continue
-                if name in _tokens(later):
-                    if later.startswith("return") or not assigned:
-                        break
-                    lhs, rhs = later.split(" = ", 1)
-                    if name in lhs or rhs.count(name) != 1:
-                        break
-                    lines = lines[:i] + lines[i + 1 : j] + [
-                        lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", f"({expr})", rhs)
-                    ] + lines[j + 1 :]
-                    # every other name keeps its count; go on from the line after the
-                    # removed one (another pass catches folds this one made possible)
-                    counts[name] = 0
-                    changed = True
-                    i -= 1
-                    break
-                if targets & (reads | {name}):
-                    break  # something E reads is reassigned before the use
-    return [_unparen_simple(line) for line in lines]
-
-
-_SIMPLE_ASSIGN = re.compile(r"^([A-Za-z_]\w*) = (?!=)(.+)$")
-
-
-def _fold_pure_temps(lines, temps, pure):
-    """Fold a top-level temporary `t = E` of the forward pass into the one line that reads
-    it, as the user wrote the expression: `a = sin_x * y + mul_1 * x`.
-
-    Only where nothing can tell the difference: t is a temporary of the transformer that
-    the pullback does not read, and E, every line between and the line that reads t are
-    top-level assignments of pure arithmetic on real or complex numbers (names in `pure`,
-    math/cmath functions). The value is the same bit for bit (the expression tree is
-    unchanged) and no side effect or exception moves past another.
-    """
-    counts = {}
-    for line in lines:
-        if not line.lstrip().startswith("#"):
-            for tok in _tokens(line):
-                counts[tok] = counts.get(tok, 0) + 1
-    changed = set()
-    i = 0
-    while i < len(lines):
-        m = _SIMPLE_ASSIGN.match(lines[i])
-        folded = False
-        if m and m.group(1) in temps and counts.get(m.group(1)) == 2:
-            name, expr = m.group(1), m.group(2)
-            reads = _tokens(expr)
-            if name not in reads and all(t in pure for t in reads):
-                for j in range(i + 1, len(lines)):
-                    later = lines[j]
-                    if later.startswith("#"):
-                        continue
-                    m2 = _SIMPLE_ASSIGN.match(later)
-                    if not m2 or "#" in later:
-                        break
-                    target, rhs = m2.group(1), m2.group(2)
-                    used = _tokens(rhs)
-                    if not all(t in pure for t in used) or target in reads or target == name:
-                        break
-                    if name in used:
-                        new = re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", lambda _: f"({expr})", rhs, count=1)
-                        lines = lines[:i] + lines[i + 1 : j] + [f"{target} = {new}"] + lines[j + 1 :]
-                        changed.add(lines[j - 1])
-                        counts[name] = 0
-                        folded = True
-                        break
-        if not folded:
-            i += 1
-    # a folded line is printed again from its tree: the same expression, minimal parentheses
-    return [_reprint(line) if line in changed else line for line in lines]
-
-
-def _reprint(line):
-    target, rhs = line.split(" = ", 1)
-    return f"{target} = {ast.unparse(ast.parse(rhs, mode='eval').body)}"
-
-
-_ADD_NEGATED = re.compile(r"^(\s*)(b_\w+) = \2 \+ \(-(b_\w+)\) \* (.+)$")
-
-
-def _subtract_negated(line, real_adjoints):
-    """b_x = b_x + (-b_y) * r reads (and runs) as b_x = b_x - b_y * r: for real scalars
-    the two are equal bit for bit. Left alone when r has an operator of the same
-    precedence as * that does not distribute a sign (%, //) or a conditional."""
-    m = _ADD_NEGATED.match(line)
-    if not m or m.group(2) not in real_adjoints or m.group(3) not in real_adjoints:
-        return line
-    rest = m.group(4)
-    if "%" in rest or "//" in rest or " if " in rest or "#" in rest:
-        return line
-    return f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
-
-
-_PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
-
-
-def _unparen_simple(line):
-    """(b_x * y) * z reads as b_x * y * z when the parenthesised part is a plain product
-    (never a call's parentheses, never a comment)."""
-    if line.lstrip().startswith("#"):
-        return line
-    return _PAREN_PRODUCT.sub(r"\1 * ", line)
-
-
-def _blank_shape_reads(line, names):
-    """line with the given names blanked where they are read only for their shape and
-    type: the ``like`` of ``_rt.unbroadcast(g, like)`` and the old container of
-    ``_rt.setitem_grad(b, old, idx, v)`` and ``_rt.setitem_grad_acc(b, old, idx, v, acc)``
-    (not for a slice: a list can change length)."""
-    for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1), ("_rt.setitem_grad_acc(", 1)):
-        start = line.find(fn)
-        while start >= 0:
-            spans = _call_args(line, start + len(fn))
-            if spans is not None and len(spans) >= 2:
-                a, b = spans[pos]
-                arg = line[a:b].strip()
-                idx = line[spans[2][0]:spans[2][1]] if fn != "_rt.unbroadcast(" and len(spans) > 2 else ""
-                if arg in names and "slice(" not in idx:
-                    line = line[:a] + " " * (b - a) + line[b:]
-            start = line.find(fn, start + 1)
-    return line
-
-
-def _call_args(line, i):
-    """The (start, end) spans of the top-level arguments of the call whose '(' ends at
-    line[i - 1], or None when the line ends first."""
-    spans, depth, begin, quote = [], 0, i, None
-    while i < len(line):
-        c = line[i]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                spans.append((begin, i))
-                return spans
-            depth -= 1
-        elif c == "," and depth == 0:
-            spans.append((begin, i))
-            begin = i + 1
-        i += 1
-    return None
-
-
-def _names_read(lines, fallback):
-    """The names generated lines mention (outside strings, comments and attributes).
-
-    A superset of the names they read (assignment targets count too), which is all the
-    callers need; a tokenising regex is much cheaper than parsing.
-    """
-    out = set()
-    for line in lines:
-        out.update(_tokens(line))
-    return out
-
-
-def _fix_empty_blocks(lines):
-    """Insert `pass` where a block header is followed by no code (only comments)."""
-    out = []
-    n = len(lines)
-    for i, line in enumerate(lines):
-        out.append(line)
-        if line.rstrip().endswith(":") and not line.lstrip().startswith("#"):
-            indent = len(line) - len(line.lstrip())
-            j = i + 1
-            has_code = False
-            while j < n:
-                nxt = lines[j]
-                ind = len(nxt) - len(nxt.lstrip())
-                if nxt.strip() == "":
-                    j += 1
-                    continue
-                if ind <= indent:
-                    break
-                if not nxt.lstrip().startswith("#"):
-                    has_code = True
-                    break
-                j += 1
-            if not has_code:
-                out.append(" " * (indent + 4) + "pass")
-    return out
