@@ -37,9 +37,9 @@ from . import rules as R
 from .errors import AdjointError, UnsupportedSyntaxError
 from .naming import Namer
 from .passes import anf, check, sparse
-from .passes.activity import OTHER
+from .passes.activity import OTHER, FunctionInfo
 from .passes.cleanup import tokens as _tokens
-from .passes.reverse import FunctionInfo, Generator
+from .passes.reverse import Generator
 from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _parse_template)
