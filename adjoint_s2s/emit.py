@@ -35,11 +35,9 @@ import numpy as np
 
 from . import rules as R
 from .errors import AdjointError, UnsupportedSyntaxError
-from .naming import Namer
-from .passes import anf, check, sparse
-from .passes.activity import OTHER, FunctionInfo
+from . import transform
+from .passes.activity import OTHER
 from .passes.cleanup import tokens as _tokens
-from .passes.reverse import Generator
 from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _parse_template)
@@ -298,38 +296,6 @@ def _helper_values():
     return {"_rt": runtime, "math": math, "cmath": cmath, "np": np, "operator": operator}
 
 
-def _static_names(fn, names):
-    """The names among `names` that fn reads from outside (a captured variable, a global,
-    a builtin) and that hold a module or a class now: `np.linalg.norm(x)` names a callee,
-    where `A.T.sum()` (A a parameter) calls a method of a value."""
-    code = fn.__code__
-    local = set(code.co_varnames) | set(code.co_cellvars)
-    cells = {}
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-        try:
-            cells[name] = cell.cell_contents
-        except ValueError:
-            pass
-    g = fn.__globals__
-    bi = g.get("__builtins__", builtins)
-    bi = bi if isinstance(bi, dict) else vars(bi)
-    out = set()
-    for name in names:
-        if name in local:
-            continue
-        if name in cells:
-            value = cells[name]
-        elif name in code.co_freevars:
-            continue
-        elif name in g:
-            value = g[name]
-        else:
-            value = bi.get(name)
-        if isinstance(value, (types.ModuleType, type)):
-            out.add(name)
-    return out
-
-
 def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
     code = fn.__code__
@@ -349,34 +315,11 @@ def generate(fn, key):
         )
         node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
         node.body[0].end_lineno = node.body[0].lineno
+    seen_globals = _RecordingGlobals(fn.__globals__)
     try:
-        check.check(node, filename)
-    except AdjointError as exc:
-        _blame_the_users_call(exc, fn)
-        raise
-    user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-    taken = user_names | set(code.co_freevars) | set(_helper_values())
-    namer = Namer(taken)
-    try:
-        anf.normalize(node, namer, filename, lines, static_names=_static_names(fn, user_names))
-        seen_globals = _RecordingGlobals(fn.__globals__)
-        info = FunctionInfo(
-            code.co_name, node, filename, seen_globals, code.co_freevars, code.co_cellvars
+        pair_src, gen, info = transform.pair_source(
+            fn, node, filename, lines, key, seen_globals, set(_helper_values())
         )
-        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            if isinstance(value, types.ModuleType):
-                info.static_free[name] = value
-        free_kinds = key[len(key) - len(code.co_freevars):] if code.co_freevars else ()
-        arg_kinds = key[: len(key) - len(code.co_freevars)] if code.co_freevars else key
-        gen = Generator(
-            node, info, arg_kinds, free_kinds, lines, taken=namer.taken,
-            user_names=user_names | set(code.co_varnames),
-        )
-        pair_src = sparse.sparse_scatters(gen.generate())
     except AdjointError as exc:
         _blame_the_users_call(exc, fn)
         raise

@@ -54,6 +54,35 @@ from ..naming import ADJOINT_PREFIX
 _B = re.escape(ADJOINT_PREFIX)
 
 
+def clean(draft, plan, fwd_lines, pb_lines):
+    """The clean-up pass: (forward lines, pullback lines, the names the pullback reads
+    and receives as default arguments). A name bound on some paths only is given None
+    first, so that it has a value to pass."""
+    slot_names = set(plan.slots.values())
+    # names of primal values (a user's `b_q`, and every name of generated code when it
+    # is differentiated again): restored, not copied, so never propagated or folded
+    primal_names = draft.locals | set(draft.params_names) | set(draft.freevars) | slot_names
+    pb_lines = clean_pullback(pb_lines, draft.seed, primal_names, draft.real_adjoints)
+    # the pullback receives the values it reads as default arguments: the forward
+    # pass keeps fast locals (no cells), and the values are snapshots, so a captured
+    # variable rebound later (a loop variable) cannot change the gradient. Helper
+    # modules stay closure variables (they resolve statically when differentiated again)
+    primal = draft.locals | set(draft.params_names) | set(draft.freevars)
+    primal -= set(draft.static_free) | draft.helpers | {"_rt"}
+    primal |= slot_names | ({draft.tape} if plan.tape_used else set())
+    passed = sorted((names_read(fix_empty_blocks(list(pb_lines)), primal) & primal) - {draft.seed})
+    always = set(draft.params_names) | set(draft.freevars) | {draft.tape}
+    unbound = sorted(
+        n for n in passed if n not in always and (n not in plan.defined_at_end or n in slot_names)
+    )
+    if unbound:  # bound on some paths only: still needs a value to pass
+        fwd_lines[:0] = [f"{n} = None" for n in unbound]
+    temps = (draft.scalars - draft.user_names - set(passed) - set(tokens(draft.result))
+             - slot_names - {draft.tape, draft.pos})
+    pure = draft.scalars | ({"math", "cmath"} & draft.helpers)
+    return fold_pure_temps(fwd_lines, temps, pure), pb_lines, passed
+
+
 def clean_pullback(lines, seed, primal, real_adjoints):
     """The pullback's body lines, rewritten: copies propagated, single uses folded, sums
     of negated terms written as differences. primal: names of primal values (never

@@ -51,14 +51,13 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import UnsupportedSyntaxError, shared_write_message
-from ..naming import Namer
+from ..naming import PAIR_SUFFIX, PULLBACK_SUFFIX, Namer
 from . import codegen as C
 from .activity import (
     ARRAY,
     BINOP_NAMES,
     INACTIVE_ATTRS,
     Queries,
-    analyse,
     hashable,
     runtime_dispatch,
     COMPLEX,
@@ -72,15 +71,7 @@ from .activity import (
     stmt_targets,
     walk_block,
 )
-from .cleanup import (
-    blank_shape_reads,
-    call_args,
-    clean_pullback,
-    fix_empty_blocks,
-    fold_pure_temps,
-    names_read,
-    tokens,
-)
+from .cleanup import call_args
 from .codegen import Block, If, Loop, Raw, Release, Restore, Save, src
 
 NUM, MAYBE = "num", "maybe"
@@ -256,8 +247,7 @@ class Status:
 
 
 class Generator(Queries):
-    def __init__(self, fn_node, info, arg_kinds, free_kinds, source_lines, taken=None,
-                 user_names=None):
+    def __init__(self, fn_node, info, facts, source_lines, taken=None):
         self.fn = fn_node
         self.info = info
         self.source_lines = source_lines
@@ -268,8 +258,8 @@ class Generator(Queries):
         taken = set(taken) | set(info.freevars) | set(info.params) | {info.name}
         self.namer = Namer(taken)
         # names of the user's function (never folded away: they name the user's values)
-        self.user_names = set(user_names) if user_names is not None else set(taken)
-        self.namer.reserve({f"{_pyname(info.name)}_pair", f"{_pyname(info.name)}_pullback"})
+        self.user_names = set(facts.user_names)
+        self.namer.reserve({_pyname(info.name) + PAIR_SUFFIX, _pyname(info.name) + PULLBACK_SUFFIX})
         self._adj = {}
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
         self.appended = set()  # names of lists this function appends to (in place)
@@ -279,10 +269,7 @@ class Generator(Queries):
         # captures the first-order _tape and must not shadow it)
         self.tape = self.namer.fresh("_tape")
         self.pos = self.namer.fresh("_pos")
-        self.has_tape = False
         self.saves = []
-        self.loop_inits = []
-        facts = analyse(fn_node, info, arg_kinds, free_kinds, self.user_names)
         # the reverse pass adds its temporaries to copies of the analysis' results
         self.locals = set(facts.locals)
         self._reads_cache = {}
@@ -356,8 +343,6 @@ class Generator(Queries):
 
     def save(self, name, fwd, loop_depth):
         sv = Save(name, loop_depth > 0)
-        if loop_depth > 0:
-            self.has_tape = True
         self.saves.append(sv)
         fwd.append(sv)
         return sv
@@ -1838,7 +1823,6 @@ class Generator(Queries):
         init = C.LoopInit([])
         if depth == 0:  # the outermost loop initialises the names of the whole nest
             fwd.append(init)
-        self.loop_inits.append((init, s))
         counter = self.fresh_local(hint, fwd, depth)
         fwd.append(f"{counter} = 0")
         target_rev = None
@@ -1854,8 +1838,8 @@ class Generator(Queries):
             item = self.namer.fresh(f"{target}_")
             outer_saves = self.saves[mark:]
             tsave = self.save(target, body_fwd, depth + 1)
-            header = _ForHeader(target, item, seq or src(it), tsave)
-            body_fwd.append(_Copy(header))
+            header = C.ForHeader(target, item, seq or src(it), tsave)
+            body_fwd.append(C.Copy(header))
             target_rev = (target, seq, tsave)
         else:
             header = "while True"
@@ -1943,42 +1927,19 @@ class Generator(Queries):
     # assembling the pair
     # =====================================================================================
     def generate(self):
+        """The reverse pass proper: forward code and pullback blocks, as a ``Draft``
+        (saves and restores still markers for the tape planning to resolve)."""
         info = self.info
         self.result = None
         fwd, recipes = self.block(self.fn.body, 0)
-        self._fwd_block_cache = fwd
         result = self.result
-        pair_name = f"{_pyname(info.name)}_pair"
-        pb_name = f"{_pyname(info.name)}_pullback"
         st = Status(self)
         ret_active = isinstance(result, gast.Name) and result.id in self.active
         seed = self.adj_name(result.id) if isinstance(result, gast.Name) else self.namer.fresh("b_result")
         pre = Block()
         if ret_active:
-            kind = self.kinds.get(result.id, OTHER)
-            self.helpers.add("_rt")
-            if kind == REAL:
-                pre.append(f"if type({seed}) is not float:")
-                pre.append(f"    {seed} = _rt.real({seed})")
-                st.status[result.id] = NUM
-            elif kind == COMPLEX:
-                pre.append(f"{seed} = _rt.scalar({seed})")
-                st.status[result.id] = NUM
-            elif kind == OTHER:  # maybe an object: its fields' gradients use the store
-                pre.append(f"{seed} = _rt.seed_result({seed}, {result.id})")
-                st.status[result.id] = MAYBE
-            else:
-                pre.append(f"{seed} = _rt.seed({seed})")
-                st.status[result.id] = MAYBE
-        for n in sorted(self.appended & (set(info.params) | set(info.freevars))):
-            if n in self.active:  # a list from the caller, appended to here
-                self.helpers.add("_rt")
-                b = self.adj_name(n)
-                if st.get(n) is None:
-                    pre.append(f"{b} = _rt.take_items({n})")
-                else:  # the list is also the result (`return lst`): both gradients
-                    pre.append(f"{b} = _rt.acc({b}, _rt.take_items({n}))")
-                st.status[n] = MAYBE
+            self._seed_entry(result.id, seed, pre, st)
+        self._appended_entry(pre, st)
         # even with an inactive result, effects (attribute writes) have adjoints
         entry_status = st.snapshot()
         st.out = Block()
@@ -1992,23 +1953,73 @@ class Generator(Queries):
         ):
             # a zero seed gives zero gradients: say so at the entry, and generate the rest
             # for a seed that is surely a value (no None checks in the body)
-            zeros = ["None"] * (1 + len(info.positional))
-            if info.vararg:
-                zeros.append(f"*((None,) * len({info.vararg}))")
-            if info.kwonly or info.kwarg:
-                zeros.append("{}")
             pre.append(f"if {seed} is None:")
-            pre.append(f"    return ({', '.join(zeros)},)" if len(zeros) == 1 else f"    return ({', '.join(zeros)})")
+            pre.append("    return " + _tuple_src(self._zero_gradients()))
             st.status = dict(entry_status)
             st.status[result.id] = NUM
             st.out = Block()
             self.run(recipes, st)
             body = st.out
-        # gradients of the parameters, then the function tangent
-        ret = []
-        for p in info.positional:
-            ret.append(self.adj_name(p) if st.get(p) is not None else "None")
-        grads = list(ret)
+        ret_line = self._return_line(st, body)
+        name = _pyname(info.name)
+        return C.Draft(
+            fwd=fwd, pre=pre, body=body, ret_line=ret_line, seed=seed,
+            result=src(result) if result is not None else "None",
+            pair_name=name + PAIR_SUFFIX, pullback_name=name + PULLBACK_SUFFIX,
+            params=_params_src(self.fn.args), added_to=st.added_to,
+            # for the tape planning and the clean-up
+            tape=self.tape, pos=self.pos, saves=self.saves, locals=self.locals,
+            params_names=info.params, freevars=info.freevars, static_free=info.static_free,
+            helpers=self.helpers, user_names=self.user_names,
+            real_adjoints={b for v, b in self._adj.items() if self.kinds.get(v) == REAL},
+            scalars={v for v, k in self.kinds.items() if k in SCALAR},
+        )
+
+    def _seed_entry(self, result, seed, pre, st):
+        """The pullback's first lines: the seed made a value of the result's kind."""
+        kind = self.kinds.get(result, OTHER)
+        self.helpers.add("_rt")
+        if kind == REAL:
+            pre.append(f"if type({seed}) is not float:")
+            pre.append(f"    {seed} = _rt.real({seed})")
+            st.status[result] = NUM
+        elif kind == COMPLEX:
+            pre.append(f"{seed} = _rt.scalar({seed})")
+            st.status[result] = NUM
+        elif kind == OTHER:  # maybe an object: its fields' gradients use the store
+            pre.append(f"{seed} = _rt.seed_result({seed}, {result})")
+            st.status[result] = MAYBE
+        else:
+            pre.append(f"{seed} = _rt.seed({seed})")
+            st.status[result] = MAYBE
+
+    def _appended_entry(self, pre, st):
+        """Lists from the caller appended to here: their items' gradients come back."""
+        info = self.info
+        for n in sorted(self.appended & (set(info.params) | set(info.freevars))):
+            if n in self.active:
+                self.helpers.add("_rt")
+                b = self.adj_name(n)
+                if st.get(n) is None:
+                    pre.append(f"{b} = _rt.take_items({n})")
+                else:  # the list is also the result (`return lst`): both gradients
+                    pre.append(f"{b} = _rt.acc({b}, _rt.take_items({n}))")
+                st.status[n] = MAYBE
+
+    def _zero_gradients(self):
+        info = self.info
+        zeros = ["None"] * (1 + len(info.positional))
+        if info.vararg:
+            zeros.append(f"*((None,) * len({info.vararg}))")
+        if info.kwonly or info.kwarg:
+            zeros.append("{}")
+        return zeros
+
+    def _return_line(self, st, body):
+        """``return (function tangent, gradients...)``; captured lists appended to here
+        hand their gradients back through the store (a line added to body)."""
+        info = self.info
+        grads = [self.adj_name(p) if st.get(p) is not None else "None" for p in info.positional]
         extra = []
         if info.vararg:
             v = info.vararg
@@ -2020,7 +2031,6 @@ class Generator(Queries):
         kwparts = [f"{p!r}: {self.adj_name(p)}" for p in kw]
         if info.kwarg and st.get(info.kwarg) is not None:
             kwparts.append(f"**_rt.dict_or_empty({self.adj_name(info.kwarg)})")
-        # captured lists appended to here go back to the caller through the store
         handback = sorted(self.appended & set(info.freevars) & self.active)
         for n in handback:
             if st.get(n) is not None:
@@ -2031,135 +2041,10 @@ class Generator(Queries):
             df = "_rt.fn_tangent(" + ", ".join(f"{v}={self.adj_name(v)}" for v in freevars) + ")"
         else:
             df = "None"
-        tail = ", ".join([df] + grads + extra)
+        parts = [df] + grads + extra
         if info.kwonly or info.kwarg:
-            tail += ", {" + ", ".join(kwparts) + "}"
-        ret_line = f"return ({tail},)" if not grads and not extra and not (info.kwonly or info.kwarg) else f"return ({tail})"
-        # ----- which saved values does the pullback read? --------------------------------
-        counts = {}
-        for sv in self.saves:
-            counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop else 1)
-        overwritten = {n for n, c in counts.items() if c + (1 if n in info.params else 0) >= 2}
-        # containers changed only by `name[i] = v` after their first binding: a pullback
-        # that reads them only for their shape (unbroadcast's `like`, setitem_grad's old
-        # container) does not need the old values, so they are not saved, and the
-        # forward pass can write in place (runtime.setitem)
-        rebinds = {}
-        for sv in self.saves:
-            if not sv.keeps_shape:
-                rebinds[sv.name] = rebinds.get(sv.name, 0) + (2 if sv.in_loop else 1)
-        shape_kept = {
-            n for n in overwritten if rebinds.get(n, 0) + (1 if n in info.params else 0) <= 1
-        }
-        # which saved values does the pullback read? A branch that only restores values
-        # still reads its test, so restores count as code: iterate to a fixpoint
-        restorable = set()
-        for _ in range(4):
-            def probe_marker(m, keep=frozenset(restorable)):
-                return ["pass"] if isinstance(m, Restore) and m.save.name in keep else []
-
-            probe = []
-            C.render(body, 0, probe_marker, probe)
-            probe = [blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
-            read = names_read(fix_empty_blocks(probe), self.locals)
-            needed = read & (self.locals | set(info.params))
-            new = {n for n in needed if n in overwritten}
-            if new == restorable:
-                break
-            restorable = new
-        tape_used = False
-        slots = {}
-        for sv in self.saves:
-            if sv.name in restorable:
-                if sv.in_loop:
-                    tape_used = True
-                else:
-                    slots[id(sv)] = self.namer.fresh(f"{sv.name}_saved")
-
-        def resolve_fwd(m):
-            if isinstance(m, _ForHeader):
-                name = m.alias if m.target in restorable else m.target
-                return [f"for {name} in {m.it}"]
-            if isinstance(m, _Copy):
-                h = m.header
-                return [f"{h.target} = {h.alias}"] if h.target in restorable else []
-            if isinstance(m, Save):
-                if m.name not in restorable:
-                    return []
-                if m.in_loop:
-                    return [f"{self.tape}.append({m.name})"]
-                if m.name in m_defined(m):
-                    return [f"{slots[id(m)]} = {m.name}"]
-                return []
-            if isinstance(m, C.LoopInit):
-                inside = {sv.name for sv in _saves_in(m.loop.body)}
-                names = sorted((inside & restorable) - m_defined(m))
-                return [f"{n} = None" for n in names]
-            return []
-
-        assigned_first = self._first_assignments()
-
-        def m_defined(m):
-            return assigned_first.get(id(m), set())
-
-        def resolve_rev(m):
-            if isinstance(m, Release):
-                return [f"{m.name} = None"] if m.targets & st.added_to else []
-            if isinstance(m, Restore):
-                sv = m.save
-                if sv.name not in restorable:
-                    return []
-                if sv.in_loop:
-                    return [f"{self.pos} -= 1", f"{sv.name} = {self.tape}[{self.pos}]"]
-                if id(sv) in slots and sv.name in m_defined(sv):
-                    return [f"{sv.name} = {slots[id(sv)]}"]
-            return []
-
-        self.restorable = restorable
-        lines = []
-        params = _params_src(self.fn.args)
-        lines.append(f"def {pair_name}({params}):")
-        fwd_lines = []
-        if tape_used:
-            fwd_lines.append(f"{self.tape} = []")
-        C.render(fwd, 0, resolve_fwd, fwd_lines)
-        pb_lines = []
-        if tape_used:
-            pb_lines.append(f"{self.pos} = len({self.tape})")
-        C.render(pre, 0, resolve_rev, pb_lines)
-        C.render(body, 0, resolve_rev, pb_lines)
-        pb_lines.append(ret_line)
-        # names of primal values (a user's `b_q`, and every name of generated code when it
-        # is differentiated again): restored, not copied, so never propagated or folded
-        primal_names = self.locals | set(info.params) | set(info.freevars) | set(slots.values())
-        real_adjoints = {b for v, b in self._adj.items() if self.kinds.get(v) == REAL}
-        pb_lines = clean_pullback(pb_lines, seed, primal_names, real_adjoints)
-        # the pullback receives the values it reads as default arguments: the forward
-        # pass keeps fast locals (no cells), and the values are snapshots, so a captured
-        # variable rebound later (a loop variable) cannot change the gradient. Helper
-        # modules stay closure variables (they resolve statically when differentiated again)
-        primal = self.locals | set(info.params) | set(info.freevars)
-        primal -= set(info.static_free) | self.helpers | {"_rt"}
-        primal |= set(slots.values()) | ({self.tape} if tape_used else set())
-        passed = sorted((names_read(fix_empty_blocks(list(pb_lines)), primal) & primal) - {seed})
-        always = set(info.params) | set(info.freevars) | {self.tape}
-        unbound = sorted(
-            n for n in passed if n not in always and (n not in self._defined_at_end or n in slots.values())
-        )
-        if unbound:  # bound on some paths only: still needs a value to pass
-            fwd_lines[:0] = [f"{n} = None" for n in unbound]
-        res = src(result) if result is not None else "None"
-        scalars = {v for v, k in self.kinds.items() if k in SCALAR}
-        temps = (scalars - self.user_names - set(passed) - set(tokens(res))
-                 - set(slots.values()) - {self.tape, self.pos})
-        pure = scalars | ({"math", "cmath"} & self.helpers)
-        fwd_lines = fold_pure_temps(fwd_lines, temps, pure)
-        lines.extend("    " + line for line in fwd_lines)
-        params = ", ".join([seed] + [f"{n}={n}" for n in passed])
-        lines.append(f"    def {pb_name}({params}):")
-        lines.extend("        " + line for line in pb_lines)
-        lines.append(f"    return {res}, {pb_name}")
-        return "\n".join(fix_empty_blocks(lines)) + "\n"
+            parts.append("{" + ", ".join(kwparts) + "}")
+        return "return " + _tuple_src(parts)
 
     def _has_effects(self, body):
         """Does the pullback do anything besides computing gradients from its seed?"""
@@ -2170,37 +2055,10 @@ class Generator(Queries):
         joined = "\n".join(text)
         return any(w in joined for w in ("setattr_grad", "put_items", "take_items", "(None)"))
 
-    # helpers for save/restore decisions -----------------------------------------------------
-    def _first_assignments(self):
-        """For each Save marker: the names that surely have a value at that point."""
-        out = {}
-        defined = set(self.info.params) | set(self.info.freevars)
 
-        def walk(block, defined):
-            for item in block:
-                if isinstance(item, C.LoopInit):
-                    out[id(item)] = set(defined)
-                    if item.loop is not None:  # it gives the loop's saved names a value
-                        defined.update(sv.name for sv in _saves_in(item.loop.body))
-                elif isinstance(item, Save):
-                    out[id(item)] = set(defined)
-                    defined.add(item.name)
-                elif isinstance(item, If):
-                    d1, d2 = set(defined), set(defined)
-                    walk(item.body, d1)
-                    walk(item.orelse, d2)
-                    defined |= d1 & d2
-                elif isinstance(item, Loop):
-                    d = set(defined)
-                    walk(item.body, d)
-                elif isinstance(item, str) and " = " in item and not item.startswith("#"):
-                    for head in item.split(" = ")[0].split(","):
-                        if head.strip().isidentifier():
-                            defined.add(head.strip())
+def _tuple_src(parts):
+    return f"({', '.join(parts)},)" if len(parts) == 1 else f"({', '.join(parts)})"
 
-        walk(self._fwd_block_cache, defined)
-        self._defined_at_end = defined
-        return out
 
 def _then_restore(rev, saves):
     """The recipe rev, then the restores of saves (their values before the statement)."""
@@ -2211,23 +2069,6 @@ def _then_restore(rev, saves):
             st.out.append(Restore(sv))
 
     return recipe
-
-
-class _Copy:
-    """`target = target_` at the top of a loop body, when the loop target is restored."""
-
-    def __init__(self, header):
-        self.header = header
-
-
-class _ForHeader:
-    """`for target in it`, or `for target_ in it` + a saved copy when target is restored."""
-
-    def __init__(self, target, alias, it, save):
-        self.target = target
-        self.alias = alias
-        self.it = it
-        self.save = save
 
 
 def _default_atoms(fn):
@@ -2241,17 +2082,6 @@ def _default_atoms(fn):
 
 def _only_markers(items):
     return all(isinstance(i, Restore) for i in items)
-
-
-def _saves_in(block):
-    for item in block:
-        if isinstance(item, Save):
-            yield item
-        elif isinstance(item, If):
-            yield from _saves_in(item.body)
-            yield from _saves_in(item.orelse)
-        elif isinstance(item, Loop):
-            yield from _saves_in(item.body)
 
 
 def _flatten(block):
