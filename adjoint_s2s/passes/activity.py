@@ -222,7 +222,7 @@ def runtime_dispatch():
 
     Read from sys.modules, not imported: the run time imports the transformer, and it is
     loaded before anything is transformed."""
-    runtime = sys.modules[__package__.rpartition(".")[0] + ".runtime"]
+    runtime = sys.modules[__name__.partition(".")[0] + ".runtime"]
     return frozenset({runtime.call, runtime.call_keeping, runtime.call_method,
                       runtime.call_method_keeping})
 
