@@ -34,8 +34,8 @@ import gast
 import numpy as np
 
 from . import rules as R
-from .errors import AdjointError, UnsupportedSyntaxError
-from . import transform
+from . import adapters, runtime, source, transform
+from .errors import AdjointError, UnsupportedSyntaxError, short_name
 from .passes.activity import OTHER
 from .passes.cleanup import tokens as _tokens
 from .templates import _parse as _parse_template
@@ -218,12 +218,10 @@ def refresh():
     needed after a new rule). Generated code still running keeps its lines in linecache."""
     _CACHE.clear()
     R.EPOCH[0] += 1
-    from .runtime import _LIBRARY_FILES, forget_pairs
-    from .source import forget_sources
 
-    _LIBRARY_FILES.clear()
-    forget_pairs()
-    forget_sources()
+    runtime._LIBRARY_FILES.clear()
+    runtime.forget_pairs()
+    source.forget_sources()
     gc_generated()
     for memo in _MEMOS:  # bounded memo tables of the passes
         memo.cache_clear()
@@ -233,7 +231,6 @@ def cache_key(fn, arg_kinds, keywords=False):
     """The one key of fn's generated code: the kinds of the positional arguments passed,
     then of the positional parameters they leave out (their defaults' kinds; OTHER when
     keywords may fill them), then of the captured variables."""
-    from .runtime import KIND, _cell_kind
 
     key = tuple(arg_kinds)
     npos = fn.__code__.co_argcount
@@ -246,10 +243,10 @@ def cache_key(fn, arg_kinds, keywords=False):
             if defaults:
                 first = npos - len(defaults)
                 key += tuple(
-                    KIND.get(type(defaults[i - first]), OTHER) for i in range(max(n, first), npos)
+                    runtime.KIND.get(type(defaults[i - first]), OTHER) for i in range(max(n, first), npos)
                 )
     if fn.__closure__:
-        key += tuple([_cell_kind(c) for c in fn.__closure__])
+        key += tuple([runtime._cell_kind(c) for c in fn.__closure__])
     return key
 
 
@@ -291,8 +288,6 @@ def gc_generated():
 
 
 def _helper_values():
-    from . import runtime
-
     return {"_rt": runtime, "math": math, "cmath": cmath, "np": np, "operator": operator}
 
 
@@ -300,9 +295,7 @@ def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
     code = fn.__code__
     node, filename, lines = _source_node(fn)
-    from .source import fresh_copy
-
-    node = fresh_copy(node)  # normalisation rewrites the tree: never the cached one
+    node = source.fresh_copy(node)  # normalisation rewrites the tree: never the cached one
     if isinstance(node, gast.Lambda):
         node = gast.FunctionDef(
             name="<lambda>",
@@ -376,15 +369,13 @@ def _blame_the_users_call(exc, fn):
     """An error met while transforming code that is not the user's (a library function
     with no rule, or adjoint_s2s's own helper differentiated again): say which of the
     user's functions led there, and point there, not into the library."""
-    from .runtime import _not_users, user_call_site
 
     code = fn.__code__
-    if not _not_users(code.co_filename) or getattr(exc, "_blamed", False):
+    if not runtime._not_users(code.co_filename) or getattr(exc, "_blamed", False):
         return
-    site = user_call_site()
+    site = runtime.user_call_site()
     if site is None:
         return
-    from .errors import short_name
 
     name, filename, line = site
     callee = short_name(fn)
@@ -425,9 +416,8 @@ def _origins(text, raw_items, user_file):
 
 
 def _source_node(fn):
-    from .source import function_node
 
-    return function_node(fn)
+    return source.function_node(fn)
 
 
 def entry_for(fn, key):
@@ -485,10 +475,9 @@ def pair_for(fn, key, nargs):
     has_kw = bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
     if nargs == npos and not has_var and not has_kw:
         return pair
-    from .adapters import trimmed
 
     defaulted = code.co_varnames[nargs:npos] if nargs < npos else ()
-    return trimmed(pair, nargs, has_kw, defaulted)
+    return adapters.trimmed(pair, nargs, has_kw, defaulted)
 
 
 def source_of(fn, key=None):

@@ -38,6 +38,7 @@ from ..activity import (
 )
 from ..codegen import Restore, src
 from ... import rules as R
+from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
     _args_src,
@@ -316,7 +317,7 @@ class CallsMixin:
                         names.append(st.adj(a.id))
                         direct.add(a.id)
                     else:
-                        t = self.namer.fresh(f"b_{a.id}_part")
+                        t = self.namer.fresh(f"{ADJOINT_PREFIX}{a.id}_part")
                         names.append(t)
                         pending.append((a.id, t))
                     seen.add(a.id)

@@ -1,6 +1,7 @@
 """The reverse pass, shared pieces: adjoint status bookkeeping (``Status``), accumulation
 lines, constants and small helpers on normalised expressions used by several families.
 """
+import dataclasses
 import os
 import sys
 import types
@@ -11,6 +12,7 @@ import numpy as np
 from ..activity import COMPLEX, NUMERIC, OTHER, REAL, SCALAR
 from ..cleanup import call_args
 from ..codegen import Block, If, Loop, Release, Restore, src
+from ...naming import ADJOINT_PREFIX
 
 NUM, MAYBE = "num", "maybe"
 
@@ -55,9 +57,9 @@ _OWN_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 def _passed_through(expr):
     """The adjoint name expr may return as it is (``b_z``, ``_rt.unbroadcast(b_z, z)``),
     or None."""
-    if expr.startswith("b_") and expr.isidentifier():
+    if expr.startswith(ADJOINT_PREFIX) and expr.isidentifier():
         return expr
-    if expr.startswith("_rt.unbroadcast(b_"):
+    if expr.startswith("_rt.unbroadcast(" + ADJOINT_PREFIX):
         spans = call_args(expr, len("_rt.unbroadcast("))
         if spans and len(spans) == 2 and spans[-1][1] == len(expr) - 1:
             first = expr[spans[0][0]:spans[0][1]].strip()
@@ -396,8 +398,6 @@ def _is_user_class(obj):
     """A class whose construction runs Python code we differentiate."""
     if not isinstance(obj, type):
         return False
-    import dataclasses
-
     return (
         dataclasses.is_dataclass(obj)
         or isinstance(getattr(obj, "__init__", None), types.FunctionType)

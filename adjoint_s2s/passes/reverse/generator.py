@@ -18,7 +18,7 @@ from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR, Queries, re
 from ..codegen import Block, Save, src
 from ... import rules as R
 from ...errors import UnsupportedSyntaxError
-from ...naming import Namer, PAIR_SUFFIX, PULLBACK_SUFFIX
+from ...naming import ADJOINT_PREFIX, PAIR_SUFFIX, PULLBACK_SUFFIX, Namer
 from .common import (
     MAYBE,
     NUM,
@@ -82,7 +82,7 @@ class Generator(Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, Mut
     def adj_name(self, name):
         b = self._adj.get(name)
         if b is None:
-            b = self.namer.fresh("b_" + name)
+            b = self.namer.fresh(ADJOINT_PREFIX + name)
             self._adj[name] = b
         return b
 
@@ -307,7 +307,7 @@ class Generator(Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, Mut
         result = self.result
         st = Status(self)
         ret_active = isinstance(result, gast.Name) and result.id in self.active
-        seed = self.adj_name(result.id) if isinstance(result, gast.Name) else self.namer.fresh("b_result")
+        seed = self.adj_name(result.id) if isinstance(result, gast.Name) else self.namer.fresh(ADJOINT_PREFIX + "result")
         pre = Block()
         if ret_active:
             self._seed_entry(result.id, seed, pre, st)

@@ -26,6 +26,7 @@ from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
 from ..codegen import Restore, src
 from ...errors import shared_write_message
+from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
     _AUG_SYMBOLS,
@@ -231,7 +232,7 @@ class MutationMixin:
         def recipe(st):
             b = st.adj(lst)
             active = isinstance(v, gast.Name) and self.is_active(v)
-            t = self.namer.fresh(f"b_{v.id}_part") if active else "_"
+            t = self.namer.fresh(f"{ADJOINT_PREFIX}{v.id}_part") if active else "_"
             prev = b if st.get(lst) is not None else "None"
             st.line(f"{b}, {t} = _rt.{undo(prev, n)}")
             st.status[lst] = MAYBE
@@ -480,7 +481,7 @@ class MutationMixin:
                     st.status[name] = st.status[v.id] = MAYBE
                     st.added_to.add(bv)
                 else:
-                    t = self.namer.fresh(f"b_{v.id}_part") if self.is_active(v) else "_"
+                    t = self.namer.fresh(f"{ADJOINT_PREFIX}{v.id}_part") if self.is_active(v) else "_"
                     vsrc = src(v) if self.is_active(v) else "None"
                     st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx}, {vsrc})")
                     st.status[name] = MAYBE
