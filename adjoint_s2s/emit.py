@@ -295,19 +295,7 @@ def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
     code = fn.__code__
     node, filename, lines = _source_node(fn)
-    node = source.fresh_copy(node)  # normalisation rewrites the tree: never the cached one
-    if isinstance(node, gast.Lambda):
-        node = gast.FunctionDef(
-            name="<lambda>",
-            args=node.args,
-            body=[gast.Return(value=node.body)],
-            decorator_list=[],
-            returns=None,
-            type_comment=None,
-            type_params=[],
-        )
-        node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
-        node.body[0].end_lineno = node.body[0].lineno
+    node = _as_def(source.fresh_copy(node), code)  # normalisation rewrites the tree: never the cached one
     seen_globals = _RecordingGlobals(fn.__globals__)
     try:
         pair_src, gen, info = transform.pair_source(
@@ -336,6 +324,40 @@ def generate(fn, key):
         + f"    return {pair_name}\n"
     )
     gname = f"<adjoint_s2s: {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name} #{next(_COUNTER)}>"
+    pair_code = _compile(text, gname, pair_name, filename, code)
+    _register_source(gname, text, pair_code)
+    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
+    helper_vals = _helper_values()
+    helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers}
+    entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
+    entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
+    entry.assumed = dict(seen_globals.read)
+    entry.guard = _data_guard(fn.__globals__, entry.assumed)
+    for name in info.static_free:
+        entry.assumed[("cell", name)] = _weak(info.static_free[name])
+    return entry
+
+
+def _as_def(node, code):
+    """A lambda's tree as the tree of ``def <lambda>(...): return body``."""
+    if not isinstance(node, gast.Lambda):
+        return node
+    node = gast.FunctionDef(
+        name="<lambda>",
+        args=node.args,
+        body=[gast.Return(value=node.body)],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
+    node.body[0].end_lineno = node.body[0].lineno
+    return node
+
+
+def _compile(text, gname, pair_name, filename, code):
+    """The code object of the pair function defined in the generated module text."""
     try:
         module_code = compile(text, gname, "exec")
     except SyntaxError as exc:  # pragma: no cover - a bug of ours
@@ -349,20 +371,9 @@ def generate(fn, key):
     ns = {"__builtins__": builtins}
     exec(module_code, ns)
     factory = ns[f"make_{pair_name}"]
-    pair_code = next(
+    return next(
         c for c in factory.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == pair_name
     )
-    _register_source(gname, text, pair_code)
-    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
-    helper_vals = _helper_values()
-    helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers}
-    entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
-    entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
-    entry.assumed = dict(seen_globals.read)
-    entry.guard = _data_guard(fn.__globals__, entry.assumed)
-    for name in info.static_free:
-        entry.assumed[("cell", name)] = _weak(info.static_free[name])
-    return entry
 
 
 def _blame_the_users_call(exc, fn):

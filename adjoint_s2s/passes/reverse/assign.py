@@ -51,41 +51,10 @@ class AssignMixin:
         active = x in self.active
         mark = len(self.saves)
         self.save(x, fwd, depth)
-        rev = None
         if not active or (isinstance(e, gast.Call) and not self.value_active(e)):
-            # a constant here (its name may be active elsewhere)
-            if isinstance(e, gast.Call) and not self.value_active(e):
-                keep = self.read_again(e)
-                call = self.inactive_call(e, keep)
-                fwd.append(f"{x} = {call}")
-                self.take_kept_inactive(call, e, keep, fwd, depth)
-            else:
-                fwd.append(f"{x} = {src(e)}")
-            rev = None
-            if (
-                active
-                and isinstance(e, gast.Call)
-                and isinstance(self.resolve(e.func), type)  # a new object, made from constants
-                and self.kinds.get(x) == OTHER
-                and x in self._attribute_bases()
-            ):
-                rev = self.rev_forget_fields(x)
+            rev = self._assign_inactive(x, e, active, fwd, depth)
         elif isinstance(e, gast.Name):
-            if e.id in self.local_fns:  # f = (a local function): f names it too
-                self.local_fns[x] = self.local_fns[e.id]
-                self.fn_names.setdefault(e.id, {e.id}).add(x)
-            if (
-                getattr(self.cur_stmt, "augmented", False)
-                and x in self.info.params
-                and self.kinds.get(x, OTHER) in (ARRAY, OTHER)
-            ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
-                self.helpers.add("_rt")
-                fwd.append(f"_rt.rebinding({x}, {e.id})")
-                fwd.append(f"{x} = {e.id}")
-                rev = self.rev_taken_copy(x, e.id)
-            else:
-                fwd.append(f"{x} = {e.id}")
-                rev = self.rev_copy(x, e.id)
+            rev = self._assign_name(x, e, fwd)
         elif isinstance(e, gast.BinOp):
             rev = self.binop(x, e, fwd)
         elif isinstance(e, gast.UnaryOp):
@@ -109,6 +78,42 @@ class AssignMixin:
             fwd.append(f"{x} = {src(e)}")
             rev = None
         return self.with_restore(rev, x, self.saves[mark:])
+
+    def _assign_inactive(self, x, e, active, fwd, depth):
+        """``x = e`` with e a constant here (x may be active elsewhere)."""
+        if isinstance(e, gast.Call) and not self.value_active(e):
+            keep = self.read_again(e)
+            call = self.inactive_call(e, keep)
+            fwd.append(f"{x} = {call}")
+            self.take_kept_inactive(call, e, keep, fwd, depth)
+        else:
+            fwd.append(f"{x} = {src(e)}")
+        if (
+            active
+            and isinstance(e, gast.Call)
+            and isinstance(self.resolve(e.func), type)  # a new object, made from constants
+            and self.kinds.get(x) == OTHER
+            and x in self._attribute_bases()
+        ):
+            return self.rev_forget_fields(x)
+        return None
+
+    def _assign_name(self, x, e, fwd):
+        """``x = y``: a copy of the adjoint (y's object, when it is one, has two names)."""
+        if e.id in self.local_fns:  # f = (a local function): f names it too
+            self.local_fns[x] = self.local_fns[e.id]
+            self.fn_names.setdefault(e.id, {e.id}).add(x)
+        if (
+            getattr(self.cur_stmt, "augmented", False)
+            and x in self.info.params
+            and self.kinds.get(x, OTHER) in (ARRAY, OTHER)
+        ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
+            self.helpers.add("_rt")
+            fwd.append(f"_rt.rebinding({x}, {e.id})")
+            fwd.append(f"{x} = {e.id}")
+            return self.rev_taken_copy(x, e.id)
+        fwd.append(f"{x} = {e.id}")
+        return self.rev_copy(x, e.id)
 
     def _attribute_bases(self):
         """Names whose attributes the function reads."""

@@ -267,78 +267,89 @@ class CallsMixin:
             if not any_active:
                 return
             if starred or any(k.arg is None for k in keywords):
-                grads = self.namer.fresh(f"{x}_grads")
-                st.line(f"{grads} = {pbn}({g})")
-                self.helpers.add("_rt")
-                flat = [a for a in args]
-                st.line("# gradients of the unpacked arguments")
-                for i, a in enumerate(flat):
-                    if isinstance(a, gast.Starred):
-                        if self.is_active(a.value):
-                            st.acc(a.value.id, f"_rt.starred_grad({grads}, {i}, {src(a.value)}, {_lens(call)})", False)
-                    elif self.is_active(a):
-                        st.acc(a.id, f"_rt.arg_grad({grads}, {i}, {_lens(call)})", False)
-                for k in keywords:
-                    if self.is_active(k.value):
-                        key = k.arg if k.arg else None
-                        expr = (f"_rt.kw_grad({grads}, {key!r})" if key else
-                                f"_rt.kwargs_grad({grads}, {src(k.value)})")
-                        st.acc(k.value.id, expr, False)
-                return
-            # containers the callee may mutate in place: their tangent after the call
-            # goes to the callee's pullback through the store, the rest comes back
-            movable = []
-            if call is not None and self.may_mutate(call):
-                movable = [
-                    a.id for a in args
-                    if isinstance(a, gast.Name) and a.id in self.active and a.id in self.locals
-                    and self.kinds.get(a.id, OTHER) == OTHER
-                ]
-                fname = args[0].id if args and isinstance(args[0], gast.Name) else None
-                if fname is None and len(args) > 1 and isinstance(args[1], gast.Name):
-                    fn = self.resolve(call.func)  # _rt.call(record, ...) differentiated again
-                    if fn is not None and hashable(fn) and fn in runtime_dispatch():
-                        fname = args[1].id
-                movable += sorted(
-                    n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable
-                )
-            handed = [n for n in movable if st.get(n) is not None]
-            for n in handed:  # a container's tangent goes to the callee; anything else stays
-                b = st.adj(n)
-                st.line(f"{b} = _rt.put_items({n}, {b})")
-                st.status[n] = MAYBE
-            names = []
-            direct = set()
-            seen = set()
-            pending = []
-            for a in args:
-                if isinstance(a, gast.Name) and a.id in self.active:
-                    if st.get(a.id) is None and a.id not in seen and self.kinds.get(a.id) not in SCALAR:
-                        names.append(st.adj(a.id))
-                        direct.add(a.id)
-                    else:
-                        t = self.namer.fresh(f"{ADJOINT_PREFIX}{a.id}_part")
-                        names.append(t)
-                        pending.append((a.id, t))
-                    seen.add(a.id)
-                else:
-                    names.append("_")
-            if keywords:
-                kwn = self.namer.fresh(f"{x}_kwgrads")
-                names.append(kwn)
-            lhs = ", ".join(names) if len(names) > 1 else names[0] + ","
-            st.line(f"{lhs} = {pbn}({g})")
-            for n in direct:
-                st.status[n] = MAYBE
-            for n, t in pending:
-                st.acc(n, t, False)
-            for n in handed:
-                st.acc(n, f"_rt.take_items({n})", False)
-            for k in keywords:
-                if self.is_active(k.value):
-                    st.acc(k.value.id, f"{kwn}.get({k.arg!r})", False)
+                self._rev_unpacked_grads(st, x, pbn, g, args, keywords, call)
+            else:
+                self._rev_grads(st, x, pbn, g, args, keywords, call)
 
         return rev
+
+    def _rev_unpacked_grads(self, st, x, pbn, g, args, keywords, call):
+        """The gradients of a call with ``*args`` or ``**kwargs``, taken apart by the
+        run time along the lengths of what was unpacked."""
+        grads = self.namer.fresh(f"{x}_grads")
+        st.line(f"{grads} = {pbn}({g})")
+        self.helpers.add("_rt")
+        st.line("# gradients of the unpacked arguments")
+        for i, a in enumerate(args):
+            if isinstance(a, gast.Starred):
+                if self.is_active(a.value):
+                    st.acc(a.value.id, f"_rt.starred_grad({grads}, {i}, {src(a.value)}, {_lens(call)})", False)
+            elif self.is_active(a):
+                st.acc(a.id, f"_rt.arg_grad({grads}, {i}, {_lens(call)})", False)
+        for k in keywords:
+            if self.is_active(k.value):
+                key = k.arg if k.arg else None
+                expr = (f"_rt.kw_grad({grads}, {key!r})" if key else
+                        f"_rt.kwargs_grad({grads}, {src(k.value)})")
+                st.acc(k.value.id, expr, False)
+
+    def _movable(self, call, args):
+        """Containers the callee may mutate in place: their tangent after the call goes
+        to the callee's pullback through the store, the rest comes back."""
+        if call is None or not self.may_mutate(call):
+            return []
+        movable = [
+            a.id for a in args
+            if isinstance(a, gast.Name) and a.id in self.active and a.id in self.locals
+            and self.kinds.get(a.id, OTHER) == OTHER
+        ]
+        fname = args[0].id if args and isinstance(args[0], gast.Name) else None
+        if fname is None and len(args) > 1 and isinstance(args[1], gast.Name):
+            fn = self.resolve(call.func)  # _rt.call(record, ...) differentiated again
+            if fn is not None and hashable(fn) and fn in runtime_dispatch():
+                fname = args[1].id
+        movable += sorted(
+            n for n in self.local_fns.get(fname, ()) if n in self.active and n not in movable
+        )
+        return movable
+
+    def _rev_grads(self, st, x, pbn, g, args, keywords, call):
+        """``b_a, b_b_part = x_pullback(b_x)``, then each part added to its adjoint."""
+        handed = [n for n in self._movable(call, args) if st.get(n) is not None]
+        for n in handed:  # a container's tangent goes to the callee; anything else stays
+            b = st.adj(n)
+            st.line(f"{b} = _rt.put_items({n}, {b})")
+            st.status[n] = MAYBE
+        names = []
+        direct = set()
+        seen = set()
+        pending = []
+        for a in args:
+            if isinstance(a, gast.Name) and a.id in self.active:
+                if st.get(a.id) is None and a.id not in seen and self.kinds.get(a.id) not in SCALAR:
+                    names.append(st.adj(a.id))
+                    direct.add(a.id)
+                else:
+                    t = self.namer.fresh(f"{ADJOINT_PREFIX}{a.id}_part")
+                    names.append(t)
+                    pending.append((a.id, t))
+                seen.add(a.id)
+            else:
+                names.append("_")
+        if keywords:
+            kwn = self.namer.fresh(f"{x}_kwgrads")
+            names.append(kwn)
+        lhs = ", ".join(names) if len(names) > 1 else names[0] + ","
+        st.line(f"{lhs} = {pbn}({g})")
+        for n in direct:
+            st.status[n] = MAYBE
+        for n, t in pending:
+            st.acc(n, t, False)
+        for n in handed:
+            st.acc(n, f"_rt.take_items({n})", False)
+        for k in keywords:
+            if self.is_active(k.value):
+                st.acc(k.value.id, f"{kwn}.get({k.arg!r})", False)
 
     def expr_stmt(self, e, fwd, depth):
         if not isinstance(e, gast.Call):

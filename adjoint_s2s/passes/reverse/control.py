@@ -145,25 +145,8 @@ class ControlMixin:
             fwd.append(init)
         counter = self.fresh_local(hint, fwd, depth)
         fwd.append(f"{counter} = 0")
-        target_rev = None
         body_fwd = Block()
-        if isinstance(s, gast.For):
-            it = s.iter
-            target = s.target.id
-            seq = None
-            if self.is_active(it) and target in self.active:
-                self.helpers.add("_rt")
-                seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
-                fwd.append(f"{seq} = _rt.seq({src(it)})")
-            item = self.namer.fresh(f"{target}_")
-            outer_saves = self.saves[mark:]
-            tsave = self.save(target, body_fwd, depth + 1)
-            header = C.ForHeader(target, item, seq or src(it), tsave)
-            body_fwd.append(C.Copy(header))
-            target_rev = (target, seq, tsave)
-        else:
-            header = "while True"
-            outer_saves = self.saves[mark:]
+        header, outer_saves, target_rev = self._loop_header(s, fwd, body_fwd, depth, mark)
         body_fwd.append(f"{counter} += 1")
         # the body runs again after itself: a name it binds is not surely the same object
         # as another name at its start (`s3 = s2` before the loop, `s3 = ...` in it)
@@ -177,55 +160,80 @@ class ControlMixin:
         body_fwd.extend(inner)
         init.loop = Loop(header, body_fwd)
         fwd.append(init.loop)
+        return lambda st: self._rev_loop(st, s, rb, counter, target_rev, outer_saves)
 
-        def recipe(st):
-            k = self.namer.fresh("k")
-            pre_status = st.snapshot()
-            entry = dict(pre_status)
-            out = st.out
-            for _ in range(4):
-                body = Block()
-                st.out = body
-                st.status = dict(entry)
-                self.run(rb, st)
-                if target_rev is not None:
-                    target, seq, tsave = target_rev
-                    if seq is not None and st.get(target) is not None:
-                        b = st.adj(seq)
-                        prev = b if st.get(seq) is not None else "None"
-                        st.line(f"{b} = _rt.item_grad({prev}, {seq}, {k}, {st.adj(target)})")
-                        st.status[seq] = MAYBE
-                    st.consume(target)
-                    body.append(Restore(tsave))
-                end = st.snapshot()
-                joined = _join_status(entry, end, self)
-                if joined == entry:
-                    break
-                entry = joined
-            for name in sorted(entry):
-                if end.get(name) is None:
-                    body.append(st.zero_line(name)[0])
-            for name in sorted(entry):
-                if pre_status.get(name) is None:
-                    out.append(st.zero_line(name)[0])
-            uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
-            rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
-            var = k if uses_k else self._throwaway()
-            out.append(Loop(f"for {var} in {rng}", body))
-            st.out = out
+    def _loop_header(self, s, fwd, body_fwd, depth, mark):
+        """(the loop's header, the saves before the loop, (target, seq, its save) of a
+        for loop). An active sequence is read through ``_rt.seq``, so that the items'
+        gradients can go back into it."""
+        if not isinstance(s, gast.For):
+            return "while True", self.saves[mark:], None
+        it = s.iter
+        target = s.target.id
+        seq = None
+        if self.is_active(it) and target in self.active:
+            self.helpers.add("_rt")
+            seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
+            fwd.append(f"{seq} = _rt.seq({src(it)})")
+        item = self.namer.fresh(f"{target}_")
+        outer_saves = self.saves[mark:]
+        tsave = self.save(target, body_fwd, depth + 1)
+        header = C.ForHeader(target, item, seq or src(it), tsave)
+        body_fwd.append(C.Copy(header))
+        return header, outer_saves, (target, seq, tsave)
+
+    def _rev_loop(self, st, s, rb, counter, target_rev, outer_saves):
+        """The reversed loop: the reversed body, run counter times."""
+        k = self.namer.fresh("k")
+        pre_status = st.snapshot()
+        out = st.out
+        body, entry, end = self._rev_loop_body(st, rb, k, target_rev, dict(pre_status))
+        for name in sorted(entry):
+            if end.get(name) is None:
+                body.append(st.zero_line(name)[0])
+        for name in sorted(entry):
+            if pre_status.get(name) is None:
+                out.append(st.zero_line(name)[0])
+        uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
+        rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
+        var = k if uses_k else self._throwaway()
+        out.append(Loop(f"for {var} in {rng}", body))
+        st.out = out
+        st.status = dict(entry)
+        if target_rev is not None and target_rev[1] is not None and st.get(target_rev[1]) is not None:
+            # seq = _rt.seq(it): the gradient of the sequence is the iterable's
+            seq = target_rev[1]
+            g_seq = st.adj(seq)
+            if self.kind_of(s.iter) == OTHER:  # a dict's keys give it no gradient
+                g_seq = f"_rt.seq_adjoint({s.iter.id}, {g_seq})"
+            st.acc(s.iter.id, g_seq, False)
+            st.consume(seq)
+        for sv in reversed(outer_saves):
+            out.append(Restore(sv))
+
+    def _rev_loop_body(self, st, rb, k, target_rev, entry):
+        """The reversed body, generated again until the adjoints' status at its start is
+        the same as at its end (at most four times): (body, entry status, end status)."""
+        for _ in range(4):
+            body = Block()
+            st.out = body
             st.status = dict(entry)
-            if target_rev is not None and target_rev[1] is not None and st.get(target_rev[1]) is not None:
-                # seq = _rt.seq(it): the gradient of the sequence is the iterable's
-                seq = target_rev[1]
-                g_seq = st.adj(seq)
-                if self.kind_of(s.iter) == OTHER:  # a dict's keys give it no gradient
-                    g_seq = f"_rt.seq_adjoint({s.iter.id}, {g_seq})"
-                st.acc(s.iter.id, g_seq, False)
-                st.consume(seq)
-            for sv in reversed(outer_saves):
-                out.append(Restore(sv))
-
-        return recipe
+            self.run(rb, st)
+            if target_rev is not None:
+                target, seq, tsave = target_rev
+                if seq is not None and st.get(target) is not None:
+                    b = st.adj(seq)
+                    prev = b if st.get(seq) is not None else "None"
+                    st.line(f"{b} = _rt.item_grad({prev}, {seq}, {k}, {st.adj(target)})")
+                    st.status[seq] = MAYBE
+                st.consume(target)
+                body.append(Restore(tsave))
+            end = st.snapshot()
+            joined = _join_status(entry, end, self)
+            if joined == entry:
+                break
+            entry = joined
+        return body, entry, end
 
     def _throwaway(self):
         """The loop variable of a reversed loop that does not need its index."""

@@ -466,31 +466,32 @@ class MutationMixin:
         how = "setitem_arg" if arg else "setitem"
         fwd.append(f"{name} = _rt.{how}({name}, {idx}, {src(v)})")
 
-        def recipe(st):
-            if arg:  # the caller's gradient of the written container, if it took it
-                st.acc(name, f"_rt.take_items({name})", False)
-            if st.get(name) is not None:
-                b = st.adj(name)
-                if (
-                    self.is_active(v)
-                    and st.get(v.id) is not None
-                    and self.kinds.get(v.id, OTHER) not in SCALAR
-                ):  # v's adjoint is added to: the row goes straight into it
-                    bv = st.adj(v.id)
-                    st.line(f"{b}, {bv} = _rt.setitem_grad_acc({b}, {name}, {idx}, {src(v)}, {bv})")
-                    st.status[name] = st.status[v.id] = MAYBE
-                    st.added_to.add(bv)
-                else:
-                    t = self.namer.fresh(f"{ADJOINT_PREFIX}{v.id}_part") if self.is_active(v) else "_"
-                    vsrc = src(v) if self.is_active(v) else "None"
-                    st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx}, {vsrc})")
-                    st.status[name] = MAYBE
-                    if self.is_active(v):
-                        st.acc(v.id, t, False)
-            for sv in reversed(saves):
-                st.out.append(Restore(sv))
+        return lambda st: self._rev_setitem(st, name, idx, v, arg, saves)
 
-        return recipe
+    def _rev_setitem(self, st, name, idx, v, arg, saves):
+        """The adjoint of ``name[idx] = v``: the written part goes to v, the rest stays."""
+        if arg:  # the caller's gradient of the written container, if it took it
+            st.acc(name, f"_rt.take_items({name})", False)
+        if st.get(name) is not None:
+            b = st.adj(name)
+            if (
+                self.is_active(v)
+                and st.get(v.id) is not None
+                and self.kinds.get(v.id, OTHER) not in SCALAR
+            ):  # v's adjoint is added to: the row goes straight into it
+                bv = st.adj(v.id)
+                st.line(f"{b}, {bv} = _rt.setitem_grad_acc({b}, {name}, {idx}, {src(v)}, {bv})")
+                st.status[name] = st.status[v.id] = MAYBE
+                st.added_to.add(bv)
+            else:
+                t = self.namer.fresh(f"{ADJOINT_PREFIX}{v.id}_part") if self.is_active(v) else "_"
+                vsrc = src(v) if self.is_active(v) else "None"
+                st.line(f"{b}, {t} = _rt.setitem_grad({b}, {name}, {idx}, {vsrc})")
+                st.status[name] = MAYBE
+                if self.is_active(v):
+                    st.acc(v.id, t, False)
+        for sv in reversed(saves):
+            st.out.append(Restore(sv))
 
     def setattr_(self, tgt, v, fwd, depth):
         """obj.attr = v mutates obj; v's gradient is what later reads of the field left."""
