@@ -11,26 +11,34 @@ saves, the locals) and writes nothing back: ``plan`` returns a ``Plan`` whose
 ``forward`` and ``backward`` methods say what each marker renders as, and ``render``
 writes the lines. Fresh names for the saved copies come from the pass's ``Namer``.
 
-Before (``def f(x): y = x * x; y = y * x; return y``: ``y`` is overwritten and the
-second adjoint reads its old value)::
+Before (``def f(x): y = x * 2.0; y = y * x; return y``: ``y`` is overwritten, and the
+adjoint of the second assignment reads its old value)::
 
-    # y = x * x                      # forward
-    y = x * x
+    y = x * 2.0                      # forward
+    mul = y * x
     <Save y>
-    y = y * x
+    y = mul
     ...
-    b_y_1 = b_y * x                  # pullback
+    b_mul = b_y                      # pullback
     <Restore y>
-    ...
+    b_y = b_mul * x
+    b_x = b_mul * y
 
 After::
 
-    y = x * x
-    y_saved = y
-    y = y * x
+    y = x * 2.0
+    mul = y * x
+    y_saved_1 = y
+    y = mul
     ...
-    b_y_1 = b_y * x
-    y = y_saved
+    b_mul = b_y
+    y = y_saved_1
+    b_y = b_mul * x
+    b_x = b_mul * y
+
+Inside a loop the same Save is ``_tape.append(y)`` and the Restore
+``_pos -= 1; y = _tape[_pos]``. A value overwritten but never read by the pullback
+(``y = x + 1.0; y = x * 3.0``) is not saved at all.
 """
 from . import codegen as C
 from .cleanup import blank_shape_reads, fix_empty_blocks, names_read
