@@ -454,8 +454,7 @@ class Activity(Queries):
             locals_.update(stmt_targets(s))
         self.locals = locals_
         self.live_after = MappingProxyType(live_after(fn_node.body))
-        self.range_names = self._range_names()
-        self.captures = self._captures()
+        self._range = self._caps = None  # computed when first asked for
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
@@ -464,6 +463,7 @@ class Activity(Queries):
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
         self.active = frozenset(self.active)
+        self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
     def infer_kinds(self):
         for _ in range(6):
@@ -484,6 +484,20 @@ class Activity(Queries):
                         self.kinds[n] = CONST
             if self.kinds == before:
                 break
+
+    @property
+    def range_names(self):
+        """Names bound to ``range(...)``: iterating over one gives numbers."""
+        if self._range is None:
+            self._range = self._range_names()
+        return self._range
+
+    @property
+    def captures(self):
+        """Local def/lambda name -> the names it captures."""
+        if self._caps is None:
+            self._caps = self._captures()
+        return self._caps
 
     def _range_names(self):
         """Names bound to ``range(...)``: iterating over one gives numbers."""

@@ -66,10 +66,9 @@ class Generator(Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, Mut
         self.saves = []
         # the reverse pass adds its temporaries to copies of the analysis' results
         self.locals = set(facts.locals)
-        self._reads_cache = {}
+        self._reads_cache = facts.reads_memo  # names each expression reads: a memo of the tree
         self.live_after = dict(facts.live_after)
-        self.range_names = facts.range_names
-        self.captures = facts.captures
+        self.facts = facts
         self.live = frozenset()  # names read after the statement being generated
         self.aliases = {}  # name -> names bound to the same object or a view of it (z = y)
         self.maybe_views = set()  # names bound by z = y[i]: a view of a row, or a number
@@ -77,6 +76,10 @@ class Generator(Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, Mut
         self.field_of = {}  # name -> (obj, attr): bound by name = obj.attr, on every path
         self.kinds = dict(facts.kinds)
         self.active = set(facts.active)
+
+    @property
+    def range_names(self):
+        return self.facts.range_names
 
     # ----- names ---------------------------------------------------------------------
     def adj_name(self, name):
