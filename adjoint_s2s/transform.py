@@ -40,7 +40,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved):
 def function_info(fn, node, filename, globals_):
     """What the passes know about fn besides its tree: names, globals, captured modules."""
     code = fn.__code__
-    info = activity.FunctionInfo(code.co_name, node, filename, globals_, code.co_freevars, code.co_cellvars)
+    info = FunctionInfo(code.co_name, node, filename, globals_, code.co_freevars, code.co_cellvars)
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         try:
             value = cell.cell_contents
@@ -49,6 +49,36 @@ def function_info(fn, node, filename, globals_):
         if isinstance(value, types.ModuleType):
             info.static_free[name] = value
     return info
+
+
+class FunctionInfo:
+    """What the reverse pass needs to know about the function it transforms."""
+
+    def __init__(self, name, node, filename, globals_, freevars, cellvars, line_offset=0):
+        self.name = name
+        self.node = node
+        self.filename = filename
+        self.globals = globals_
+        self.freevars = tuple(freevars)
+        self.cellvars = set(cellvars)
+        self.line_offset = line_offset
+        self.static_free = {}  # captured variables holding modules: resolved like globals
+        a = node.args
+        self.posonly = [p.id for p in a.posonlyargs]
+        self.positional = [p.id for p in a.posonlyargs + a.args]
+        self.vararg = a.vararg.id if a.vararg else None
+        self.kwonly = [p.id for p in a.kwonlyargs]
+        self.kwarg = a.kwarg.id if a.kwarg else None
+
+    @property
+    def params(self):
+        out = list(self.positional)
+        if self.vararg:
+            out.append(self.vararg)
+        out += self.kwonly
+        if self.kwarg:
+            out.append(self.kwarg)
+        return out
 
 
 def _split_key(fn, key):

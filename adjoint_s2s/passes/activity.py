@@ -130,36 +130,6 @@ def const_kind(v):
     return OTHER
 
 
-class FunctionInfo:
-    """What the reverse pass needs to know about the function it transforms."""
-
-    def __init__(self, name, node, filename, globals_, freevars, cellvars, line_offset=0):
-        self.name = name
-        self.node = node
-        self.filename = filename
-        self.globals = globals_
-        self.freevars = tuple(freevars)
-        self.cellvars = set(cellvars)
-        self.line_offset = line_offset
-        self.static_free = {}  # captured variables holding modules: resolved like globals
-        a = node.args
-        self.posonly = [p.id for p in a.posonlyargs]
-        self.positional = [p.id for p in a.posonlyargs + a.args]
-        self.vararg = a.vararg.id if a.vararg else None
-        self.kwonly = [p.id for p in a.kwonlyargs]
-        self.kwarg = a.kwarg.id if a.kwarg else None
-
-    @property
-    def params(self):
-        out = list(self.positional)
-        if self.vararg:
-            out.append(self.vararg)
-        out += self.kwonly
-        if self.kwarg:
-            out.append(self.kwarg)
-        return out
-
-
 def _loads(node):
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 

@@ -1,5 +1,9 @@
 """Normalise a function into the small set of statement shapes the reverse pass knows.
 
+The second pass: it rewrites the function's tree in place (a private copy), taking
+fresh names from the ``Namer`` it is given; it reads the names that resolve statically
+(modules, classes) and nothing of the kinds or the activity.
+
 Before::
 
     def f(x, y):
