@@ -9,12 +9,15 @@ naming convention of ``naming.py``.
 
 The rewrites of the pullback (``clean_pullback``):
 
+* round trips: ``b_b = b_a`` after ``b_a = b_b`` in the same block, neither bound again
+  in between, does nothing and is dropped;
 * copy propagation: ``b_a = b_b`` at the top level, when neither is assigned again, is
   dropped and ``b_b`` read in place of ``b_a``;
 * single-use folding: ``b_t = E`` read by exactly one later top-level line is folded into
   it, when nothing E reads changes in between;
 * ``b_x = b_x + (-b_y) * r`` becomes ``b_x = b_x - b_y * r`` for real adjoints;
-* ``(b_x * y) * z`` loses its parentheses.
+* ``(b_x * y) * z`` loses its parentheses;
+* a heading comment (the primal line an adjoint comes from) with no code under it goes.
 
 Of the forward pass (``fold_pure_temps``): a temporary of pure scalar arithmetic that the
 pullback does not read is folded back into the one line that reads it.
@@ -87,8 +90,61 @@ def clean_pullback(lines, seed, primal, real_adjoints):
     """The pullback's body lines, rewritten: copies propagated, single uses folded, sums
     of negated terms written as differences. primal: names of primal values (never
     propagated or folded: a user's ``b_q`` is restored, not copied)."""
+    lines = _drop_round_trips(lines, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
-    return [_subtract_negated(line, real_adjoints) for line in lines]
+    return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
+
+
+_ANY_COPY = re.compile(rf"^(\s*)({_B}\w+) = ({_B}\w+)$")
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def _drop_round_trips(lines, primal):
+    """Drop ``b_b = b_a`` when ``b_a = b_b`` came before it in the same block and neither
+    name was bound again in between: both names already hold the same object, so the
+    second copy does nothing. (The first copy then often goes too: see
+    ``_propagate_copies``.) Never for primal names that look like adjoints."""
+    drop = set()
+    for i, line in enumerate(lines):
+        m = _ANY_COPY.match(line)
+        if not m or i in drop or m.group(2) in primal or m.group(3) in primal:
+            continue
+        ind, a, b = m.group(1), m.group(2), m.group(3)
+        for j in range(i + 1, len(lines)):
+            later = lines[j]
+            if not later.strip() or later.lstrip().startswith("#") and _indent(later) == len(ind):
+                continue
+            if _indent(later) != len(ind) or later.rstrip().endswith(":"):
+                break  # another block: left alone
+            if later == f"{ind}{b} = {a}":
+                drop.add(j)
+                break
+            targets = _TARGETS.match(later)
+            if targets and {a, b} & {t.strip() for t in targets.group(1).split(",")}:
+                break
+    return [line for i, line in enumerate(lines) if i not in drop] if drop else lines
+
+
+def _drop_empty_headings(lines):
+    """Drop a heading comment (``# y = x``, the primal line an adjoint comes from) that
+    no code follows: the next line is another heading at its level or above, the end of
+    its block, or the return."""
+    out = []
+    for line in reversed(lines):
+        if line.lstrip().startswith("#"):
+            nxt = next((x for x in reversed(out) if x.strip()), None)
+            if (
+                nxt is None
+                or _indent(nxt) < _indent(line)
+                or _indent(nxt) == _indent(line) and (nxt.lstrip().startswith(("#", "return ")))
+            ):
+                continue
+        out.append(line)
+    out.reverse()
+    return out
 
 
 _TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
@@ -195,8 +251,9 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
                     lhs, rhs = later.split(" = ", 1)
                     if name in lhs or rhs.count(name) != 1:
                         break
+                    value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
                     lines = lines[:i] + lines[i + 1 : j] + [
-                        lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", f"({expr})", rhs)
+                        lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", value, rhs)
                     ] + lines[j + 1 :]
                     # every other name keeps its count; go on from the line after the
                     # removed one (another pass catches folds this one made possible)

@@ -50,3 +50,28 @@ def test_patterns_follow_the_naming_convention():
     assert ADJOINT_PREFIX == "b_"
     lines = [f"{ADJOINT_PREFIX}a = {SEED}", f"return (None, {ADJOINT_PREFIX}a)"]
     assert clean_pullback(lines, SEED, set(), set()) == [f"return (None, {SEED})"]
+
+
+def test_round_trip_copy_back_is_dropped():
+    lines = ["b_add = b_acc", "acc = acc_saved_1", "b_acc = b_add", "b_y = b_y + b_add",
+             "return (None, b_acc, b_y)"]
+    assert clean_pullback(lines, SEED, {"acc", "acc_saved_1"}, set()) == [
+        "acc = acc_saved_1", "b_y = b_y + b_acc", "return (None, b_acc, b_y)"]
+
+
+def test_round_trip_is_kept_when_a_name_is_bound_in_between():
+    lines = ["    b_add = b_acc", "    b_acc = b_acc * 2.0", "    b_acc = b_add", "    b_y = b_add * b_acc"]
+    assert clean_pullback(lines, SEED, set(), set()) == lines
+
+
+def test_heading_comment_with_no_code_under_it_is_dropped():
+    lines = ["# y = y * x", "b_x = b_y * y", "# y = x", "return (None, b_x)"]
+    assert clean_pullback(lines, SEED, set(), set()) == ["# y = y * x", "b_x = b_y * y", "return (None, b_x)"]
+    nested = ["for _ in range(n_i):", "    # if c:", "    # s = s + x", "    b_x = b_x + b_s"]
+    assert clean_pullback(nested, SEED, set(), set()) == [
+        "for _ in range(n_i):", "    # s = s + x", "    b_x = b_x + b_s"]
+
+
+def test_a_name_folded_into_its_use_gets_no_parentheses():
+    assert clean_pullback(["b_t = b_y", "b_x = b_t / 2.0", "return (None, b_x)"], SEED, set(), set()) == [
+        "b_x = b_y / 2.0", "return (None, b_x)"]
