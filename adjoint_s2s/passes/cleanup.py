@@ -133,16 +133,18 @@ def _drop_empty_headings(lines):
     no code follows: the next line is another heading at its level or above, the end of
     its block, or the return."""
     out = []
-    for line in reversed(lines):
-        if line.lstrip().startswith("#"):
-            nxt = next((x for x in reversed(out) if x.strip()), None)
-            if (
-                nxt is None
-                or _indent(nxt) < _indent(line)
-                or _indent(nxt) == _indent(line) and (nxt.lstrip().startswith(("#", "return ")))
-            ):
-                continue
+    nxt_indent, nxt_closes = -1, True  # the line after: its indentation, and whether it
+    for line in reversed(lines):  # is a heading or the return (-1: the end)
+        body = line.lstrip()
+        if not body:
+            out.append(line)
+            continue
+        indent = len(line) - len(body)
+        heading = body[0] == "#"
+        if heading and (nxt_indent < indent or nxt_indent == indent and nxt_closes):
+            continue
         out.append(line)
+        nxt_indent, nxt_closes = indent, heading or body.startswith("return ")
     out.reverse()
     return out
 
