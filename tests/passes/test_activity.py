@@ -10,7 +10,7 @@ def loop_with_label(x, n):
     s = 0.0
     for i in range(n):
         s = s + x * i
-    label = f"{s:.2f}"
+    label = f"{s:.2f}"  # noqa: F841 (a string: its kind is tested)
     return s
 
 
@@ -20,7 +20,7 @@ def length_only(xs, y):
 
 
 def array_reads(a, x):
-    m = a.shape
+    m = a.shape  # noqa: F841 (inactive: tested)
     return a * x
 
 
