@@ -39,8 +39,14 @@ How it works:
   sees the value it had. Which names need this is decided after the pullback is
   generated, from the names it reads.
 * Loops record their trip count; the pullback runs the reversed body that many times.
+
+The package: ``generator.py`` drives; ``assign``, ``operators``, ``calls``, ``data``,
+``mutation`` and ``control`` hold one statement family each (mixins of ``Generator``);
+``common.py`` the adjoint bookkeeping (``Status``) and shared helpers. The pass reads the
+normalised tree and the ``Activity`` of ``passes/activity.py``; it writes no tree, only
+a ``Draft`` (``passes/codegen.py``) for the tape planning.
 """
-from .generator import Generator
 from .common import Status
+from .generator import Generator
 
 __all__ = ["Generator", "Status"]

@@ -24,8 +24,6 @@ _MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "update", "s
                      "add", "discard", "clear", "sort", "reverse", "fill", "__setitem__"}
 
 
-
-
 # contributions that are zero but at a few positions: added into the accumulator there
 _SCATTERING = {
     "_rt.getitem_grad(": "_rt.acc_getitem_grad(",

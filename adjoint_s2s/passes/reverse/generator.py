@@ -31,14 +31,16 @@ from .common import (
     _tuple_src,
 )
 from .assign import AssignMixin
-from .operators import OperatorsMixin
 from .calls import CallsMixin
+from .control import ControlMixin
 from .data import DataMixin
 from .mutation import MutationMixin
-from .control import ControlMixin
+from .operators import OperatorsMixin
 
 
-class Generator(Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, MutationMixin, ControlMixin):
+class Generator(
+    Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, MutationMixin, ControlMixin
+):
     """The reverse pass over one normalised function (see the package docstring)."""
 
     def __init__(self, fn_node, info, facts, source_lines, taken=None):
