@@ -120,7 +120,7 @@ def _same_fact(fact, value):
     return value is not _MISSING and fact() is value
 
 
-def _data_guard(g, assumed):
+def _data_guard(assumed):
     """The globals holding data (numbers, arrays, containers) whose kind the code assumed:
     a module may rebind them (`C = 2.0`, later `C = np.ones(3)`) after its functions ran,
     so every call checks them (a type and a dtype each) before reusing the code."""
@@ -332,7 +332,7 @@ def generate(fn, key):
     entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)
-    entry.guard = _data_guard(fn.__globals__, entry.assumed)
+    entry.guard = _data_guard(entry.assumed)
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry

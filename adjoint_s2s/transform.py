@@ -30,7 +30,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved):
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
     info = function_info(fn, node, filename, globals_)
     facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
-    rev = reverse.Generator(node, info, facts, lines, taken=namer.taken)
+    rev = reverse.Generator(node, info, facts, taken=namer.taken)
     draft = rev.generate()
     plan = tape.plan(draft, rev.namer)
     fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))

@@ -154,7 +154,7 @@ def _restorable(draft, overwritten, shape_kept):
         probe = []
         C.render(draft.body, 0, probe_marker, probe)
         probe = [blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
-        read = names_read(fix_empty_blocks(probe), draft.locals)
+        read = names_read(fix_empty_blocks(probe))
         needed = read & (draft.locals | set(draft.params_names))
         new = {n for n in needed if n in overwritten}
         if new == restorable:

@@ -35,7 +35,7 @@ def drafted(fn, *kinds):
     """(the reverse pass, its Draft) for argument kinds."""
     node, info, user_names, namer, lines = normalised(fn)
     facts = activity.analyse(node, info, kinds, (), user_names | set(fn.__code__.co_varnames))
-    rev = reverse.Generator(node, info, facts, lines, taken=namer.taken)
+    rev = reverse.Generator(node, info, facts, taken=namer.taken)
     return rev, rev.generate()
 
 

@@ -43,7 +43,7 @@ def test_forward_temporary_folds_back_into_its_reader():
 def test_empty_block_gets_pass_and_names_ignore_comments_and_strings():
     assert fix_empty_blocks(["if c:", "    # only a comment", "x = 1"]) == [
         "if c:", "    pass", "    # only a comment", "x = 1"]
-    assert names_read(["a = b + f('c')  # d"], set()) == {"a", "b", "f"}
+    assert names_read(["a = b + f('c')  # d"]) == {"a", "b", "f"}
 
 
 def test_patterns_follow_the_naming_convention():

@@ -140,7 +140,7 @@ class CallsMixin:
             fwd.append(
                 f"{x}, {pbn} = _rt.{how}{src(base)}, {func.attr!r}{_args_src(e, lead=True)})"
             )
-            return self.rev_call_pullback(x, pbn, [base] + list(e.args), with_df=False, call=e)
+            return self.rev_call_pullback(x, pbn, [base] + list(e.args), call=e)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         keep = self._kept_arguments(x, e)
@@ -148,7 +148,7 @@ class CallsMixin:
             fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
         else:
             fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
-        rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), with_df=True, call=e)
+        rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), call=e)
         return self.take_kept(keep, e, rev, fwd)
 
     def take_kept(self, keep, e, rev, fwd):
@@ -249,7 +249,7 @@ class CallsMixin:
 
         return rev
 
-    def rev_call_pullback(self, x, pbn, args, with_df, call=None):
+    def rev_call_pullback(self, x, pbn, args, call=None):
         """b_args from a run-time pullback: grads = x_pullback(b_x)."""
         keywords = list(call.keywords) if call is not None else []
         starred = call is not None and _has_starred(call)

@@ -296,7 +296,7 @@ def _join_status(a, b, gen):
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _contribution(g, d, cls, k, res_kind, operand):
+def _contribution(g, d, cls, k, operand):
     """The adjoint contribution g * partial for an operand of kind k."""
     if cls == "real":
         if d == "1":

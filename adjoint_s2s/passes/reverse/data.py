@@ -117,7 +117,7 @@ class DataMixin:
         keys = "".join(", " + C.index_value_src(v) for v in elts)
         fwd.append(f"{x}, {pbn} = _rt.call(_rt.index_get, {src(e.value)}, {isinstance(sl, gast.Tuple)}{keys})")
         none = gast.Constant(value=None, kind=None)
-        return self.rev_call_pullback(x, pbn, [none, e.value, none] + elts, with_df=True)
+        return self.rev_call_pullback(x, pbn, [none, e.value, none] + elts)
 
     def display(self, x, e, fwd):
         elts = e.elts

@@ -43,10 +43,9 @@ class Generator(
 ):
     """The reverse pass over one normalised function (see the package docstring)."""
 
-    def __init__(self, fn_node, info, facts, source_lines, taken=None):
+    def __init__(self, fn_node, info, facts, taken=None):
         self.fn = fn_node
         self.info = info
-        self.source_lines = source_lines
         self.deps = {}  # objects resolved statically -> their rule version
         self.helpers = set()  # helper modules the generated code uses (_rt, math, ...)
         if taken is None:  # (emit passes the names the normaliser already knows)

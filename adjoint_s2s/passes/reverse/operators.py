@@ -73,7 +73,7 @@ class OperatorsMixin:
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         inplace = ", True" if getattr(e, "augmented", False) else ""
         fwd.append(f"{x}, {pbn} = _rt.binop({opname!r}, {src(a)}, {src(b)}{inplace})")
-        return self.rev_call_pullback(x, pbn, [a, b], with_df=False)
+        return self.rev_call_pullback(x, pbn, [a, b])
 
     def unaryop(self, x, e, fwd):
         a = e.operand
@@ -83,7 +83,7 @@ class OperatorsMixin:
             fwd.pop()
             pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
             fwd.append(f"{x}, {pbn} = _rt.unop('Invert', {src(a)})")
-            return self.rev_call_pullback(x, pbn, [a], with_df=False)
+            return self.rev_call_pullback(x, pbn, [a])
         if isinstance(e.op, (gast.Not, gast.Invert)):
             return None
         k = self.kind_of(a)
@@ -96,7 +96,7 @@ class OperatorsMixin:
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         opname = "USub" if partial == "-1" else "UAdd"
         fwd.append(f"{x}, {pbn} = _rt.unop({opname!r}, {src(a)})")
-        return self.rev_call_pullback(x, pbn, [a], with_df=False)
+        return self.rev_call_pullback(x, pbn, [a])
 
     def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None):
         """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template."""
@@ -119,7 +119,6 @@ class OperatorsMixin:
         mapping = {p: src(v) for p, v in args}
         mapping.update(extra or {})
         mapping["ans"] = x
-        res_kind = self.kinds.get(x, OTHER)
 
         def rev(st):
             def body(g, num):
@@ -142,7 +141,7 @@ class OperatorsMixin:
                         continue
                     d = R.fill(partial, mapping)
                     self.note_helpers(d)
-                    expr = _contribution(g, d, cls, k, res_kind, src(v))
+                    expr = _contribution(g, d, cls, k, src(v))
                     if "_rt." in expr:
                         self.helpers.add("_rt")
                     st.acc(v.id, expr, num)
