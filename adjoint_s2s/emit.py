@@ -34,11 +34,10 @@ import gast
 import numpy as np
 
 from . import rules as R
-from .errors import AdjointError, UnsupportedSyntaxError
-from .naming import Namer
-from .passes import anf, check, sparse
+from . import adapters, runtime, source, transform
+from .errors import AdjointError, UnsupportedSyntaxError, short_name
 from .kinds import OTHER, cache_key
-from .passes.reverse import FunctionInfo, Generator, _tokens
+from .passes.cleanup import tokens as _tokens
 from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _parse_template)
@@ -121,7 +120,7 @@ def _same_fact(fact, value):
     return value is not _MISSING and fact() is value
 
 
-def _data_guard(g, assumed):
+def _data_guard(assumed):
     """The globals holding data (numbers, arrays, containers) whose kind the code assumed:
     a module may rebind them (`C = 2.0`, later `C = np.ones(3)`) after its functions ran,
     so every call checks them (a type and a dtype each) before reusing the code."""
@@ -219,12 +218,10 @@ def refresh():
     needed after a new rule). Generated code still running keeps its lines in linecache."""
     _CACHE.clear()
     R.EPOCH[0] += 1
-    from .runtime import _LIBRARY_FILES, forget_pairs
-    from .source import forget_sources
 
-    _LIBRARY_FILES.clear()
-    forget_pairs()
-    forget_sources()
+    runtime._LIBRARY_FILES.clear()
+    runtime.forget_pairs()
+    source.forget_sources()
     gc_generated()
     for memo in _MEMOS:  # bounded memo tables of the passes
         memo.cache_clear()
@@ -268,90 +265,19 @@ def gc_generated():
 
 
 def _helper_values():
-    from . import runtime
-
     return {"_rt": runtime, "math": math, "cmath": cmath, "np": np, "operator": operator}
-
-
-def _static_names(fn, names):
-    """The names among `names` that fn reads from outside (a captured variable, a global,
-    a builtin) and that hold a module or a class now: `np.linalg.norm(x)` names a callee,
-    where `A.T.sum()` (A a parameter) calls a method of a value."""
-    code = fn.__code__
-    local = set(code.co_varnames) | set(code.co_cellvars)
-    cells = {}
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-        try:
-            cells[name] = cell.cell_contents
-        except ValueError:
-            pass
-    g = fn.__globals__
-    bi = g.get("__builtins__", builtins)
-    bi = bi if isinstance(bi, dict) else vars(bi)
-    out = set()
-    for name in names:
-        if name in local:
-            continue
-        if name in cells:
-            value = cells[name]
-        elif name in code.co_freevars:
-            continue
-        elif name in g:
-            value = g[name]
-        else:
-            value = bi.get(name)
-        if isinstance(value, (types.ModuleType, type)):
-            out.add(name)
-    return out
 
 
 def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
     code = fn.__code__
     node, filename, lines = _source_node(fn)
-    from .source import fresh_copy
-
-    node = fresh_copy(node)  # normalisation rewrites the tree: never the cached one
-    if isinstance(node, gast.Lambda):
-        node = gast.FunctionDef(
-            name="<lambda>",
-            args=node.args,
-            body=[gast.Return(value=node.body)],
-            decorator_list=[],
-            returns=None,
-            type_comment=None,
-            type_params=[],
-        )
-        node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
-        node.body[0].end_lineno = node.body[0].lineno
+    node = _as_def(source.fresh_copy(node), code)  # normalisation rewrites the tree: never the cached one
+    seen_globals = _RecordingGlobals(fn.__globals__)
     try:
-        check.check(node, filename)
-    except AdjointError as exc:
-        _blame_the_users_call(exc, fn)
-        raise
-    user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-    taken = user_names | set(code.co_freevars) | set(_helper_values())
-    namer = Namer(taken)
-    try:
-        anf.normalize(node, namer, filename, lines, static_names=_static_names(fn, user_names))
-        seen_globals = _RecordingGlobals(fn.__globals__)
-        info = FunctionInfo(
-            code.co_name, node, filename, seen_globals, code.co_freevars, code.co_cellvars
+        pair_src, gen, info = transform.pair_source(
+            fn, node, filename, lines, key, seen_globals, set(_helper_values())
         )
-        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            if isinstance(value, types.ModuleType):
-                info.static_free[name] = value
-        free_kinds = key[len(key) - len(code.co_freevars):] if code.co_freevars else ()
-        arg_kinds = key[: len(key) - len(code.co_freevars)] if code.co_freevars else key
-        gen = Generator(
-            node, info, arg_kinds, free_kinds, lines, taken=namer.taken,
-            user_names=user_names | set(code.co_varnames),
-        )
-        pair_src = sparse.sparse_scatters(gen.generate())
     except AdjointError as exc:
         _blame_the_users_call(exc, fn)
         raise
@@ -375,6 +301,40 @@ def generate(fn, key):
         + f"    return {pair_name}\n"
     )
     gname = f"<adjoint_s2s: {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name} #{next(_COUNTER)}>"
+    pair_code = _compile(text, gname, pair_name, filename, code)
+    _register_source(gname, text, pair_code)
+    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
+    helper_vals = _helper_values()
+    helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers}
+    entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
+    entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
+    entry.assumed = dict(seen_globals.read)
+    entry.guard = _data_guard(entry.assumed)
+    for name in info.static_free:
+        entry.assumed[("cell", name)] = _weak(info.static_free[name])
+    return entry
+
+
+def _as_def(node, code):
+    """A lambda's tree as the tree of ``def <lambda>(...): return body``."""
+    if not isinstance(node, gast.Lambda):
+        return node
+    node = gast.FunctionDef(
+        name="<lambda>",
+        args=node.args,
+        body=[gast.Return(value=node.body)],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
+    node.body[0].end_lineno = node.body[0].lineno
+    return node
+
+
+def _compile(text, gname, pair_name, filename, code):
+    """The code object of the pair function defined in the generated module text."""
     try:
         module_code = compile(text, gname, "exec")
     except SyntaxError as exc:  # pragma: no cover - a bug of ours
@@ -388,35 +348,22 @@ def generate(fn, key):
     ns = {"__builtins__": builtins}
     exec(module_code, ns)
     factory = ns[f"make_{pair_name}"]
-    pair_code = next(
+    return next(
         c for c in factory.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == pair_name
     )
-    _register_source(gname, text, pair_code)
-    ORIGINS[gname] = _origins(text, gen.raw_items, filename)
-    helper_vals = _helper_values()
-    helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers}
-    entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
-    entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
-    entry.assumed = dict(seen_globals.read)
-    entry.guard = _data_guard(fn.__globals__, entry.assumed)
-    for name in info.static_free:
-        entry.assumed[("cell", name)] = _weak(info.static_free[name])
-    return entry
 
 
 def _blame_the_users_call(exc, fn):
     """An error met while transforming code that is not the user's (a library function
     with no rule, or adjoint_s2s's own helper differentiated again): say which of the
     user's functions led there, and point there, not into the library."""
-    from .runtime import _not_users, user_call_site
 
     code = fn.__code__
-    if not _not_users(code.co_filename) or getattr(exc, "_blamed", False):
+    if not runtime._not_users(code.co_filename) or getattr(exc, "_blamed", False):
         return
-    site = user_call_site(callee=True)
+    site = runtime.user_call_site(callee=True)
     if site is None:
         return
-    from .errors import short_name
 
     name, filename, line, called = site
     callee = short_name(fn)
@@ -467,9 +414,8 @@ def _origins(text, raw_items, user_file):
 
 
 def _source_node(fn):
-    from .source import function_node
 
-    return function_node(fn)
+    return source.function_node(fn)
 
 
 def entry_for(fn, key):
@@ -527,10 +473,9 @@ def pair_for(fn, key, nargs):
     has_kw = bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
     if nargs == npos and not has_var and not has_kw:
         return pair
-    from .adapters import trimmed
 
     defaulted = code.co_varnames[nargs:npos] if nargs < npos else ()
-    return trimmed(pair, nargs, has_kw, defaulted)
+    return adapters.trimmed(pair, nargs, has_kw, defaulted)
 
 
 def source_of(fn, key=None):

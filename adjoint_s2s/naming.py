@@ -1,12 +1,18 @@
 """The naming convention of generated code, and fresh names that never collide.
 
-``b_x`` is the adjoint of ``x``; ``f_pullback`` the pullback of ``f``; ANF temporaries
+``b_x`` is the adjoint of ``x``; ``f_pullback`` the pullback of ``f`` and ``f_pair`` its
+pair (the constants below are the one source of these; the clean-up pass builds its
+patterns from them); ANF temporaries
 are named after what they hold (``sin_x``, ``mul``); saved copies of overwritten values
 are ``x_saved`` (or pushed on the tape inside loops).
 """
 import builtins
 import keyword
 import re
+
+ADJOINT_PREFIX = "b_"  # b_x: the adjoint of x
+PULLBACK_SUFFIX = "_pullback"  # f_pullback: the pullback of f
+PAIR_SUFFIX = "_pair"  # f_pair: the primal-plus-pullback pair of f
 
 _BUILTINS = set(dir(builtins))
 
@@ -37,11 +43,3 @@ class Namer:
         out = f"{base}_{i}"
         self.taken.add(out)
         return out
-
-
-def adjoint_name(name):
-    return "b_" + name
-
-
-def pullback_name(fname):
-    return f"{fname}_pullback"

@@ -4,6 +4,7 @@
 names given as keywords: a string renames, an AST node is substituted. This keeps the
 transformer's code close to the code it generates.
 """
+import ast
 import copy
 import functools
 
@@ -79,24 +80,6 @@ def assign(target, value):
     return gast.Assign(targets=[tgt], value=value, type_comment=None)
 
 
-def comment(text):
-    """A statement that unparses as a comment line (see emit.py)."""
-    node = gast.Expr(value=gast.Constant(value=_CommentMark(text), kind=None))
-    return node
-
-
-class _CommentMark(str):
-    """A string constant that emit.py prints as ``# text``."""
-
-
-def is_comment(node):
-    return (
-        isinstance(node, gast.Expr)
-        and isinstance(node.value, gast.Constant)
-        and isinstance(node.value.value, _CommentMark)
-    )
-
-
 def names_in(node):
     """The set of names read in a tree."""
     return {
@@ -105,6 +88,4 @@ def names_in(node):
 
 
 def to_source(node):
-    import ast
-
     return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))

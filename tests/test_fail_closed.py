@@ -193,9 +193,9 @@ def test_unknown_attribute_of_an_array_is_refused():
 
 def test_the_invariant_is_checked(monkeypatch):
     """If normalisation ever left `A.T` inline as a receiver, the reverse pass refuses it."""
-    from adjoint_s2s import emit
+    from adjoint_s2s import transform
 
-    monkeypatch.setattr(emit, "_static_names", lambda fn, names: set(names))
+    monkeypatch.setattr(transform, "static_names", lambda fn, names: set(names))
     ad.refresh()
     try:
         with pytest.raises(ad.UnsupportedSyntaxError, match="is not a name after normalisation"):

@@ -106,7 +106,7 @@ def test_a_fold_never_moves_work_past_a_side_effect(capsys):
 
 
 def test_forward_folding_stops_at_what_could_tell_the_difference():
-    from adjoint_s2s.passes.reverse import _fold_pure_temps
+    from adjoint_s2s.passes.cleanup import fold_pure_temps as _fold_pure_temps
 
     pure = {"x", "t", "u", "r", "math"}
     # folds past pure work, with minimal parentheses

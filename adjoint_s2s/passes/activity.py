@@ -1,4 +1,10 @@
-"""Activity and kind analysis on normalised code.
+"""Activity and kind analysis on normalised code: the third pass.
+
+``analyse`` reads the normalised function (never rewrites it), the argument kinds the
+pair is specialised on and the function's globals, and returns an ``Activity``: the
+kinds, the active names, the locals and, per statement, the names live after it, all
+read-only. The reverse pass starts from copies of them (it adds the temporaries it makes)
+and asks the same questions through ``Queries``, the mixin both share.
 
 *Activity*: a name is active when its value may depend on a differentiated input (the
 arguments and captured variables). Inactive values are neither saved for the backward
@@ -18,9 +24,18 @@ Before (x: float, n: int)::
 
 After: active = {x, s}; kinds: x REAL, s REAL, i REAL, label CONST.
 """
-import gast
+import builtins
+import functools
+import sys
+import types
+from types import MappingProxyType
 
-REAL, COMPLEX, ARRAY, OTHER, CONST = "real", "complex", "array", "other", "const"
+import gast
+import numpy as np
+
+from .. import rules as R
+from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
+
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
 NUMERIC = (REAL, COMPLEX, ARRAY)
@@ -89,3 +104,481 @@ def free_names_of_function(node):
     for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
         defaults |= {n.id for n in gast.walk(d) if isinstance(n, gast.Name)}
     return (loaded - assigned) | defaults
+
+
+BINOP_NAMES = {
+    gast.Add: "Add",
+    gast.Sub: "Sub",
+    gast.Mult: "Mult",
+    gast.Div: "Div",
+    gast.FloorDiv: "FloorDiv",
+    gast.Mod: "Mod",
+    gast.Pow: "Pow",
+    gast.MatMult: "MatMult",
+}
+INACTIVE_ATTRS = {"shape", "ndim", "size", "dtype", "__class__", "__name__", "itemsize"}
+_ALWAYS_INACTIVE_ATTRS = {"__class__", "__name__"}  # a type, a string: of any value
+
+
+def const_kind(v):
+    if isinstance(v, bool) or v is None or isinstance(v, (str, bytes)) or v is Ellipsis:
+        return CONST
+    if isinstance(v, (int, float)):
+        return REAL
+    if isinstance(v, complex):
+        return COMPLEX
+    return OTHER
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def live_after(body):
+    """For each statement of a normalised body (by id), the names read after it before
+    being bound again: a backward dataflow over blocks, branches and loops. Conservative
+    where it is cheap to be (break and continue fall through; a nested def reads every
+    name it mentions)."""
+    out_of = {}
+
+    def block(stmts, live):
+        live = set(live)
+        for s in reversed(stmts):
+            out_of[id(s)] = frozenset(live)
+            live = stmt(s, live)
+        return live
+
+    def stmt(s, live):
+        if isinstance(s, gast.If):
+            return _loads(s.test) | block(s.body, live) | block(s.orelse, live)
+        if isinstance(s, (gast.For, gast.While)):
+            after_else = block(s.orelse, live)
+            head = set(after_else)
+            while True:  # the back edge: iterate to the fixed point (sets only grow)
+                body_in = block(s.body, head | live)
+                if isinstance(s, gast.For):
+                    new = (body_in - set(stmt_targets(s))) | after_else
+                else:
+                    new = _loads(s.test) | body_in | after_else
+                if new <= head:
+                    break
+                head |= new
+            return head | (_loads(s.iter) if isinstance(s, gast.For) else set())
+        if isinstance(s, gast.Return):
+            return _loads(s.value) if s.value is not None else set()
+        if isinstance(s, gast.Assign):
+            tgt = s.targets[0]
+            if isinstance(tgt, gast.Name):
+                return (live - {tgt.id}) | _loads(s.value)
+            return live | _loads(s)
+        if isinstance(s, gast.FunctionDef):
+            return (live - {s.name}) | _loads(s)
+        return live | _loads(s)
+
+    block(body, set())
+    return out_of
+
+
+def call_operands(call):
+    """A call's arguments: positional, starred (their value) and keyword values."""
+    return [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [
+        k.value for k in call.keywords
+    ]
+
+
+@functools.lru_cache(maxsize=None)
+def runtime_dispatch():
+    """The run-time entry points through which generated code calls any function.
+
+    Read from sys.modules, not imported: the run time imports the transformer, and it is
+    loaded before anything is transformed."""
+    runtime = sys.modules[__name__.partition(".")[0] + ".runtime"]
+    return frozenset({runtime.call, runtime.call_keeping, runtime.call_method,
+                      runtime.call_method_keeping})
+
+
+def hashable(obj):
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+class Queries:
+    """Questions about kinds and activity, asked of ``self.kinds``, ``self.active``,
+    ``self.locals``, ``self.info`` and ``self.fn``: by the analysis while it runs, and by
+    the reverse pass on its own copies afterwards."""
+
+    def kind_of(self, node):
+        if isinstance(node, gast.Name):
+            return self.kinds.get(node.id, OTHER if node.id in self.locals else self.global_kind(node.id))
+        if isinstance(node, gast.Constant):
+            return const_kind(node.value)
+        return OTHER
+
+    def global_kind(self, name):
+        """A global's kind, from its value now. Array templates are right for any number
+        or array, so a global array (data a function reads) is ARRAY; a number is COMPLEX
+        (right for real and complex values). Anything else is looked at when it runs."""
+        g = self.info.globals
+        if name not in g:
+            return OTHER
+        value = g[name]
+        if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.number):
+            return ARRAY
+        if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+            return COMPLEX
+        return OTHER
+
+    def is_active(self, node):
+        return isinstance(node, gast.Name) and node.id in self.active
+
+    def resolve(self, node):
+        """The object a callee expression names, if it can be known now; else None."""
+        if isinstance(node, gast.Name):
+            if node.id in self.info.static_free and node.id not in self.locals:
+                return self.info.static_free[node.id]
+            if node.id in self.locals or node.id in self.info.freevars:
+                return None
+            g = self.info.globals
+            if node.id in g:
+                return g[node.id]
+            bi = g.get("__builtins__", builtins)
+            bi = bi if isinstance(bi, dict) else vars(bi)
+            return bi.get(node.id)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            if isinstance(base, (types.ModuleType, type)):
+                return getattr(base, node.attr, None)
+        return None
+
+    def iter_item_kind(self, it):
+        k = self.kind_of(it)
+        if k == ARRAY:
+            return ARRAY
+        if isinstance(it, gast.Name) and it.id in self.range_names:
+            return REAL
+        return OTHER
+
+    def expr_kind(self, e):
+        if isinstance(e, (gast.Name, gast.Constant)):
+            return self.kind_of(e)
+        if isinstance(e, gast.BinOp):
+            ka, kb = self.kind_of(e.left), self.kind_of(e.right)
+            op = type(e.op)
+            if op not in BINOP_NAMES:
+                return CONST if (ka, kb) in ((REAL, REAL), (CONST, CONST), (REAL, CONST), (CONST, REAL)) else OTHER
+            if ka == CONST and kb == CONST:
+                return CONST
+            if CONST in (ka, kb) or OTHER in (ka, kb):
+                return OTHER
+            if op is gast.MatMult:
+                return ARRAY
+            if op is gast.Pow and ka == REAL and kb == REAL:
+                if isinstance(e.right, gast.Constant) and float(e.right.value).is_integer():
+                    return REAL
+                return OTHER
+            return join(ka, kb)
+        if isinstance(e, gast.UnaryOp):
+            if isinstance(e.op, (gast.USub, gast.UAdd)):
+                return self.kind_of(e.operand)
+            if isinstance(e.op, gast.Invert) and self.kind_of(e.operand) == OTHER:
+                return OTHER  # an object's __invert__
+            return CONST
+        if isinstance(e, gast.Compare):
+            return CONST
+        if isinstance(e, gast.JoinedStr):
+            return CONST
+        if isinstance(e, gast.Call):
+            return self.call_kind(e)
+        if isinstance(e, gast.Attribute):
+            k = self.kind_of(e.value)
+            if self.inactive_attr(e):
+                return CONST
+            if k in SCALAR and e.attr in ("real", "imag"):
+                return REAL
+            if k == ARRAY and e.attr in ("real", "imag", "T", "mT"):
+                return ARRAY
+            obj = self.resolve(e)
+            if obj is not None and not callable(obj):
+                return const_kind(obj) if const_kind(obj) != OTHER else OTHER
+            return OTHER
+        if isinstance(e, gast.Subscript):
+            return ARRAY if self.kind_of(e.value) == ARRAY else OTHER
+        return OTHER
+
+    def call_kind(self, e):
+        func = e.func
+        if isinstance(func, gast.Attribute) and self.resolve(func) is None:
+            k = self.kind_of(func.value) if isinstance(func.value, (gast.Name, gast.Constant)) else OTHER
+            if k in SCALAR and func.attr == "conjugate":
+                return k
+            if k == ARRAY:
+                if func.attr in R.ARRAY_CONST_METHODS:
+                    return CONST
+                # a method with a rule returns an array or a NumPy scalar; any other
+                # (tolist, item, round...) may not: known when it runs
+                return ARRAY if func.attr in R.ARRAY_METHODS else OTHER
+            return OTHER
+        obj = self.resolve(func)
+        if obj is None:
+            return OTHER
+        if R.lookup_user(obj) is not None:
+            return OTHER
+        if obj in R.NONDIFF if hashable(obj) else False:
+            # no gradient flows through it, but its value may still be written into
+            # (a = np.zeros(n); a[i] = x): the kind says what the value is
+            if obj in (len, int, round, hash, id, ord):
+                return REAL
+            if obj in (bool, str, repr, format, isinstance, issubclass, callable, hasattr, chr):
+                return CONST
+            if getattr(obj, "__module__", "") == "numpy" or type(obj).__name__ == "ufunc":
+                return ARRAY
+            return OTHER
+        kwnames = tuple(k.arg for k in e.keywords)
+        prim = R.lookup_primitive(obj, len(e.args), kwnames) if None not in kwnames else None
+        if prim is None:
+            return OTHER
+        kinds = [self.kind_of(a) for a in e.args] + [self.kind_of(k.value) for k in e.keywords]
+        if any(k == OTHER for k in kinds):
+            return OTHER
+        if prim.kind == "real":
+            return REAL if all(k in (REAL, CONST) for k in kinds) else OTHER
+        if prim.kind == "complex":
+            return COMPLEX if all(k in SCALAR + (CONST,) for k in kinds) else OTHER
+        if prim.kind == "abs":
+            return REAL if kinds[0] in SCALAR else (ARRAY if kinds[0] == ARRAY else OTHER)
+        if prim.kind == "array":
+            return ARRAY
+        if prim.kind == "other":
+            return OTHER
+        out = None
+        for k in kinds:
+            if k != CONST:
+                out = join(out, k)
+        if prim.fn is pow and out == REAL:
+            b = e.args[1] if len(e.args) > 1 else None
+            if not (isinstance(b, gast.Constant) and float(b.value).is_integer()):
+                return OTHER
+        return out or REAL
+
+    def may_mutate(self, call):
+        """Could this call store its arguments somewhere? Not for builtins and rules."""
+        obj = self.resolve(call.func)
+        if obj is None:
+            return True
+        if not hashable(obj):
+            return True
+        if obj in runtime_dispatch():  # generated code differentiated again: any callee
+            return True
+        if obj in R.SPECIAL or obj in R.NONDIFF or obj in R.PRIMITIVES:
+            return False
+        return isinstance(obj, types.FunctionType) or R.lookup_user(obj) is not None
+
+    def value_active(self, e):
+        if isinstance(e, gast.Name):
+            return e.id in self.active
+        if isinstance(e, gast.Constant):
+            return False
+        if isinstance(e, (gast.Compare, gast.JoinedStr)):
+            return False
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
+            return False
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Invert) and self.kind_of(e.operand) != OTHER:
+            return False  # ~ of a number or an array: an integer or a bool (no tangent)
+        if isinstance(e, gast.Lambda):
+            return bool(free_names_of_function(e) & self.active)
+        if isinstance(e, gast.Attribute) and self.inactive_attr(e):
+            return False
+        if isinstance(e, gast.Call):
+            obj = self.resolve(e.func)
+            if obj is not None and hashable(obj) and obj in R.NONDIFF:
+                return False
+            if obj is not None and R.lookup_user(obj) is not None and R.lookup_user(obj).style == "nondiff":
+                return False
+        r = self._reads_cache.get(id(e))
+        if r is None:
+            r = self._reads_cache[id(e)] = reads(e)
+        return bool(r & self.active)
+
+    def inactive_attr(self, e):
+        """Is e (an attribute read) surely without a tangent? .shape, .dtype & co. are
+        integers and dtypes of numbers and arrays; of another value (an object with a
+        field called `size`) they are read like any attribute."""
+        if e.attr in _ALWAYS_INACTIVE_ATTRS:
+            return True
+        return e.attr in INACTIVE_ATTRS and self.kind_of(e.value) in NUMERIC + (CONST,)
+
+
+class Activity(Queries):
+    """The result of the analysis (read-only once ``analyse`` returns it)."""
+
+    def __init__(self, fn_node, info, arg_kinds, free_kinds, user_names):
+        self.fn = fn_node
+        self.info = info
+        self.user_names = frozenset(user_names)
+        self._reads_cache = {}
+        locals_ = set(info.params)
+        for s in walk_block(fn_node.body):
+            locals_.update(stmt_targets(s))
+        self.locals = locals_
+        self.live_after = MappingProxyType(live_after(fn_node.body))
+        self._range = self._caps = None  # computed when first asked for
+        self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
+        self.infer_kinds()
+        self.active = {p for p in info.params if self.kinds.get(p) != CONST}
+        self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
+        self.infer_activity()
+        self.locals = frozenset(self.locals)
+        self.kinds = MappingProxyType(self.kinds)
+        self.active = frozenset(self.active)
+        self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
+
+    def infer_kinds(self):
+        for _ in range(6):
+            before = dict(self.kinds)
+            for s in walk_block(self.fn.body):
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                    k = self.expr_kind(s.value)
+                    t = s.targets[0].id
+                    self.kinds[t] = join(self.kinds.get(t), k) if t in before or t in self.kinds else k
+                elif isinstance(s, gast.For):
+                    k = self.iter_item_kind(s.iter)
+                    t = s.target.id
+                    self.kinds[t] = join(self.kinds.get(t), k)
+                elif isinstance(s, gast.FunctionDef):
+                    self.kinds[s.name] = OTHER
+                elif isinstance(s, (gast.Import, gast.ImportFrom)):
+                    for n in stmt_targets(s):
+                        self.kinds[n] = CONST
+            if self.kinds == before:
+                break
+
+    @property
+    def range_names(self):
+        """Names bound to ``range(...)``: iterating over one gives numbers."""
+        if self._range is None:
+            self._range = self._range_names()
+        return self._range
+
+    @property
+    def captures(self):
+        """Local def/lambda name -> the names it captures."""
+        if self._caps is None:
+            self._caps = self._captures()
+        return self._caps
+
+    def _range_names(self):
+        """Names bound to ``range(...)``: iterating over one gives numbers."""
+        names = set()
+        for s in walk_block(self.fn.body):
+            if (
+                isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Call)
+                and self.resolve(s.value.func) is range
+            ):
+                names.add(s.targets[0].id)
+        return frozenset(names)
+
+
+    def infer_activity(self):
+        for _ in range(20):
+            before = len(self.active)
+            for s in walk_block(self.fn.body):
+                self.stmt_activity(s)
+            if len(self.active) == before:
+                break
+
+    def stmt_activity(self, s):
+        act = self.active
+        call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(call, gast.Call) and self.value_active(call) and self.may_mutate(call):
+            # a call with active arguments may store them in its other arguments
+            # (lst.append, a helper filling a list) or in what a local closure captured:
+            # those become active too
+            captured = self.captures.get(getattr(call.func, "id", None), ())
+            for a in call_operands(call) + [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in captured]:
+                if (
+                    isinstance(a, gast.Name)
+                    and a.id in self.locals
+                    and self.kinds.get(a.id) not in (CONST, REAL, COMPLEX)
+                ):
+                    act.add(a.id)
+        if isinstance(s, gast.Assign):
+            tgt = s.targets[0]
+            value_active = self.value_active(s.value)
+            if not value_active and isinstance(s.value, gast.Call):
+                f = s.value.func
+                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in act:
+                    value_active = True  # a method of an active object (lst.pop())
+            if isinstance(tgt, gast.Name):
+                if value_active and self.kinds.get(tgt.id) != CONST:
+                    act.add(tgt.id)
+                elif (
+                    tgt.id in act
+                    and isinstance(s.value, gast.Name)
+                    and s.value.id in self.locals
+                    and self.kinds.get(s.value.id, OTHER) in (ARRAY, OTHER)
+                    and {tgt.id, s.value.id} <= self.user_names
+                ):  # b = a, and b is written into: a names the same object
+                    act.add(s.value.id)
+            elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
+                if value_active and isinstance(tgt.value, gast.Name):
+                    act.add(tgt.value.id)
+        if isinstance(call, gast.Call):
+            # a method given an active value (positional, starred or keyword) may keep it
+            # in its object, whether or not its result is used: the object becomes active
+            f = call.func
+            if (
+                isinstance(f, gast.Attribute)
+                and isinstance(f.value, gast.Name)
+                and f.value.id in self.locals | set(self.info.params)
+                and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
+                and self.resolve(f) is None
+                and any(self.value_active(a) for a in call_operands(call))
+            ):
+                act.add(f.value.id)
+        elif isinstance(s, gast.For):
+            if self.is_active(s.iter) and self.kinds.get(s.target.id) != CONST:
+                act.add(s.target.id)
+        elif isinstance(s, gast.FunctionDef):
+            if free_names_of_function(s) & act:
+                act.add(s.name)
+
+    def _captures(self):
+        """Local def/lambda name -> the names it captures."""
+        caps = {}
+        for s in walk_block(self.fn.body):
+            if isinstance(s, gast.FunctionDef):
+                caps[s.name] = free_names_of_function(s)
+            elif (
+                isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Lambda)
+            ):
+                caps[s.targets[0].id] = free_names_of_function(s.value)
+        return MappingProxyType(caps)
+
+
+def _argument_kinds(info, arg_kinds, free_kinds):
+    kinds = {}
+    for p, k in zip(info.positional, arg_kinds):
+        kinds[p] = k
+    if info.vararg:
+        kinds[info.vararg] = OTHER
+    for p in info.kwonly:
+        kinds.setdefault(p, OTHER)
+    if info.kwarg:
+        kinds[info.kwarg] = OTHER
+    for p in info.positional:
+        kinds.setdefault(p, OTHER)
+    for v, k in zip(info.freevars, free_kinds):
+        kinds[v] = k
+    return kinds
+
+
+def analyse(fn_node, info, arg_kinds, free_kinds, user_names):
+    """Kinds, activity and liveness of a normalised function (see the module docstring)."""
+    return Activity(fn_node, info, arg_kinds, free_kinds, user_names)

@@ -1,5 +1,9 @@
 """Normalise a function into the small set of statement shapes the reverse pass knows.
 
+The second pass: it rewrites the function's tree in place (a private copy), taking
+fresh names from the ``Namer`` it is given; it reads the names that resolve statically
+(modules, classes) and nothing of the kinds or the activity.
+
 Before::
 
     def f(x, y):
@@ -181,13 +185,7 @@ class Normalizer:
         if isinstance(node, gast.BoolOp):
             return self.boolop(node, out)
         if isinstance(node, gast.IfExp):
-            tmp = self.namer.fresh("ifexp")
-            test = a(node.test)
-            b1, b2 = [], []
-            b1.append(T.assign(tmp, self.flat(node.body, b1)))
-            b2.append(T.assign(tmp, self.flat(node.orelse, b2)))
-            out.append(gast.If(test=test, body=b1, orelse=b2))
-            return T.name(tmp)
+            return self.ifexp(node, out)
         if isinstance(node, gast.Call):
             return self.call(node, out)
         if isinstance(node, gast.Attribute):
@@ -200,15 +198,7 @@ class Normalizer:
                 out_.written_back = True
             return out_
         if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
-            elts = [
-                gast.Starred(value=a(e.value), ctx=gast.Load())
-                if isinstance(e, gast.Starred)
-                else a(e)
-                for e in node.elts
-            ]
-            if isinstance(node, gast.Set):
-                return gast.Set(elts=elts)
-            return type(node)(elts=elts, ctx=gast.Load())
+            return self.display(node, out)
         if isinstance(node, gast.Dict):
             keys = [None if k is None else a(k) for k in node.keys]
             return gast.Dict(keys=keys, values=[a(v) for v in node.values])
@@ -233,6 +223,28 @@ class Normalizer:
             getattr(node, "lineno", 0) + self.line_offset,
             getattr(node, "col_offset", None),
         )
+
+    def ifexp(self, node, out):
+        """``a if t else b``: an if statement assigning one temporary."""
+        tmp = self.namer.fresh("ifexp")
+        test = self.atom(node.test, out)
+        b1, b2 = [], []
+        b1.append(T.assign(tmp, self.flat(node.body, b1)))
+        b2.append(T.assign(tmp, self.flat(node.orelse, b2)))
+        out.append(gast.If(test=test, body=b1, orelse=b2))
+        return T.name(tmp)
+
+    def display(self, node, out):
+        """A tuple, list or set display with atom (or starred atom) elements."""
+        elts = [
+            gast.Starred(value=self.atom(e.value, out), ctx=gast.Load())
+            if isinstance(e, gast.Starred)
+            else self.atom(e, out)
+            for e in node.elts
+        ]
+        if isinstance(node, gast.Set):
+            return gast.Set(elts=elts)
+        return type(node)(elts=elts, ctx=gast.Load())
 
     def defaults(self, fn, out):
         """Default values are computed where the function is made: atoms, so that their
@@ -397,20 +409,7 @@ class Normalizer:
     def stmt(self, s):
         out = []
         if isinstance(s, gast.Assign):
-            if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-                target = s.targets[0].id
-                value = self.flat(s.value, out)
-                if not _is_atom(value) and _reads_name(value, target):
-                    value = self.atom(value, out)
-                out.append(T.assign(target, value))
-                return out
-            if len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List)):
-                value = self.atom(s.value, out, "seq")
-            else:
-                value = self.atom(s.value, out)
-            for tgt in s.targets:
-                self.assign_target(tgt, value, out)
-            return out
+            return self.assign(s, out)
         if isinstance(s, gast.AnnAssign):
             if s.value is None:
                 return out
@@ -435,30 +434,9 @@ class Normalizer:
             out.append(gast.If(test=test, body=self.block(s.body), orelse=self.block(s.orelse)))
             return out
         if isinstance(s, gast.For):
-            it = self.atom(s.iter, out)
-            body = []
-            target = s.target
-            if not isinstance(target, gast.Name):
-                item = self.namer.fresh("item")
-                self.assign_target(target, T.name(item), body)
-                target = T.store(item)
-            body.extend(self.block(s.body))
-            out.append(
-                gast.For(
-                    target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None
-                )
-            )
-            return out
+            return self.for_(s, out)
         if isinstance(s, gast.While):
-            body = []
-            test = self.atom(s.test, body, "cond")
-            # while-else: the else clause runs when the test fails (not after a break)
-            exit_ = self.block(s.orelse) + [gast.Break()]
-            body.append(gast.If(test=test, body=self.block(s.body), orelse=exit_))
-            loop = gast.While(test=T.const(True), body=body, orelse=[])
-            loop.from_while = True
-            out.append(loop)
-            return out
+            return self.while_(s, out)
         if isinstance(s, (gast.Pass,)):
             return out
         if isinstance(s, (gast.Break, gast.Continue, gast.Import, gast.ImportFrom)):
@@ -480,6 +458,52 @@ class Normalizer:
             getattr(s, "lineno", 0) + self.line_offset,
             getattr(s, "col_offset", None),
         )
+
+    def assign(self, s, out):
+        """``x = e`` keeps e flat (one operation); other targets get an atom to unpack."""
+        if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+            target = s.targets[0].id
+            value = self.flat(s.value, out)
+            if not _is_atom(value) and _reads_name(value, target):
+                value = self.atom(value, out)
+            out.append(T.assign(target, value))
+            return out
+        if len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List)):
+            value = self.atom(s.value, out, "seq")
+        else:
+            value = self.atom(s.value, out)
+        for tgt in s.targets:
+            self.assign_target(tgt, value, out)
+        return out
+
+    def for_(self, s, out):
+        """A for loop over an atom, with a name as its target (unpacked in the body)."""
+        it = self.atom(s.iter, out)
+        body = []
+        target = s.target
+        if not isinstance(target, gast.Name):
+            item = self.namer.fresh("item")
+            self.assign_target(target, T.name(item), body)
+            target = T.store(item)
+        body.extend(self.block(s.body))
+        out.append(
+            gast.For(
+                target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None
+            )
+        )
+        return out
+
+    def while_(self, s, out):
+        """``while t: body else: e`` becomes ``while True: if t: body else: e; break``."""
+        body = []
+        test = self.atom(s.test, body, "cond")
+        # while-else: the else clause runs when the test fails (not after a break)
+        exit_ = self.block(s.orelse) + [gast.Break()]
+        body.append(gast.If(test=test, body=self.block(s.body), orelse=exit_))
+        loop = gast.While(test=T.const(True), body=body, orelse=[])
+        loop.from_while = True
+        out.append(loop)
+        return out
 
     def assign_target(self, tgt, value, out):
         if isinstance(tgt, gast.Name):

@@ -1,5 +1,8 @@
 """Reject what the transformer does not support, with file:line and the way out.
 
+The first pass: it reads the parsed function (never rewrites it) and raises
+``UnsupportedSyntaxError`` before anything else runs.
+
 Before::
 
     def g(x):

@@ -8,6 +8,8 @@ import ast
 
 import gast
 
+from .cleanup import fix_empty_blocks
+
 _BIN = {
     gast.Add: "+",
     gast.Sub: "-",
@@ -36,10 +38,6 @@ _CMP = {
     gast.In: "in",
     gast.NotIn: "not in",
 }
-
-
-def binop_symbol(op):
-    return _BIN[type(op)]
 
 
 def src(node):
@@ -170,12 +168,11 @@ class Raw:
 class Save:
     """Before a primal assignment: keep the old value if the backward pass needs it."""
 
-    __slots__ = ("name", "in_loop", "slot", "keeps_shape")
+    __slots__ = ("name", "in_loop", "keeps_shape")
 
     def __init__(self, name, in_loop):
         self.name = name
         self.in_loop = in_loop
-        self.slot = None
         self.keeps_shape = False  # before `name[i] = v`: the new value has the old shape
 
 
@@ -209,6 +206,56 @@ class LoopInit:
     def __init__(self, names):
         self.names = names
         self.loop = None
+
+
+class ForHeader:
+    """`for target in it`, or `for target_ in it` + a saved copy when target is restored."""
+
+    def __init__(self, target, alias, it, save):
+        self.target = target
+        self.alias = alias
+        self.it = it
+        self.save = save
+
+
+class Copy:
+    """`target = target_` at the top of a loop body, when the loop target is restored."""
+
+    def __init__(self, header):
+        self.header = header
+
+
+def saves_in(block):
+    """The Save markers of a block, nested blocks included."""
+    for item in block:
+        if isinstance(item, Save):
+            yield item
+        elif isinstance(item, If):
+            yield from saves_in(item.body)
+            yield from saves_in(item.orelse)
+        elif isinstance(item, Loop):
+            yield from saves_in(item.body)
+
+
+class Draft:
+    """What the reverse pass hands on: the forward blocks, the pullback's entry (pre),
+    body and return line, with their markers unresolved, and the names the later passes
+    read (none of them is written after the reverse pass)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def pair_text(draft, fwd_lines, pb_lines, passed):
+    """The pair's source: the forward lines, then the pullback receiving the values it
+    reads (passed) as default arguments."""
+    lines = [f"def {draft.pair_name}({draft.params}):"]
+    lines.extend("    " + line for line in fwd_lines)
+    params = ", ".join([draft.seed] + [f"{n}={n}" for n in passed])
+    lines.append(f"    def {draft.pullback_name}({params}):")
+    lines.extend("        " + line for line in pb_lines)
+    lines.append(f"    return {draft.result}, {draft.pullback_name}")
+    return "\n".join(fix_empty_blocks(lines)) + "\n"
 
 
 def render(block, indent, resolve, out):

@@ -7,9 +7,10 @@ pays all three for a thousand nonzeros. ``_rt.getitem_grad_sparse`` returns a
 ``runtime.Scattered`` instead, which ``acc`` adds into the other contribution position
 by position and ``unbroadcast`` sums without the zeros.
 
-A Scattered must never reach a rule, a callee or the user. This pass, run on the pair's
-finished source, follows each candidate ``b_x = _rt.getitem_grad(...)`` of a pullback
-through the statements after it. A name that may hold a Scattered may be read by
+A Scattered must never reach a rule, a callee or the user. This pass reads and rewrites
+only the text of the pair (it parses it to follow names, and edits by position). Run on
+the pair's finished source, it follows each candidate ``b_x = _rt.getitem_grad(...)``
+of a pullback through the statements after it. A name that may hold a Scattered may be read by
 ``_rt.unbroadcast`` (as the adjoint), unary minus and plain assignment (whose results may
 hold one in turn), by ``_rt.acc`` and its fused forms (whose results are arrays), and by
 ``is None`` tests. Any other read is wrapped in ``_rt.dense(...)``, which writes the array

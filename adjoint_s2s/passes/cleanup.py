@@ -1,0 +1,434 @@
+"""The clean-up pass: rewrites of the rendered pair that make it read as a person would
+write it, each one exact (the same values bit for bit, the same effects in the same order).
+
+It runs on text, after the tape planning has resolved the saves and restores, and before
+the sparse pass. It may read and rewrite the rendered lines of the forward pass and of the
+pullback; it reads the names the reverse pass reports (the seed, the primal names, the
+real adjoints, the temporaries) and decides nothing else. Its patterns are built from the
+naming convention of ``naming.py``.
+
+The rewrites of the pullback (``clean_pullback``):
+
+* round trips: ``b_b = b_a`` after ``b_a = b_b`` in the same block, neither bound again
+  in between, does nothing and is dropped;
+* copy propagation: ``b_a = b_b`` at the top level, when neither is assigned again, is
+  dropped and ``b_b`` read in place of ``b_a``;
+* single-use folding: ``b_t = E`` read by exactly one later top-level line is folded into
+  it, when nothing E reads changes in between;
+* ``b_x = b_x + (-b_y) * r`` becomes ``b_x = b_x - b_y * r`` for real adjoints;
+* ``(b_x * y) * z`` loses its parentheses;
+* a heading comment (the primal line an adjoint comes from) with no code under it goes.
+
+Of the forward pass (``fold_pure_temps``): a temporary of pure scalar arithmetic that the
+pullback does not read is folded back into the one line that reads it.
+
+Before (``def f(x, y): a = x * y; return a - x``, as the reverse pass renders it)::
+
+    def f_pullback(b_result, x=x, y=y):
+        if type(b_result) is not float:
+            b_result = _rt.real(b_result)
+        b_a = b_result
+        b_x = -b_result
+        # a = x * y
+        b_x = b_x + b_a * y
+        b_y = b_a * x
+        return (None, b_x, b_y)
+
+After::
+
+    def f_pullback(b_result, x=x, y=y):
+        if type(b_result) is not float:
+            b_result = _rt.real(b_result)
+        b_x = -b_result
+        # a = x * y
+        b_x = b_x + b_result * y
+        b_y = b_result * x
+        return (None, b_x, b_y)
+
+``names_read``, ``tokens`` and ``fix_empty_blocks`` are the text utilities the tape
+planning and the final assembly share with it.
+"""
+import ast
+import functools
+import re
+
+from ..naming import ADJOINT_PREFIX
+
+_B = re.escape(ADJOINT_PREFIX)
+
+
+def clean(draft, plan, fwd_lines, pb_lines):
+    """The clean-up pass: (forward lines, pullback lines, the names the pullback reads
+    and receives as default arguments). A name bound on some paths only is given None
+    first, so that it has a value to pass."""
+    slot_names = set(plan.slots.values())
+    # names of primal values (a user's `b_q`, and every name of generated code when it
+    # is differentiated again): restored, not copied, so never propagated or folded
+    primal_names = draft.locals | set(draft.params_names) | set(draft.freevars) | slot_names
+    pb_lines = clean_pullback(pb_lines, draft.seed, primal_names, draft.real_adjoints)
+    # the pullback receives the values it reads as default arguments: the forward
+    # pass keeps fast locals (no cells), and the values are snapshots, so a captured
+    # variable rebound later (a loop variable) cannot change the gradient. Helper
+    # modules stay closure variables (they resolve statically when differentiated again)
+    primal = draft.locals | set(draft.params_names) | set(draft.freevars)
+    primal -= set(draft.static_free) | draft.helpers | {"_rt"}
+    primal |= slot_names | ({draft.tape} if plan.tape_used else set())
+    passed = sorted((names_read(fix_empty_blocks(list(pb_lines))) & primal) - {draft.seed})
+    always = set(draft.params_names) | set(draft.freevars) | {draft.tape}
+    unbound = sorted(
+        n for n in passed if n not in always and (n not in plan.defined_at_end or n in slot_names)
+    )
+    if unbound:  # bound on some paths only: still needs a value to pass
+        fwd_lines[:0] = [f"{n} = None" for n in unbound]
+    temps = (draft.scalars - draft.user_names - set(passed) - set(tokens(draft.result))
+             - slot_names - {draft.tape, draft.pos})
+    pure = draft.scalars | ({"math", "cmath"} & draft.helpers)
+    return fold_pure_temps(fwd_lines, temps, pure), pb_lines, passed
+
+
+def clean_pullback(lines, seed, primal, real_adjoints):
+    """The pullback's body lines, rewritten: copies propagated, single uses folded, sums
+    of negated terms written as differences. primal: names of primal values (never
+    propagated or folded: a user's ``b_q`` is restored, not copied)."""
+    lines = _drop_round_trips(lines, primal)
+    lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
+    return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
+
+
+_ANY_COPY = re.compile(rf"^(\s*)({_B}\w+) = ({_B}\w+)$")
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def _drop_round_trips(lines, primal):
+    """Drop ``b_b = b_a`` when ``b_a = b_b`` came before it in the same block and neither
+    name was bound again in between: both names already hold the same object, so the
+    second copy does nothing. (The first copy then often goes too: see
+    ``_propagate_copies``.) Never for primal names that look like adjoints."""
+    drop = set()
+    for i, line in enumerate(lines):
+        m = _ANY_COPY.match(line)
+        if not m or i in drop or m.group(2) in primal or m.group(3) in primal:
+            continue
+        ind, a, b = m.group(1), m.group(2), m.group(3)
+        for j in range(i + 1, len(lines)):
+            later = lines[j]
+            if not later.strip() or later.lstrip().startswith("#") and _indent(later) == len(ind):
+                continue
+            if _indent(later) != len(ind) or later.rstrip().endswith(":"):
+                break  # another block: left alone
+            if later == f"{ind}{b} = {a}":
+                drop.add(j)
+                break
+            targets = _TARGETS.match(later)
+            if targets and {a, b} & {t.strip() for t in targets.group(1).split(",")}:
+                break
+    return [line for i, line in enumerate(lines) if i not in drop] if drop else lines
+
+
+def _drop_empty_headings(lines):
+    """Drop a heading comment (``# y = x``, the primal line an adjoint comes from) that
+    no code follows: the next line is another heading at its level or above, the end of
+    its block, or the return."""
+    out = []
+    nxt_indent, nxt_closes = -1, True  # the line after: its indentation, and whether it
+    for line in reversed(lines):  # is a heading or the return (-1: the end)
+        body = line.lstrip()
+        if not body:
+            out.append(line)
+            continue
+        indent = len(line) - len(body)
+        heading = body[0] == "#"
+        if heading and (nxt_indent < indent or nxt_indent == indent and nxt_closes):
+            continue
+        out.append(line)
+        nxt_indent, nxt_closes = indent, heading or body.startswith("return ")
+    out.reverse()
+    return out
+
+
+_TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
+
+
+_COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
+_TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
+
+
+def _propagate_copies(lines, seed, primal=frozenset()):
+    """Drop `b_a = b_b` adjoint copies of the pullback's top level, using b_b directly.
+
+    Only when b_a is assigned nowhere else and b_b is not assigned after the copy (in any
+    block): then b_a and b_b hold the same value wherever b_a is read. Never for primal
+    names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
+    earlier value came in as a default argument).
+    """
+    assigned_at = {}
+    for i, line in enumerate(lines):
+        m = _TARGETS.match(line)
+        if m:
+            for name in m.group(1).split(","):
+                assigned_at.setdefault(name.strip(), []).append(i)
+    out = list(lines)
+    renames = {}
+    for i, line in enumerate(lines):
+        m = _COPY.match(line)  # top level only: no indentation
+        if not m:
+            continue
+        a, b = m.group(1), renames.get(m.group(2), m.group(2))
+        if a == seed or a in primal or m.group(2) in primal or len(assigned_at.get(a, ())) != 1:
+            continue
+        if any(j > i for j in assigned_at.get(m.group(2), ())) or any(
+            j > i for j in assigned_at.get(b, ())
+        ):
+            continue
+        renames[a] = b
+        out[i] = None
+    if not renames:
+        return lines
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renames)) + r")(?!\w)")
+    result = []
+    for line in out:
+        if line is None:
+            continue
+        if line.lstrip().startswith("#"):
+            result.append(line)
+            continue
+        result.append(pattern.sub(lambda mm: renames[mm.group(1)], line))
+    return result
+
+
+_DEF = re.compile(rf"^({_B}\w+) = (.+)$")
+_FOR = re.compile(r"^\s*for (\w+) in ")
+
+
+@functools.lru_cache(maxsize=8192)
+def tokens(line):
+    """The names a generated line mentions, in order (cached: the folding below asks
+    about the same lines many times)."""
+    return tuple(m.group(1) for m in _TOKEN.finditer(line) if m.group(1))
+
+
+def _substitute_single_uses(lines, seed, primal=frozenset()):
+    """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
+    nowhere else, read nowhere else, and nothing E reads changes in between."""
+    changed = True
+    while changed:
+        changed = False
+        counts = {}
+        for line in lines:
+            if not line.lstrip().startswith("#"):
+                for tok in tokens(line):
+                    counts[tok] = counts.get(tok, 0) + 1
+        i = -1
+        while i + 1 < len(lines):
+            i += 1
+            line = lines[i]
+            m = _DEF.match(line)  # top level: no indentation
+            if not m or m.group(1) == seed or m.group(1) in primal:
+                continue
+            name, expr = m.group(1), m.group(2)
+            if counts.get(name, 0) != 2 or name in tokens(expr):
+                continue  # not exactly one definition and one use
+            reads = set(tokens(expr))
+            for j in range(i + 1, len(lines)):
+                later = lines[j]
+                if later.lstrip().startswith("#"):
+                    continue
+                assigned = _TARGETS.match(later)
+                targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
+                loop = _FOR.match(later)
+                if loop:
+                    targets.add(loop.group(1))
+                if later.startswith(" ") or loop or later.rstrip().endswith(":"):
+                    # inside (or opening) a block: a use there is left alone, and an
+                    # assignment there to what E reads ends the search
+                    if name in tokens(later) or targets & (reads | {name}):
+                        break
+                    continue
+                if name in tokens(later):
+                    if later.startswith("return") or not assigned:
+                        break
+                    lhs, rhs = later.split(" = ", 1)
+                    if name in lhs or rhs.count(name) != 1:
+                        break
+                    value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
+                    lines = lines[:i] + lines[i + 1 : j] + [
+                        lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", value, rhs)
+                    ] + lines[j + 1 :]
+                    # every other name keeps its count; go on from the line after the
+                    # removed one (another pass catches folds this one made possible)
+                    counts[name] = 0
+                    changed = True
+                    i -= 1
+                    break
+                if targets & (reads | {name}):
+                    break  # something E reads is reassigned before the use
+    return [_unparen_simple(line) for line in lines]
+
+
+_SIMPLE_ASSIGN = re.compile(r"^([A-Za-z_]\w*) = (?!=)(.+)$")
+
+
+def fold_pure_temps(lines, temps, pure):
+    """Fold a top-level temporary `t = E` of the forward pass into the one line that reads
+    it, as the user wrote the expression: `a = sin_x * y + mul_1 * x`.
+
+    Only where nothing can tell the difference: t is a temporary of the transformer that
+    the pullback does not read, and E, every line between and the line that reads t are
+    top-level assignments of pure arithmetic on real or complex numbers (names in `pure`,
+    math/cmath functions). The value is the same bit for bit (the expression tree is
+    unchanged) and no side effect or exception moves past another.
+    """
+    counts = {}
+    for line in lines:
+        if not line.lstrip().startswith("#"):
+            for tok in tokens(line):
+                counts[tok] = counts.get(tok, 0) + 1
+    changed = set()
+    i = 0
+    while i < len(lines):
+        m = _SIMPLE_ASSIGN.match(lines[i])
+        folded = False
+        if m and m.group(1) in temps and counts.get(m.group(1)) == 2:
+            name, expr = m.group(1), m.group(2)
+            reads = tokens(expr)
+            if name not in reads and all(t in pure for t in reads):
+                for j in range(i + 1, len(lines)):
+                    later = lines[j]
+                    if later.startswith("#"):
+                        continue
+                    m2 = _SIMPLE_ASSIGN.match(later)
+                    if not m2 or "#" in later:
+                        break
+                    target, rhs = m2.group(1), m2.group(2)
+                    used = tokens(rhs)
+                    if not all(t in pure for t in used) or target in reads or target == name:
+                        break
+                    if name in used:
+                        new = re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", lambda _: f"({expr})", rhs, count=1)
+                        lines = lines[:i] + lines[i + 1 : j] + [f"{target} = {new}"] + lines[j + 1 :]
+                        changed.add(lines[j - 1])
+                        counts[name] = 0
+                        folded = True
+                        break
+        if not folded:
+            i += 1
+    # a folded line is printed again from its tree: the same expression, minimal parentheses
+    return [_reprint(line) if line in changed else line for line in lines]
+
+
+def _reprint(line):
+    target, rhs = line.split(" = ", 1)
+    return f"{target} = {ast.unparse(ast.parse(rhs, mode='eval').body)}"
+
+
+_ADD_NEGATED = re.compile(rf"^(\s*)({_B}\w+) = \2 \+ \(-({_B}\w+)\) \* (.+)$")
+
+
+def _subtract_negated(line, real_adjoints):
+    """b_x = b_x + (-b_y) * r reads (and runs) as b_x = b_x - b_y * r: for real scalars
+    the two are equal bit for bit. Left alone when r has an operator of the same
+    precedence as * that does not distribute a sign (%, //) or a conditional."""
+    m = _ADD_NEGATED.match(line)
+    if not m or m.group(2) not in real_adjoints or m.group(3) not in real_adjoints:
+        return line
+    rest = m.group(4)
+    if "%" in rest or "//" in rest or " if " in rest or "#" in rest:
+        return line
+    return f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
+
+
+_PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
+
+
+def _unparen_simple(line):
+    """(b_x * y) * z reads as b_x * y * z when the parenthesised part is a plain product
+    (never a call's parentheses, never a comment)."""
+    if line.lstrip().startswith("#"):
+        return line
+    return _PAREN_PRODUCT.sub(r"\1 * ", line)
+
+
+def blank_shape_reads(line, names):
+    """line with the given names blanked where they are read only for their shape and
+    type: the ``like`` of ``_rt.unbroadcast(g, like)`` and the old container of
+    ``_rt.setitem_grad(b, old, idx, v)`` and ``_rt.setitem_grad_acc(b, old, idx, v, acc)``
+    (not for a slice: a list can change length)."""
+    for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1), ("_rt.setitem_grad_acc(", 1)):
+        start = line.find(fn)
+        while start >= 0:
+            spans = call_args(line, start + len(fn))
+            if spans is not None and len(spans) >= 2:
+                a, b = spans[pos]
+                arg = line[a:b].strip()
+                idx = line[spans[2][0]:spans[2][1]] if fn != "_rt.unbroadcast(" and len(spans) > 2 else ""
+                if arg in names and "slice(" not in idx:
+                    line = line[:a] + " " * (b - a) + line[b:]
+            start = line.find(fn, start + 1)
+    return line
+
+
+def call_args(line, i):
+    """The (start, end) spans of the top-level arguments of the call whose '(' ends at
+    line[i - 1], or None when the line ends first."""
+    spans, depth, begin, quote = [], 0, i, None
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                spans.append((begin, i))
+                return spans
+            depth -= 1
+        elif c == "," and depth == 0:
+            spans.append((begin, i))
+            begin = i + 1
+        i += 1
+    return None
+
+
+def names_read(lines):
+    """The names generated lines mention (outside strings, comments and attributes).
+
+    A superset of the names they read (assignment targets count too), which is all the
+    callers need; a tokenising regex is much cheaper than parsing.
+    """
+    out = set()
+    for line in lines:
+        out.update(tokens(line))
+    return out
+
+
+def fix_empty_blocks(lines):
+    """Insert `pass` where a block header is followed by no code (only comments)."""
+    out = []
+    n = len(lines)
+    for i, line in enumerate(lines):
+        out.append(line)
+        if line.rstrip().endswith(":") and not line.lstrip().startswith("#"):
+            indent = len(line) - len(line.lstrip())
+            j = i + 1
+            has_code = False
+            while j < n:
+                nxt = lines[j]
+                ind = len(nxt) - len(nxt.lstrip())
+                if nxt.strip() == "":
+                    j += 1
+                    continue
+                if ind <= indent:
+                    break
+                if not nxt.lstrip().startswith("#"):
+                    has_code = True
+                    break
+                j += 1
+            if not has_code:
+                out.append(" " * (indent + 4) + "pass")
+    return out

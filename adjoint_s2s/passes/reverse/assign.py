@@ -1,0 +1,185 @@
+"""The reverse pass, assignments: ``x = e`` for every kind of normalised ``e``.
+
+Reads the activity of ``x`` and ``e``; dispatches on the expression to the other families
+(operators, calls, data), saves the old value of ``x`` when it is overwritten, and writes
+the copy of an adjoint for ``x = y``. An inactive right-hand side is written as it is and
+gets no recipe.
+
+Before (``z`` assigned twice)::
+
+    z = y * 2.0
+    mul = z * y
+    z = mul
+
+After::
+
+    z = y * 2.0
+    mul = z * y
+    z_saved_1 = z
+    z = mul
+    ...
+    b_mul = b_z
+    z = z_saved_1
+    b_z = b_mul * y
+    b_y = b_mul * z
+"""
+import ast
+
+import gast
+
+from ..activity import ARRAY, OTHER, free_names_of_function
+from ..codegen import If, Raw, Restore, src
+from .common import NUM, _default_atoms
+
+
+class AssignMixin:
+    """Assignments: the dispatch on the right-hand side, saves and adjoint copies."""
+
+    # ----- assignments -------------------------------------------------------------------
+    def assign(self, x, e, fwd, depth):
+        if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
+            self.check_augmented(e, fwd)
+            if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
+                self.appended.add(e.left.id)
+        if isinstance(e, gast.Name) and e.id == x and not getattr(self.cur_stmt, "augmented", False):
+            # `x = x` (a generated pullback's `b_s = (b_s)`, differentiated again): the
+            # identity, with no reverse. As a copy it would add x's adjoint to itself and
+            # then clear it (consume): a zero gradient.
+            fwd.append(f"{x} = {x}")
+            return None
+        self.note_alias(x, e)
+        active = x in self.active
+        mark = len(self.saves)
+        self.save(x, fwd, depth)
+        if not active or (isinstance(e, gast.Call) and not self.value_active(e)):
+            rev = self._assign_inactive(x, e, active, fwd, depth)
+        elif isinstance(e, gast.Name):
+            rev = self._assign_name(x, e, fwd)
+        elif isinstance(e, gast.BinOp):
+            rev = self.binop(x, e, fwd)
+        elif isinstance(e, gast.UnaryOp):
+            rev = self.unaryop(x, e, fwd)
+        elif isinstance(e, gast.Call):
+            rev = self.call(x, e, fwd)
+        elif isinstance(e, gast.Attribute):
+            rev = self.attribute(x, e, fwd)
+        elif isinstance(e, gast.Subscript):
+            rev = self.subscript(x, e, fwd)
+        elif isinstance(e, (gast.Tuple, gast.List)):
+            rev = self.display(x, e, fwd)
+        elif isinstance(e, gast.Dict):
+            rev = self.dict_display(x, e, fwd)
+        elif isinstance(e, gast.Lambda):
+            fwd.append(Raw([f"{x} = {ast.unparse(gast.gast_to_ast(e))}"], getattr(e, "lineno", None)))
+            self.raw_items.append(fwd[-1])
+            rev = self.rev_closure(x, free_names_of_function(e), _default_atoms(e))
+            self.local_fns[x] = free_names_of_function(e)
+        else:
+            fwd.append(f"{x} = {src(e)}")
+            rev = None
+        return self.with_restore(rev, x, self.saves[mark:])
+
+    def _assign_inactive(self, x, e, active, fwd, depth):
+        """``x = e`` with e a constant here (x may be active elsewhere)."""
+        if isinstance(e, gast.Call) and not self.value_active(e):
+            keep = self.read_again(e)
+            call = self.inactive_call(e, keep)
+            fwd.append(f"{x} = {call}")
+            self.take_kept_inactive(call, e, keep, fwd, depth)
+        else:
+            fwd.append(f"{x} = {src(e)}")
+        if (
+            active
+            and isinstance(e, gast.Call)
+            and isinstance(self.resolve(e.func), type)  # a new object, made from constants
+            and self.kinds.get(x) == OTHER
+            and x in self._attribute_bases()
+        ):
+            return self.rev_forget_fields(x)
+        return None
+
+    def _assign_name(self, x, e, fwd):
+        """``x = y``: a copy of the adjoint (y's object, when it is one, has two names)."""
+        if e.id in self.local_fns:  # f = (a local function): f names it too
+            self.local_fns[x] = self.local_fns[e.id]
+            self.fn_names.setdefault(e.id, {e.id}).add(x)
+        if (
+            getattr(self.cur_stmt, "augmented", False)
+            and x in self.info.params
+            and self.kinds.get(x, OTHER) in (ARRAY, OTHER)
+        ):  # `x op= v` on an argument: in place in Python (see runtime.rebinding)
+            self.helpers.add("_rt")
+            fwd.append(f"_rt.rebinding({x}, {e.id})")
+            fwd.append(f"{x} = {e.id}")
+            return self.rev_taken_copy(x, e.id)
+        fwd.append(f"{x} = {e.id}")
+        return self.rev_copy(x, e.id)
+
+    def _attribute_bases(self):
+        """Names whose attributes the function reads."""
+        bases = getattr(self, "_attr_bases", None)
+        if bases is None:
+            bases = self._attr_bases = {
+                n.value.id for n in gast.walk(self.fn)
+                if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
+            }
+        return bases
+
+    def rev_forget_fields(self, x):
+        """An object made from constants: the field gradients its reads left in the store
+        end here (nothing before it depends on them). Left there, they would meet the
+        gradients of the same fields when the pullback is differentiated again."""
+
+        def rev(st):
+            self.helpers.add("_rt")
+            st.line(f"_rt.forget_fields({x})")
+
+        return rev
+
+    def with_restore(self, rev, x, saves):
+        def recipe(st):
+            if rev is not None:
+                rev(st)
+            st.consume(x)
+            for sv in reversed(saves):
+                st.out.append(Restore(sv))
+
+        return recipe
+
+    def rev_taken_copy(self, x, a):
+        """Reverse of `x = a` for `x op= v` on an argument: a caller that reads its own
+        variable again took the new value (runtime.kept) and hands its gradient over."""
+        copy = self.rev_copy(x, a)
+
+        def rev(st):
+            st.acc(x, f"_rt.take_items({x})", False)
+            copy(st)
+
+        return rev
+
+    def rev_copy(self, x, a):
+        def rev(st):
+            if st.get(x) is None or a not in self.active:
+                return
+            st.acc(a, st.adj(x), st.get(x) == NUM)
+
+        return rev
+
+    def read_g(self, st, x, body):
+        """Run body(g, num) where g is the adjoint of x; guard it if it may be None."""
+        s = st.get(x)
+        if s is None:
+            return
+        b = st.adj(x)
+        if s == NUM:
+            body(b, True)
+            return
+        before = st.snapshot()
+        guard = If(f"{b} is not None")
+        saved_out = st.out
+        st.out = guard.body
+        body(b, True)
+        st.out = saved_out
+        after = st.snapshot()
+        st.status = st.merge(after, before, guard.body, guard.orelse)
+        saved_out.append(guard)

@@ -1,0 +1,171 @@
+"""The reverse pass, reading data: attributes, subscripts and displays (tuples, lists,
+dicts).
+
+Reads the kind of the container; writes the forward read and a recipe that sends the
+adjoint of what was read back into the adjoint of the container (a structural tangent
+for objects, a scatter for arrays, the run time's pair for anything else).
+
+Before (``xs`` a list)::
+
+    xs_i = xs[0]
+    xs_i_1 = xs[1]
+
+After::
+
+    xs_i, xs_i_pullback = _rt.getitem_pair(xs, 0)
+    xs_i_1, xs_i_1_pullback = _rt.getitem_pair(xs, 1)
+    ...
+    b_xs = xs_i_1_pullback(b_xs_i_1)
+    b_xs = _rt.acc(b_xs, xs_i_pullback(b_xs_i))
+"""
+import gast
+
+from .. import codegen as C
+from ..activity import ARRAY, REAL, SCALAR
+from ..codegen import src
+from ...errors import UnsupportedSyntaxError
+
+
+class DataMixin:
+    """Attribute reads, subscripts and displays."""
+
+    # ----- attributes, subscripts, displays ------------------------------------------------
+    def attribute(self, x, e, fwd):
+        base = e.value
+        k = self.kind_of(base)
+        if not self.is_active(base):
+            fwd.append(f"{x} = {src(e)}")
+            return None
+        self.helpers.add("_rt")
+        if k in SCALAR and e.attr in ("real", "imag"):
+            fwd.append(f"{x} = {src(e)}")
+            part = "_rt.re" if e.attr == "real" else "_rt.im_seed"
+
+            def rev(st):
+                def body(g, num):
+                    expr = f"{part}({g})" if e.attr == "imag" else f"{g}"
+                    if k == REAL and e.attr == "imag":
+                        return
+                    st.acc(base.id, expr, num)
+
+                self.read_g(st, x, body)
+
+            return rev
+        if k == ARRAY:
+            fwd.append(f"{x} = {src(e)}")
+            return self._rev_read(x, base, lambda g: f"_rt.attr_grad({src(base)}, {e.attr!r}, {g})")
+        return self._rev_pair_read(x, base, f"_rt.getattr_pair({src(base)}, {e.attr!r})", fwd)
+
+    def _rev_read(self, x, base, adjoint):
+        """The adjoint of reading part of base (an array): b_base += adjoint(g)."""
+
+        def rev(st):
+            self.read_g(st, x, lambda g, num: st.acc(base.id, adjoint(g), False))
+
+        return rev
+
+    def _rev_pair_read(self, x, base, pair_call, fwd):
+        """Reading part of a value of unknown kind: x, x_pullback = pair_call, and
+        b_base += x_pullback(b_x)."""
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        fwd.append(f"{x}, {pbn} = {pair_call}")
+
+        def rev(st):
+            if st.get(x) is None:
+                return
+            st.acc(base.id, f"{pbn}({st.adj(x)})", False)
+
+        return rev
+
+    def subscript(self, x, e, fwd):
+        base = e.value
+        if not self.is_active(base):
+            rev = self._keyed_read(x, e, fwd)
+            if rev is not None:
+                return rev
+            fwd.append(f"{x} = {src(e)}")
+            return None
+        self.helpers.add("_rt")
+        idx = C.index_value_src(e.slice)
+        k = self.kind_of(base)
+        if k == ARRAY:
+            fwd.append(f"{x} = {src(e)}")
+            return self._rev_read(x, base, lambda g: f"_rt.getitem_grad({src(base)}, {idx}, {g})")
+        return self._rev_pair_read(x, base, f"_rt.getitem_pair({src(base)}, {idx})", fwd)
+
+    def _keyed_read(self, x, e, fwd):
+        """obj[key] where only the key depends on the inputs (np.r_[x, y], a __getitem__
+        computing with its key): _rt.index_get at run time, whose rule differentiates
+        what the key computes, gives no gradient to a plain lookup's key, or refuses."""
+        if self.kind_of(e.value) == ARRAY:
+            return None  # an array's lookup: piecewise constant in its key
+        sl = e.slice
+        elts = list(sl.elts) if isinstance(sl, gast.Tuple) else [sl]
+
+        def active_in(node):
+            return any(isinstance(n, gast.Name) and self.is_active(n) for n in gast.walk(node))
+
+        if not any(active_in(v) for v in elts):
+            return None
+        if any(isinstance(v, gast.Slice) and active_in(v) for v in elts):
+            self.refuse(
+                "a slice whose bounds depend on the differentiated inputs",
+                "compute the values with np.linspace or np.arange outside the index",
+            )
+        self.helpers.add("_rt")
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        keys = "".join(", " + C.index_value_src(v) for v in elts)
+        fwd.append(f"{x}, {pbn} = _rt.call(_rt.index_get, {src(e.value)}, {isinstance(sl, gast.Tuple)}{keys})")
+        none = gast.Constant(value=None, kind=None)
+        return self.rev_call_pullback(x, pbn, [none, e.value, none] + elts)
+
+    def display(self, x, e, fwd):
+        elts = e.elts
+        starred = any(isinstance(v, gast.Starred) for v in elts)
+        self.helpers.add("_rt")
+        if starred:
+            lens = self.fresh_local(f"{x}_sizes", fwd, self.depth)
+            parts = ", ".join(
+                f"len({src(v.value)})" if isinstance(v, gast.Starred) else "None" for v in elts
+            )
+            fwd.append(f"{lens} = ({parts},)")
+        fwd.append(f"{x} = {src(e)}")
+
+        def rev(st):
+            def body(g, num):
+                for i, v in enumerate(elts):
+                    if isinstance(v, gast.Starred):
+                        if self.is_active(v.value):
+                            st.acc(v.value.id, f"_rt.star_part({g}, {lens}, {i}, {src(v.value)})", False)
+                    elif self.is_active(v):
+                        part = f"_rt.star_part({g}, {lens}, {i}, None)" if starred else f"_rt.part({g}, {i})"
+                        st.acc(v.id, part, False)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def dict_display(self, x, e, fwd):
+        fwd.append(f"{x} = {src(e)}")
+        self.helpers.add("_rt")
+
+        def rev(st):
+            def body(g, num):
+                for k, v in zip(e.keys, e.values):
+                    if k is None:
+                        if self.is_active(v):
+                            st.acc(v.id, f"_rt.subdict({g}, {src(v)})", False)
+                    elif self.is_active(v):
+                        st.acc(v.id, f"_rt.part({g}, {src(k)})", False)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def refuse(self, construct, hint):
+        """UnsupportedSyntaxError for the statement being generated, at the user's line."""
+        line = getattr(self.cur_stmt, "src_line", None)
+        raise UnsupportedSyntaxError(
+            construct, self.info.filename, line if line is not None else getattr(self, "last_line", None),
+            hint=hint,
+        )

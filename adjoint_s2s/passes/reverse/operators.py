@@ -1,0 +1,156 @@
+"""The reverse pass, operators: ``x op y`` and ``op x`` on numbers, arrays and objects.
+
+Reads the kinds of the operands (from the activity analysis); writes the forward line,
+and a recipe that adds each active operand's contribution to its adjoint. Numbers and
+arrays get the inline templates of ``rules``; anything else goes through ``_rt.binop``,
+whose pullback is called in the backward pass.
+
+Before (normalised, x and y floats)::
+
+    result = x * y - x
+
+After (the forward line is kept; the pullback's part)::
+
+    b_x = -b_result
+    b_x = b_x + b_result * y
+    b_y = b_result * x
+"""
+import gast
+
+from ..activity import ARRAY, BINOP_NAMES, CONST, NUMERIC, OTHER, REAL, SCALAR
+from ..codegen import src
+from ... import rules as R
+from .common import _BITOP_NAMES, _contribution, _pow_const_partial
+
+
+class OperatorsMixin:
+    """Binary and unary operators, and the elementwise templates they share with calls."""
+
+    # ----- operators ------------------------------------------------------------------------
+    def binop(self, x, e, fwd):
+        a, b = e.left, e.right
+        ka, kb = self.kind_of(a), self.kind_of(b)
+        opname = BINOP_NAMES.get(type(e.op))
+        numeric = ka in NUMERIC + (CONST,) and kb in NUMERIC + (CONST,) and CONST not in (ka, kb)
+        if opname is None:
+            # |, &, ^, <<, >>: integers and bools carry no tangent; anything else (an
+            # object's __or__, dicts merged with |) goes to run-time dispatch
+            opname = _BITOP_NAMES.get(type(e.op))
+            if (
+                opname is None
+                or not (self.is_active(a) or self.is_active(b))
+                or ka in (REAL, CONST) and kb in (REAL, CONST)
+            ):
+                fwd.append(f"{x} = {src(e)}")
+                return None
+            numeric = False
+        if opname == "MatMult" and numeric:
+            fwd.append(f"{x} = {src(e)}")
+            self.helpers.add("_rt")
+
+            def rev(st):
+                def body(g, num):
+                    if self.is_active(a):
+                        st.acc(a.id, f"_rt.matmul_adjoint_a({g}, {src(a)}, {src(b)})", True)
+                    if self.is_active(b):
+                        st.acc(b.id, f"_rt.matmul_adjoint_b({g}, {src(a)}, {src(b)})", True)
+
+                self.read_g(st, x, body)
+
+            return rev
+        if numeric:
+            fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
+            fwd.append(f"{x} = {src(e)}")
+            if opname == "Mult" and isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id:
+                # a square: one contribution, g * (2 * a), instead of two
+                return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same")
+            partials = {"a": pa, "b": pb}
+            if opname == "Pow" and isinstance(b, gast.Constant):
+                partials["a"] = _pow_const_partial(b.value, ka in SCALAR)
+            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same")
+        # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
+        self.helpers.add("_rt")
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        inplace = ", True" if getattr(e, "augmented", False) else ""
+        fwd.append(f"{x}, {pbn} = _rt.binop({opname!r}, {src(a)}, {src(b)}{inplace})")
+        return self.rev_call_pullback(x, pbn, [a, b])
+
+    def unaryop(self, x, e, fwd):
+        a = e.operand
+        fwd.append(f"{x} = {src(e)}")
+        if isinstance(e.op, gast.Invert) and self.is_active(a) and self.kind_of(a) == OTHER:
+            self.helpers.add("_rt")
+            fwd.pop()
+            pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+            fwd.append(f"{x}, {pbn} = _rt.unop('Invert', {src(a)})")
+            return self.rev_call_pullback(x, pbn, [a])
+        if isinstance(e.op, (gast.Not, gast.Invert)):
+            return None
+        k = self.kind_of(a)
+        partial = "-1" if isinstance(e.op, gast.USub) else "1"
+        if k in NUMERIC:
+            return self.elementwise(x, [("a", a)], {"a": partial}, {}, "same")
+
+        self.helpers.add("_rt")
+        fwd.pop()
+        pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
+        opname = "USub" if partial == "-1" else "UAdd"
+        fwd.append(f"{x}, {pbn} = _rt.unop({opname!r}, {src(a)})")
+        return self.rev_call_pullback(x, pbn, [a])
+
+    def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None):
+        """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template."""
+        kinds = [self.kind_of(v) for _, v in args]
+        numeric_kinds = [
+            k
+            for (p, _), k in zip(args, kinds)
+            if k != CONST and (partials.get(p) is not None or p in adjoints)
+        ]
+        if prim_kind in ("array", "other"):
+            cls = "array"
+        elif all(k == REAL for k in numeric_kinds):
+            cls = "real"
+        elif all(k in SCALAR for k in numeric_kinds):
+            cls = "complex"
+        else:
+            cls = "array"
+        if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
+            cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
+        mapping = {p: src(v) for p, v in args}
+        mapping.update(extra or {})
+        mapping["ans"] = x
+
+        def rev(st):
+            def body(g, num):
+                mapping["g"] = g
+                for (p, v), k in zip(args, kinds):
+                    if not self.is_active(v):
+                        continue
+                    adj = adjoints.get(p)
+                    if isinstance(adj, dict):
+                        adj = adj.get(cls, adj.get("any"))
+                    if adj is not None:
+                        expr = R.fill(adj, mapping)
+                        self.note_helpers(expr)
+                        if k == REAL and cls == "complex":
+                            expr = f"_rt.re({expr})"
+                        st.acc(v.id, expr, num and cls != "array" or num and k == ARRAY)
+                        continue
+                    partial = partials.get(p)
+                    if partial is None:
+                        continue
+                    d = R.fill(partial, mapping)
+                    self.note_helpers(d)
+                    expr = _contribution(g, d, cls, k, src(v))
+                    if "_rt." in expr:
+                        self.helpers.add("_rt")
+                    st.acc(v.id, expr, num)
+
+            self.read_g(st, x, body)
+
+        return rev
+
+    def note_helpers(self, text):
+        for mod in ("_rt", "math", "cmath", "np", "operator"):
+            if f"{mod}." in text:
+                self.helpers.add(mod)

@@ -1,0 +1,195 @@
+"""Save and restore planning: the pass after the reverse pass.
+
+The reverse pass puts a ``Save`` marker before every assignment that may overwrite a
+value, and a ``Restore`` marker after that assignment's adjoint code. This pass decides
+which of them become code: a value is saved only if it is overwritten (assigned twice,
+or once in a loop) and the pullback reads it. Outside loops a saved value gets a fresh
+name (``x_saved``); inside loops it is pushed on the tape and popped in reverse order.
+
+It reads the ``Draft`` of the reverse pass (the forward blocks, the pullback blocks, the
+saves, the locals) and writes nothing back: ``plan`` returns a ``Plan`` whose
+``forward`` and ``backward`` methods say what each marker renders as, and ``render``
+writes the lines. Fresh names for the saved copies come from the pass's ``Namer``.
+
+Before (``def f(x): y = x * 2.0; y = y * x; return y``: ``y`` is overwritten, and the
+adjoint of the second assignment reads its old value)::
+
+    y = x * 2.0                      # forward
+    mul = y * x
+    <Save y>
+    y = mul
+    ...
+    b_mul = b_y                      # pullback
+    <Restore y>
+    b_y = b_mul * x
+    b_x = b_mul * y
+
+After::
+
+    y = x * 2.0
+    mul = y * x
+    y_saved_1 = y
+    y = mul
+    ...
+    b_mul = b_y
+    y = y_saved_1
+    b_y = b_mul * x
+    b_x = b_mul * y
+
+Inside a loop the same Save is ``_tape.append(y)`` and the Restore
+``_pos -= 1; y = _tape[_pos]``. A value overwritten but never read by the pullback
+(``y = x + 1.0; y = x * 3.0``) is not saved at all.
+"""
+from . import codegen as C
+from .cleanup import blank_shape_reads, fix_empty_blocks, names_read
+from .codegen import If, Loop, Release, Restore, Save
+
+
+class Plan:
+    """What the save and restore markers of one draft render as."""
+
+    def __init__(self, draft, restorable, slots, tape_used):
+        self.draft = draft
+        self.restorable = frozenset(restorable)  # names whose old values are kept
+        self.slots = slots  # id(Save) -> the fresh name holding its value (outside loops)
+        self.tape_used = tape_used
+        self.assigned_first, self.defined_at_end = _first_assignments(draft)
+
+    def defined(self, m):
+        """The names that surely have a value where marker m stands."""
+        return self.assigned_first.get(id(m), set())
+
+    def forward(self, m):
+        """The forward lines of marker m."""
+        restorable, draft = self.restorable, self.draft
+        if isinstance(m, C.ForHeader):
+            name = m.alias if m.target in restorable else m.target
+            return [f"for {name} in {m.it}"]
+        if isinstance(m, C.Copy):
+            h = m.header
+            return [f"{h.target} = {h.alias}"] if h.target in restorable else []
+        if isinstance(m, Save):
+            if m.name not in restorable:
+                return []
+            if m.in_loop:
+                return [f"{draft.tape}.append({m.name})"]
+            if m.name in self.defined(m):
+                return [f"{self.slots[id(m)]} = {m.name}"]
+            return []
+        if isinstance(m, C.LoopInit):
+            inside = {sv.name for sv in C.saves_in(m.loop.body)}
+            names = sorted((inside & restorable) - self.defined(m))
+            return [f"{n} = None" for n in names]
+        return []
+
+    def backward(self, m):
+        """The pullback lines of marker m."""
+        if isinstance(m, Release):
+            return [f"{m.name} = None"] if m.targets & self.draft.added_to else []
+        if isinstance(m, Restore):
+            sv = m.save
+            if sv.name not in self.restorable:
+                return []
+            if sv.in_loop:
+                tape, pos = self.draft.tape, self.draft.pos
+                return [f"{pos} -= 1", f"{sv.name} = {tape}[{pos}]"]
+            if id(sv) in self.slots and sv.name in self.defined(sv):
+                return [f"{sv.name} = {self.slots[id(sv)]}"]
+        return []
+
+
+def plan(draft, namer):
+    """Which saved values the pullback reads, and where each is kept."""
+    overwritten, shape_kept = _overwritten(draft)
+    restorable = _restorable(draft, overwritten, shape_kept)
+    tape_used = False
+    slots = {}
+    for sv in draft.saves:
+        if sv.name in restorable:
+            if sv.in_loop:
+                tape_used = True
+            else:
+                slots[id(sv)] = namer.fresh(f"{sv.name}_saved")
+    return Plan(draft, restorable, slots, tape_used)
+
+
+def render(draft, plan):
+    """The forward and pullback lines of the draft, markers resolved by the plan."""
+    fwd_lines = [f"{draft.tape} = []"] if plan.tape_used else []
+    C.render(draft.fwd, 0, plan.forward, fwd_lines)
+    pb_lines = [f"{draft.pos} = len({draft.tape})"] if plan.tape_used else []
+    C.render(draft.pre, 0, plan.backward, pb_lines)
+    C.render(draft.body, 0, plan.backward, pb_lines)
+    pb_lines.append(draft.ret_line)
+    return fwd_lines, pb_lines
+
+
+def _overwritten(draft):
+    """(names assigned more than once, those of them only written into in place)."""
+    params = set(draft.params_names)
+    counts = {}
+    for sv in draft.saves:
+        counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop else 1)
+    overwritten = {n for n, c in counts.items() if c + (1 if n in params else 0) >= 2}
+    # containers changed only by `name[i] = v` after their first binding: a pullback
+    # that reads them only for their shape (unbroadcast's `like`, setitem_grad's old
+    # container) does not need the old values, so they are not saved, and the
+    # forward pass can write in place (runtime.setitem)
+    rebinds = {}
+    for sv in draft.saves:
+        if not sv.keeps_shape:
+            rebinds[sv.name] = rebinds.get(sv.name, 0) + (2 if sv.in_loop else 1)
+    shape_kept = {n for n in overwritten if rebinds.get(n, 0) + (1 if n in params else 0) <= 1}
+    return overwritten, shape_kept
+
+
+def _restorable(draft, overwritten, shape_kept):
+    """The overwritten names the pullback reads. A branch that only restores values
+    still reads its test, so restores count as code: iterate to a fixpoint."""
+    restorable = set()
+    for _ in range(4):
+        def probe_marker(m, keep=frozenset(restorable)):
+            return ["pass"] if isinstance(m, Restore) and m.save.name in keep else []
+
+        probe = []
+        C.render(draft.body, 0, probe_marker, probe)
+        probe = [blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
+        read = names_read(fix_empty_blocks(probe))
+        needed = read & (draft.locals | set(draft.params_names))
+        new = {n for n in needed if n in overwritten}
+        if new == restorable:
+            break
+        restorable = new
+    return restorable
+
+
+def _first_assignments(draft):
+    """For each Save and LoopInit marker: the names that surely have a value at that
+    point; and the names surely bound at the end of the forward pass."""
+    out = {}
+    defined = set(draft.params_names) | set(draft.freevars)
+
+    def walk(block, defined):
+        for item in block:
+            if isinstance(item, C.LoopInit):
+                out[id(item)] = set(defined)
+                if item.loop is not None:  # it gives the loop's saved names a value
+                    defined.update(sv.name for sv in C.saves_in(item.loop.body))
+            elif isinstance(item, Save):
+                out[id(item)] = set(defined)
+                defined.add(item.name)
+            elif isinstance(item, If):
+                d1, d2 = set(defined), set(defined)
+                walk(item.body, d1)
+                walk(item.orelse, d2)
+                defined |= d1 & d2
+            elif isinstance(item, Loop):
+                d = set(defined)
+                walk(item.body, d)
+            elif isinstance(item, str) and " = " in item and not item.startswith("#"):
+                for head in item.split(" = ")[0].split(","):
+                    if head.strip().isidentifier():
+                        defined.add(head.strip())
+
+    walk(draft.fwd, defined)
+    return out, defined

@@ -1,0 +1,119 @@
+"""The transformer's pipeline: a parsed function becomes the source of its pair.
+
+Each pass is one call, in order; each module's docstring says what the pass reads and
+writes. ``emit.py`` compiles the text, registers it with linecache, caches and binds it.
+
+    check     refuse what cannot be differentiated, before anything is rewritten
+    anf       normalise: one operation per statement, temporaries named for what they hold
+    activity  kinds, activity and liveness (read-only from here on)
+    reverse   forward code and pullback blocks, saves and restores still markers
+    tape      which saved values the pullback reads, kept in fresh names or on the tape
+    cleanup   exact rewrites of the rendered text (copies, single uses, pure temporaries)
+    sparse    scatter adjoints kept sparse until something needs the whole array
+    text      the pair's source: forward lines, the pullback and its default arguments
+"""
+import builtins
+import types
+
+import gast
+
+from .naming import Namer
+from .passes import activity, anf, check, cleanup, codegen, reverse, sparse, tape
+
+
+def pair_source(fn, node, filename, lines, key, globals_, reserved):
+    """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
+    node is fn's parsed tree (rewritten in place); reserved: names generated code uses."""
+    check.check(node, filename)
+    user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
+    anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
+    info = function_info(fn, node, filename, globals_)
+    facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
+    rev = reverse.Generator(node, info, facts, taken=namer.taken)
+    draft = rev.generate()
+    plan = tape.plan(draft, rev.namer)
+    fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))
+    return sparse.sparse_scatters(codegen.pair_text(draft, fwd_lines, pb_lines, passed)), rev, info
+
+
+def function_info(fn, node, filename, globals_):
+    """What the passes know about fn besides its tree: names, globals, captured modules."""
+    code = fn.__code__
+    info = FunctionInfo(code.co_name, node, filename, globals_, code.co_freevars, code.co_cellvars)
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, types.ModuleType):
+            info.static_free[name] = value
+    return info
+
+
+class FunctionInfo:
+    """What the reverse pass needs to know about the function it transforms."""
+
+    def __init__(self, name, node, filename, globals_, freevars, cellvars, line_offset=0):
+        self.name = name
+        self.node = node
+        self.filename = filename
+        self.globals = globals_
+        self.freevars = tuple(freevars)
+        self.cellvars = set(cellvars)
+        self.line_offset = line_offset
+        self.static_free = {}  # captured variables holding modules: resolved like globals
+        a = node.args
+        self.posonly = [p.id for p in a.posonlyargs]
+        self.positional = [p.id for p in a.posonlyargs + a.args]
+        self.vararg = a.vararg.id if a.vararg else None
+        self.kwonly = [p.id for p in a.kwonlyargs]
+        self.kwarg = a.kwarg.id if a.kwarg else None
+
+    @property
+    def params(self):
+        out = list(self.positional)
+        if self.vararg:
+            out.append(self.vararg)
+        out += self.kwonly
+        if self.kwarg:
+            out.append(self.kwarg)
+        return out
+
+
+def _split_key(fn, key):
+    """(kinds of the arguments, kinds of the captured variables)."""
+    n = len(fn.__code__.co_freevars)
+    return (key[: len(key) - n], key[len(key) - n:]) if n else (key, ())
+
+
+def static_names(fn, names):
+    """The names among `names` that fn reads from outside (a captured variable, a global,
+    a builtin) and that hold a module or a class now: `np.linalg.norm(x)` names a callee,
+    where `A.T.sum()` (A a parameter) calls a method of a value."""
+    code = fn.__code__
+    local = set(code.co_varnames) | set(code.co_cellvars)
+    cells = {}
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            cells[name] = cell.cell_contents
+        except ValueError:
+            pass
+    g = fn.__globals__
+    bi = g.get("__builtins__", builtins)
+    bi = bi if isinstance(bi, dict) else vars(bi)
+    out = set()
+    for name in names:
+        if name in local:
+            continue
+        if name in cells:
+            value = cells[name]
+        elif name in code.co_freevars:
+            continue
+        elif name in g:
+            value = g[name]
+        else:
+            value = bi.get(name)
+        if isinstance(value, (types.ModuleType, type)):
+            out.add(name)
+    return out
