@@ -219,15 +219,19 @@ class Queries:
 
     def global_kind(self, name):
         """A global's kind, from its value now. Array templates are right for any number
-        or array, so a global array (data a function reads) is ARRAY; a number is COMPLEX
-        (right for real and complex values). Anything else is looked at when it runs."""
+        or array, so a global array (data a function reads) is ARRAY; a real number is
+        REAL, a complex one COMPLEX: every call checks that the global still has the type
+        the code assumed (emit's data guard), so a module that rebinds `DT = 0.01` to a
+        complex or an array gets code made again. Anything else is looked at when it runs."""
         g = self.info.globals
         if name not in g:
             return OTHER
         value = g[name]
         if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.number):
             return ARRAY
-        if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+        if type(value) in (int, float):
+            return REAL
+        if type(value) is complex:
             return COMPLEX
         return OTHER
 
