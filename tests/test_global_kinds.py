@@ -65,3 +65,20 @@ def test_a_complex_global_is_complex():
         assert ad.gradient(m.rot, 0.7) == (1.0,)
     finally:
         linecache.cache.pop("<complex_global>", None)
+
+
+def adaptive_decay(k):
+    y, h = 1.0, 0.5
+    for i in range(100):
+        y = y - h * k * y
+        h = min(h * (1.0 + 0.01 * k), 0.05)
+    return y
+
+
+def test_min_of_real_numbers_keeps_the_kind_downstream():
+    text = ad.show_adjoint(adaptive_decay, 0.7)
+    assert "_rt.binop" not in text  # only min itself is dispatched, not what follows it
+    assert ad.gradient(adaptive_decay, 0.7)[0] == pytest.approx(
+        numerical_gradient(adaptive_decay, 0.7)[0], rel=1e-6)
+    assert ad.hessian(adaptive_decay, 0.7) == pytest.approx(
+        numerical_gradient(lambda k: ad.gradient(adaptive_decay, k)[0], 0.7)[0], rel=1e-5)

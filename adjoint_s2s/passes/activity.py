@@ -309,6 +309,11 @@ class Queries:
                 return const_kind(obj) if const_kind(obj) != OTHER else OTHER
             return OTHER
         if isinstance(e, gast.Subscript):
+            elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
+            if elts is not None and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
+                i = e.slice.value
+                if -len(elts) <= i < len(elts):
+                    return elts[i]  # `theta, omega = 1.0, 0.0`: seq = (1.0, 0.0); theta = seq[0]
             return ARRAY if self.kind_of(e.value) == ARRAY else OTHER
         return OTHER
 
@@ -340,6 +345,10 @@ class Queries:
             if getattr(obj, "__module__", "") == "numpy" or type(obj).__name__ == "ufunc":
                 return ARRAY
             return OTHER
+        if obj in (min, max) and len(e.args) >= 2 and not e.keywords:
+            # min(h, 1.0) of real numbers is one of them: a real number
+            kinds = [self.kind_of(a) for a in e.args]
+            return REAL if all(k == REAL for k in kinds) else OTHER
         kwnames = tuple(k.arg for k in e.keywords)
         prim = R.lookup_primitive(obj, len(e.args), kwnames) if None not in kwnames else None
         if prim is None:
@@ -430,12 +439,21 @@ class Activity(Queries):
         self.live_after = MappingProxyType(live_after(fn_node.body))
         self._range = self._caps = None  # computed when first asked for
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
+        # tuples bound once to a name (the normalised form of `a, b = x, y`): the kinds of
+        # their items, for the subscripts that unpack them
+        counts = {}
+        for s in walk_block(fn_node.body):
+            for t in stmt_targets(s):
+                counts[t] = counts.get(t, 0) + 1
+        self._once = {t for t, n in counts.items() if n == 1 and t not in info.params}
+        self.tuple_elts = {}
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
         self.infer_activity()
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
+        self.tuple_elts = MappingProxyType(self.tuple_elts)
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
@@ -446,6 +464,9 @@ class Activity(Queries):
                 if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                     k = self.expr_kind(s.value)
                     t = s.targets[0].id
+                    if (isinstance(s.value, gast.Tuple) and t in self._once
+                            and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
+                        self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
                     self.kinds[t] = join(self.kinds.get(t), k) if t in before or t in self.kinds else k
                 elif isinstance(s, gast.For):
                     k = self.iter_item_kind(s.iter)

@@ -82,6 +82,10 @@ class Generator(
     def range_names(self):
         return self.facts.range_names
 
+    @property
+    def tuple_elts(self):
+        return self.facts.tuple_elts
+
     # ----- names ---------------------------------------------------------------------
     def adj_name(self, name):
         b = self._adj.get(name)
