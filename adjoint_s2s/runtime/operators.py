@@ -46,6 +46,15 @@ _NUMBER_PAIRS = {}
 R.ON_CHANGE.append(_NUMBER_PAIRS.clear)
 
 
+def number_pair(fn):
+    """resolve(fn, 2), remembered (non-differentiable, as resolve: binop is differentiated
+    again at second order, and only selects code here)."""
+    pair = _NUMBER_PAIRS.get(fn)
+    if pair is None:
+        pair = _NUMBER_PAIRS[fn] = resolve(fn, 2)
+    return pair
+
+
 _BOOLS = (bool, np.bool_)
 
 
@@ -116,10 +125,7 @@ def binop(opname, a, b, inplace=False):
     ):
         return _bool_operand_pair(fn, a, b)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
-        pair = _NUMBER_PAIRS.get(fn)
-        if pair is None:
-            pair = _NUMBER_PAIRS[fn] = resolve(fn, 2)
-        y, pb = pair(a, b)
+        y, pb = number_pair(fn)(a, b)
         return y, _drop_first(pb)
     if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
         # `lst += vs` extends the list in place, as Python does: every name for it (the

@@ -13,7 +13,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, project, sites, structure
+from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -409,6 +409,7 @@ nondifferentiable_builtin(
     lookup_primitive,
     store.is_mutable_object,
     dispatch.resolve,
+    operators.number_pair,
     dispatch._hashable,
     kinds.kinds_of,
     kinds.cell_kind,
