@@ -22,6 +22,10 @@ _SAFE = re.compile(r"[^0-9a-zA-Z_]")
 class Namer:
     def __init__(self, taken=()):
         self.taken = set(taken) | _BUILTINS
+        # base -> the last suffix given: names are only ever added to taken, so every
+        # smaller suffix is still taken, and probing starts after it (linear, not
+        # quadratic, in the number of names a long function makes from one hint)
+        self._last = {}
 
     def reserve(self, names):
         self.taken.update(names)
@@ -37,9 +41,10 @@ class Namer:
         if base not in self.taken:
             self.taken.add(base)
             return base
-        i = 1
+        i = self._last.get(base, 0) + 1
         while f"{base}_{i}" in self.taken:
             i += 1
+        self._last[base] = i
         out = f"{base}_{i}"
         self.taken.add(out)
         return out
