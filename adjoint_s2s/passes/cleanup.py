@@ -199,6 +199,36 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     return result
 
 
+def _word(c):
+    return c.isalnum() or c == "_"
+
+
+def replace_name(text, name, new, count=0):
+    """text with the name `name` (not part of a longer name, not an attribute) replaced by
+    new, at most count times (0: all), as re.sub with ``(?<![\w.])name(?!\w)`` would, but
+    without compiling a pattern per name (thousands of names overflowed re's cache)."""
+    parts = []
+    last = start = done = 0
+    n = len(name)
+    while not (count and done >= count):
+        i = text.find(name, start)
+        if i < 0:
+            break
+        before = text[i - 1] if i else ""
+        after = text[i + n] if i + n < len(text) else ""
+        if (before and (_word(before) or before == ".")) or (after and _word(after)):
+            start = i + 1
+            continue
+        parts.append(text[last:i])
+        parts.append(new)
+        done += 1
+        last = start = i + n
+    if not done:
+        return text
+    parts.append(text[last:])
+    return "".join(parts)
+
+
 _DEF = re.compile(rf"^({_B}\w+) = (.+)$")
 _FOR = re.compile(r"^\s*for (\w+) in ")
 
@@ -255,7 +285,7 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
                         break
                     value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
                     lines = lines[:i] + lines[i + 1 : j] + [
-                        lhs + " = " + re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", value, rhs)
+                        lhs + " = " + replace_name(rhs, name, value)
                     ] + lines[j + 1 :]
                     # every other name keeps its count; go on from the line after the
                     # removed one (another pass catches folds this one made possible)
@@ -307,7 +337,7 @@ def fold_pure_temps(lines, temps, pure):
                     if not all(t in pure for t in used) or target in reads or target == name:
                         break
                     if name in used:
-                        new = re.sub(rf"(?<![\w.]){re.escape(name)}(?!\w)", lambda _: f"({expr})", rhs, count=1)
+                        new = replace_name(rhs, name, f"({expr})", count=1)
                         lines = lines[:i] + lines[i + 1 : j] + [f"{target} = {new}"] + lines[j + 1 :]
                         changed.add(lines[j - 1])
                         counts[name] = 0
