@@ -12,6 +12,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "docs", "numpy.md")
+if ROOT not in sys.path:  # this checkout's adjoint_s2s, not another one the venv may know
+    sys.path.insert(0, ROOT)
 
 HEADER = """\
 # NumPy and scipy.special rules

@@ -247,6 +247,7 @@ _KWONLY = {
     "np.linalg.diagonal": ("offset",),
     "np.linalg.tensordot": ("axes",),
     "np.linalg.vecdot": ("axis",),
+    "np.linalg.cross": ("axis",),
     "np.vecdot": ("axis",),
     "np.unstack": ("axis",),
 }

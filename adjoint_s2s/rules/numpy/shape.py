@@ -303,7 +303,7 @@ def np_concatenate_adjoint(g, arrays, axis=0):
     return _pack(np.split(g, np.cumsum(sizes)[:-1], axis=axis), arrays)
 
 
-rule(np.concatenate, "arrays, axis=0",
+rule(np.concatenate, "arrays, axis=0, dtype=None, casting='same_kind'",
      adjoints={"arrays": "_rt.np_concatenate_adjoint(g, arrays, axis)"})
 
 
@@ -315,7 +315,7 @@ def np_stack_adjoint(g, arrays, axis=0):
     return _pack(list(moved), arrays)
 
 
-rule(np.stack, "arrays, axis=0", adjoints={"arrays": "_rt.np_stack_adjoint(g, arrays, axis)"})
+rule(np.stack, "arrays, axis=0, dtype=None, casting='same_kind'", adjoints={"arrays": "_rt.np_stack_adjoint(g, arrays, axis)"})
 
 
 def np_unstack_adjoint(g, x, ans, axis=0):
@@ -335,14 +335,14 @@ def np_hstack_adjoint(g, tup):
     return _split_stacked(g, tup, _at_least(1), lambda ps: 0 if len(ps[0]) == 1 else 1)
 
 
-rule(np.hstack, "tup", adjoints={"tup": "_rt.np_hstack_adjoint(g, tup)"})
+rule(np.hstack, "tup, dtype=None, casting='same_kind'", adjoints={"tup": "_rt.np_hstack_adjoint(g, tup)"})
 
 
 def np_vstack_adjoint(g, tup):
     return _split_stacked(g, tup, _at_least(2), lambda ps: 0)
 
 
-rule(np.vstack, "tup", adjoints={"tup": "_rt.np_vstack_adjoint(g, tup)"})
+rule(np.vstack, "tup, dtype=None, casting='same_kind'", adjoints={"tup": "_rt.np_vstack_adjoint(g, tup)"})
 
 
 def np_dstack_adjoint(g, tup):
