@@ -155,7 +155,7 @@ def lookup_primitive(fn, nargs, kwnames=()):
     if not variants:
         return None
     exact = variants.get(nargs)
-    if exact is not None and not kwnames:
+    if exact is not None and not kwnames and (not exact.kwonly or exact.bind(nargs, ())):
         return exact
     for prim in sorted(variants.values(), key=lambda p: len(p.params)):
         if prim.bind(nargs, kwnames) is not None:

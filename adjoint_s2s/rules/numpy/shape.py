@@ -448,7 +448,7 @@ def np_unrot90(g, m, k=1, axes=None):
     return np_fit(np.rot90(g, -k, (0, 1) if axes is None else axes), m)
 
 
-rule(np.rot90, "m, k=1, axes=None", adjoints={"m": "_rt.np_unrot90(g, m, k, axes)"})
+rule(np.rot90, "m, k=1, axes=(0, 1)", adjoints={"m": "_rt.np_unrot90(g, m, k, axes)"})
 
 
 def _pad_call(array, pad_width, mode, constant_values):
@@ -541,7 +541,7 @@ def np_sort_adjoint(g, a, axis=-1):
     return np_fit(np.take_along_axis(g, np.argsort(order, axis=axis), axis=axis), a)
 
 
-rule(np.sort, "a, axis=-1, kind=None, order=None",
+rule(np.sort, "a, axis=-1, kind=None, order=None, stable=None",
      adjoints={"a": "_rt.np_sort_adjoint(g, a, axis)"})
 
 
