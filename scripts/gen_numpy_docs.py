@@ -53,9 +53,13 @@ HOW_TO = """\
    the template runs): `rule(np.flip, "m, axis=None", adjoints={"m":
    "_rt.np_fit(np.flip(g, axis), m)"})`. Parameters you leave out get no gradient.
 2. Name the parameters as NumPy does, with NumPy's defaults and in NumPy's positional
-   order: the run-time version of the rule calls the function with all of them in
-   position. Keyword-only parameters also need `_by_keyword(rule(...))`. A default may
-   not contain a comma (write `axes=None` and handle `None` in the helper).
+   order: the run-time version of the rule calls the function with them in position,
+   except NumPy's keyword-only ones (read from its signature), passed by name. Plain
+   Python functions with keyword-only parameters also need `_by_keyword(rule(...))`.
+   `tests/rules/numpy/test_signatures.py` compares the parameters with
+   `inspect.signature` and calls the rule with keywords: a NumPy parameter the rule
+   leaves out goes in its `DECLINED` table with the reason (calling with it is then
+   refused), and the function needs an example there if its arguments are not arrays.
 3. Put anything longer than an expression in a helper beside the rule, in the section's
    module of `adjoint_s2s/rules/numpy/` (public names there start with `np_` or `sp_` and
    are listed in the module's `__all__` and in `adjoint_s2s/runtime/__init__.py`;
