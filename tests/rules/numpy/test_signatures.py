@@ -119,6 +119,12 @@ REQUIRED_HERE = {
     ("np.where", "y"): "where(condition) alone gives indices (no gradient, no rule)",
 }
 
+# keyword-only in NumPy's text signature, yet NumPy takes them in position too
+POSITIONAL_TOO = {
+    ("np.arange", "dtype"): "np.arange(0, 3, 0.5, int) works: the C function reads four "
+                            "positional arguments",
+}
+
 # a rule default NumPy spells differently, with the same meaning (checked by the calls)
 DEFAULTS_DIFFER = {
     ("np.arange", "step"): "step=None means 1 (NumPy accepts None too)",
@@ -166,7 +172,7 @@ def test_parameters_match_numpy(path):
                     problems.append(f"{name!r} is not a parameter of NumPy's {path}{sig}")
                 continue
             if p.kind is p.KEYWORD_ONLY:
-                if name not in prim.kwonly:
+                if name not in prim.kwonly and (path, name) not in POSITIONAL_TOO:
                     problems.append(f"{name!r} is keyword-only in NumPy")
             elif i >= len(positional) or positional[i] != name:
                 problems.append(f"{name!r} is at position {i}, NumPy's is {positional.index(name)}")
