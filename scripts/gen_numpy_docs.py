@@ -12,6 +12,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "docs", "numpy.md")
+if ROOT not in sys.path:  # this checkout's adjoint_s2s, not another one the venv may know
+    sys.path.insert(0, ROOT)
 
 HEADER = """\
 # NumPy and scipy.special rules
@@ -51,9 +53,13 @@ HOW_TO = """\
    the template runs): `rule(np.flip, "m, axis=None", adjoints={"m":
    "_rt.np_fit(np.flip(g, axis), m)"})`. Parameters you leave out get no gradient.
 2. Name the parameters as NumPy does, with NumPy's defaults and in NumPy's positional
-   order: the run-time version of the rule calls the function with all of them in
-   position. Keyword-only parameters also need `_by_keyword(rule(...))`. A default may
-   not contain a comma (write `axes=None` and handle `None` in the helper).
+   order: the run-time version of the rule calls the function with them in position,
+   except NumPy's keyword-only ones (read from its signature), passed by name. Plain
+   Python functions with keyword-only parameters also need `_by_keyword(rule(...))`.
+   `tests/rules/numpy/test_signatures.py` compares the parameters with
+   `inspect.signature` and calls the rule with keywords: a NumPy parameter the rule
+   leaves out goes in its `DECLINED` table with the reason (calling with it is then
+   refused), and the function needs an example there if its arguments are not arrays.
 3. Put anything longer than an expression in a helper beside the rule, in the section's
    module of `adjoint_s2s/rules/numpy/` (public names there start with `np_` or `sp_` and
    are listed in the module's `__all__` and in `adjoint_s2s/runtime/__init__.py`;
@@ -116,6 +122,152 @@ def _nondiff_names(nondiff):
                 names.append(prefix + name)
                 break
     return sorted(set(names))
+
+
+# ----- coverage of NumPy's namespace ----------------------------------------------------------
+
+# functions without a rule whose results have no derivative, by reason (names without "np.")
+NO_DERIVATIVE = {
+    "integer, boolean or index results": (
+        "argpartition array_equiv busday_count busday_offset diag_indices_from einsum_path "
+        "is_busday isin isneginf isposinf isnat ix_ lexsort mask_indices linalg.matrix_rank "
+        "ravel_multi_index tril_indices_from triu_indices_from unravel_index packbits "
+        "unpackbits bitwise_count s_ index_exp"
+    ),
+    "integer inputs only (bit operations, integer arithmetic)": (
+        "bitwise_and bitwise_invert bitwise_left_shift bitwise_not bitwise_or "
+        "bitwise_right_shift bitwise_xor gcd lcm invert left_shift right_shift"
+    ),
+    "piecewise constant (a zero derivative almost everywhere)": "spacing",
+    "values that depend only on integer sizes (windows, grids)": (
+        "bartlett blackman hamming hanning mgrid ogrid"
+    ),
+    "text, files, bytes and settings": (
+        "array2string array_repr array_str base_repr binary_repr datetime_as_string "
+        "datetime_data format_float_positional format_float_scientific frombuffer fromfile "
+        "fromiter fromregex fromstring genfromtxt get_include get_printoptions getbufsize "
+        "geterr geterrcall info load loadtxt printoptions save savetxt savez "
+        "savez_compressed set_printoptions setbufsize seterr seterrcall show_config "
+        "show_runtime test typename nested_iters"
+    ),
+}
+
+# NumPy types (classes) whose instances carry a gradient but have no rule yet
+_TYPES_NOT_YET = {"matrix", "poly1d", "vectorize", "asmatrix"}
+
+
+def _namespace():
+    """[(module label, prefix, module, names)] of the namespaces the table covers."""
+    out = []
+    for label, mod in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
+        names = sorted(n for n in set(getattr(mod, "__all__", ())) if not n.startswith("_"))
+        out.append((label, label + ".", mod, names))
+    return out
+
+
+def _status(label, name, obj, R, nature):
+    """'rule', 'none' (no derivative by nature, with the reason) or 'not yet'."""
+    full = f"{label}.{name}"
+    try:
+        if obj in R.PRIMITIVES or obj in R.SPECIAL:
+            return "rule", ""
+        if obj in R.NONDIFF:
+            return "none", "registered as constants (the \"No gradient\" list above)"
+    except TypeError:
+        pass
+    if full in _BY_SOURCE:
+        return "rule", _BY_SOURCE[full]
+    key = full[len("np."):]
+    if key in nature:
+        return "none", nature[key]
+    if isinstance(obj, type):
+        if name in _TYPES_NOT_YET:
+            return "not yet", ""
+        if issubclass(obj, (np.inexact,)) and not obj.__name__.endswith("floating") \
+                and obj not in (np.inexact,):
+            return "not yet", ""
+        return "none", "a type (integer, boolean, text, time, abstract, container or exception)"
+    if isinstance(obj, np.ufunc):
+        floats = any(t.split("->")[1][:1] in "efdgFDG" for t in obj.types)
+        if not floats:
+            return "none", "integer, boolean or index results"
+    return "not yet", ""
+
+
+# functions without a rule that adjoint_s2s differentiates through their Python source,
+# each checked by a test
+_BY_SOURCE = {
+    "np.row_stack": "through its source (np.vstack); tests/rules/numpy/test_signatures.py",
+}
+
+
+def coverage(R):
+    """{label: {"rule": [...], "none": [(name, reason)], "not yet": [...]}}."""
+    nature = {}
+    for reason, names in NO_DERIVATIVE.items():
+        for n in names.split():
+            nature[n] = reason
+    out = {}
+    for label, prefix, mod, names in _namespace():
+        table = {"rule": [], "none": [], "not yet": []}
+        for name in names:
+            obj = getattr(mod, name, None)
+            if obj is None or isinstance(obj, type(np)):
+                continue  # a submodule
+            if not callable(obj) and name not in ("r_", "c_", "s_", "index_exp", "mgrid",
+                                                   "ogrid"):
+                continue  # constants (np.pi, np.newaxis...)
+            status, why = _status(label, name, obj, R, nature)
+            table[status].append((prefix + name, why))
+        out[label] = table
+    return out
+
+
+COVERAGE_INTRO = """\
+## Coverage of NumPy's namespace
+
+Every public callable of `np`, `np.linalg` and `np.fft` (their `__all__`, NumPy {version}),
+in one of three states: it **has a rule** (the tables above); it has **no derivative by
+nature** (integer, boolean or index results, dtype and shape queries, text and files:
+treated as constants); or **not yet**: no rule and no test, so expect a
+`MissingAdjointError` naming it. Constants (`np.pi`) and submodules are not counted;
+aliases are counted under each name. `scripts/gen_numpy_docs.py` writes this table from
+the rule table: run it after adding a rule.
+"""
+
+
+def render_coverage(R):
+    cov = coverage(R)
+    lines = [COVERAGE_INTRO.format(version=np.__version__)]
+    lines.append("| namespace | has a rule | no derivative by nature | not yet | total |")
+    lines.append("| --- | ---: | ---: | ---: | ---: |")
+    totals = [0, 0, 0]
+    for label, table in cov.items():
+        row = [len(table["rule"]), len(table["none"]), len(table["not yet"])]
+        totals = [a + b for a, b in zip(totals, row)]
+        lines.append(f"| `{label}` | {row[0]} | {row[1]} | {row[2]} | {sum(row)} |")
+    lines.append(f"| all | {totals[0]} | {totals[1]} | {totals[2]} | {sum(totals)} |")
+    lines.append("")
+    lines.append("### Not yet\n")
+    for label, table in cov.items():
+        names = [n for n, _ in table["not yet"]]
+        if names:
+            lines.append(f"`{label}`: " + ", ".join(f"`{n}`" for n in names) + "\n")
+    lines.append("### No derivative by nature\n")
+    by_reason = {}
+    for table in cov.values():
+        for n, why in table["none"]:
+            by_reason.setdefault(why, []).append(n)
+    for why in sorted(by_reason):
+        lines.append(f"* {why}: " + ", ".join(f"`{n}`" for n in by_reason[why]))
+    lines.append("")
+    through = [(n, why) for table in cov.values() for n, why in table["rule"] if why]
+    if through:
+        lines.append("### Without a rule of their own\n")
+        for n, why in through:
+            lines.append(f"* `{n}`: {why}")
+        lines.append("")
+    return lines
 
 
 def render():
@@ -182,6 +334,7 @@ def render():
     )
     names = _nondiff_names(R.NONDIFF)
     lines.append(", ".join(f"`{n}`" for n in names) + "\n")
+    lines.extend(render_coverage(R))
     lines.append(HOW_TO)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -15,6 +15,7 @@ Every change to the table bumps ``EPOCH`` and the version of the function it is
 about; generated code remembers the versions of the functions it inlined or resolved,
 so a new rule invalidates exactly what depended on it.
 """
+import inspect
 import re
 import weakref
 
@@ -23,10 +24,20 @@ EPOCH = [0]
 _VERSIONS = {}  # id(fn) -> version, with a weak reference to keep ids honest
 
 
+def _keyword_only(fn):
+    """The names of fn's keyword-only parameters (none when it has no signature)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset(p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY)
+
+
 class Primitive:
     """A built-in rule with inline templates."""
 
-    __slots__ = ("fn", "path", "params", "defaults", "partials", "adjoints", "kind", "doc")
+    __slots__ = ("fn", "path", "params", "defaults", "partials", "adjoints", "kind", "doc",
+                 "kwonly")
 
     def __init__(self, fn, path, params, partials=None, adjoints=None, kind="real", doc="",
                  defaults=None):
@@ -38,11 +49,12 @@ class Primitive:
         self.adjoints = adjoints or {}
         self.kind = kind
         self.doc = doc
+        self.kwonly = _keyword_only(fn)  # parameters the function takes only by name
 
     def bind(self, nargs, kwnames):
         """Map a call (nargs positional, keyword names) to parameters, or None if it cannot."""
-        if nargs > len(self.params):
-            return None
+        if nargs > len(self.params) or any(p in self.kwonly for p in self.params[:nargs]):
+            return None  # too many positional arguments: NumPy would refuse them too
         bound = list(self.params[:nargs])
         for k in kwnames:
             if k not in self.params or k in bound:
@@ -143,7 +155,7 @@ def lookup_primitive(fn, nargs, kwnames=()):
     if not variants:
         return None
     exact = variants.get(nargs)
-    if exact is not None and not kwnames:
+    if exact is not None and not kwnames and (not exact.kwonly or exact.bind(nargs, ())):
         return exact
     for prim in sorted(variants.values(), key=lambda p: len(p.params)):
         if prim.bind(nargs, kwnames) is not None:

@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from .. import rules as R
-from ..errors import MissingAdjointError
+from ..errors import MissingAdjointError, NotDifferentiableError
 from ..kinds import cell_kinds as _cell_kinds, kinds_of
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
@@ -158,11 +158,12 @@ def _hashable(obj):
         return False
 
 
-def resolve(f, nargs):
-    """The pair function for any callable f called with nargs positional arguments."""
+def resolve(f, nargs, kwnames=()):
+    """The pair function for any callable f called with nargs positional arguments (and
+    the keywords kwnames: they choose the variant of a rule, ``np.tile(x, reps=...)``)."""
     if type(f) is types.FunctionType:
         return lambda *a, **k: call(f, *a, **k)
-    pair = rule_pair(f, nargs)
+    pair = rule_pair(f, nargs, kwnames)
     if pair is not None:
         return pair
     if isinstance(f, types.MethodType):
@@ -188,7 +189,7 @@ def resolve(f, nargs):
     if isinstance(f, wrappers.CACHE_WRAPPERS) and callable(getattr(f, "__wrapped__", None)):
         # functools.lru_cache / cache: the function it wraps computes the same values
         # (a cache is only right for a pure function); differentiate that
-        return resolve(f.__wrapped__, nargs)
+        return resolve(f.__wrapped__, nargs, kwnames)
     if wrappers.is_bound_operator(f):
         return wrappers.dunder_pair(f)
     if isinstance(f, (types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc)):
@@ -228,7 +229,12 @@ _PRIM_PAIRS = {}
 def _primitive_source(prim, params):
     """The lines of ``core``: the primitive's call and a pullback from its templates."""
     sig = ", ".join(f"{p}={prim.defaults[p]}" if p in prim.defaults else p for p in params)
-    lines = [f"def core({sig}):", f"    ans = fn({', '.join(params)})", "    def back(g):"]
+    kwonly = prim.kwonly  # passed by name (np.vstack's dtype=, np.pad's ...)
+    call_args = ", ".join(f"{p}={p}" if p in kwonly else p for p in params)
+    lines = [f"def core({sig}):"]
+    if "out" in params:  # the array written into would hold the value without its gradient
+        lines.append("    if out is not None: raise NotDifferentiableError(OUT)")
+    lines += [f"    ans = fn({call_args})", "    def back(g):"]
     lines.append("        g = seed(g)")
     lines.append(f"        if g is None: return ({'None, ' * len(params)})")
     outs = []
@@ -265,6 +271,9 @@ def _primitive_pair(prim):
         "seed": seed,
         "unbroadcast": unbroadcast,
         "fit_other": _fit_other,
+        "NotDifferentiableError": NotDifferentiableError,
+        "OUT": f"{prim.path}(..., out=...) is not differentiable: the array written into "
+               "holds the value without its gradient; use the returned value instead",
         "conj": conj,
         "math": math,
         "cmath": cmath,
@@ -544,7 +553,13 @@ def _call_kw(f, args, kwargs):
             raise MissingAdjointError(
                 f, f"no variant of its rule takes the keywords {', '.join(kwargs)}" + _at())
     else:
-        pair = resolve(f, len(args))
+        pair = rule_pair(f, len(args), tuple(kwargs))
+        if pair is None and _hashable(f) and R.PRIMITIVES.get(f):
+            # a rule for f, but none of its variants takes these keywords (out=...)
+            raise MissingAdjointError(
+                f, f"no variant of its rule takes the keywords {', '.join(kwargs)}" + _at())
+        if pair is None:
+            pair = resolve(f, len(args), tuple(kwargs))
     return pair(*args, **kwargs)
 
 

@@ -178,6 +178,10 @@ def unbroadcast(g, like):
         if g.dtype != like.dtype and np.issubdtype(like.dtype, np.inexact):
             g = g.astype(like.dtype)
         return g
+    if isinstance(like, (list, tuple)) and isinstance(g, np.ndarray) and g.ndim:
+        out = _like_list(g, like)  # np.sin([a, b]): a list of gradients, not their sum
+        if out is not None:
+            return out
     if isinstance(g, np.ndarray):
         g = g.sum()
     if isinstance(like, (float, int)) and not isinstance(like, bool):
@@ -185,6 +189,24 @@ def unbroadcast(g, like):
             g = g.real
         return float(g) if isinstance(g, np.generic) else g
     return g
+
+
+def _like_list(g, like):
+    """g (an array) as the nested lists/tuples of like, each entry projected onto its
+    element; None when like is not a regular nest that g broadcasts to."""
+    try:
+        shape = np.shape(like)
+        g = np.broadcast_to(g, shape) if g.shape != shape else g
+    except ValueError:  # ragged, or g does not fit
+        return None
+
+    def walk(gi, v):
+        if isinstance(v, (list, tuple)):
+            items = [walk(gi[i], e) for i, e in enumerate(v)]
+            return tuple(items) if isinstance(v, tuple) else items
+        return unbroadcast(np.array(gi), v)
+
+    return walk(g, like)
 
 
 def broadcast_like(g, v):

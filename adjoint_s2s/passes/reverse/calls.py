@@ -233,6 +233,9 @@ class CallsMixin:
             return None
         bound = prim.bind(len(args), kwnames)
         pairs = list(zip(bound, values))
+        if any(p == "out" and not (isinstance(v, gast.Constant) and v.value is None)
+               for p, v in pairs):
+            return None  # out=: the run-time version of the rule refuses it
         defaults = [(p, gast.Constant(value=None, kind=None)) for p in prim.params if p not in bound]
         fwd.append(f"{x} = {src(e)}")
         self.note_helpers(prim.path)

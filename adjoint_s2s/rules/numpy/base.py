@@ -12,6 +12,7 @@ import types
 import numpy as np
 
 from .. import lookup_primitive, nondifferentiable_builtin, primitive, Primitive, special
+from ...errors import MissingAdjointError
 from ...runtime.dispatch import _primitive_pair
 from ...runtime.project import unbroadcast
 from ...tangents import AbstractZero, Tangent, Thunk
@@ -207,7 +208,7 @@ def _keyword_pair(fn, call, nargs, kwnames):
     """The run-time pair of the variant of fn's rule that fits the call (built once)."""
     variant = lookup_primitive(fn, nargs, kwnames)
     if variant is None:
-        raise TypeError(f"no rule of {fn.__name__} takes the keywords {', '.join(kwnames)}")
+        raise MissingAdjointError(fn, f"no variant of its rule takes the keywords {', '.join(kwnames)}")
     pair = _KEYWORD_PAIRS.get(id(variant))
     if pair is None:
         pair = _primitive_pair(_shadow(variant, call))
@@ -247,6 +248,7 @@ _KWONLY = {
     "np.linalg.diagonal": ("offset",),
     "np.linalg.tensordot": ("axes",),
     "np.linalg.vecdot": ("axis",),
+    "np.linalg.cross": ("axis",),
     "np.vecdot": ("axis",),
     "np.unstack": ("axis",),
 }

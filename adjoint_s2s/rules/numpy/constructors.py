@@ -73,10 +73,12 @@ def np_arange_adjoint(g, start, stop=None, step=None, dtype=None, which=0):
     return np_fit(np.sum(g * np.arange(g.shape[0])), step)
 
 
-rule(np.arange, "start, stop=None, step=None, dtype=None", adjoints={
+_arange = rule(np.arange, "start, stop=None, step=None, dtype=None", adjoints={
     "start": "_rt.np_arange_adjoint(g, start, stop, step, dtype, 0)",
     "step": "_rt.np_arange_adjoint(g, start, stop, step, dtype, 2)",
 }, note="start + i·step: to start and step (arange(n) counts: none)")
+_arange.kwonly = frozenset()  # its text signature says dtype is keyword-only; NumPy takes
+# it in position too (np.arange(0, 3, 0.5, int))
 
 
 _LOG = "num, endpoint, base, dtype, axis"

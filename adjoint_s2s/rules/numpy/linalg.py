@@ -79,7 +79,7 @@ def _tensordot_axes(axes, na, nb):
 def _einsum_specs(subscripts, shapes):
     """Input and output labels with '...' spelled out as fresh letters (right-aligned)."""
     if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum gradients need the subscripts as a string")
+        raise TypeError(f"einsum: subscripts {subscripts!r} are neither a string nor sublists")
     s = subscripts.replace(" ", "")
     if "->" in s:
         lhs, out = s.split("->")
@@ -245,19 +245,40 @@ def np_kron_adjoint_b(g, a, b):
 rule(np.kron, "a, b", adjoints=_two("np_kron_adjoint", "a", "b"))
 
 
-def np_cross_adjoint_a(g, a, b):
-    return np_fit(np.cross(np.conj(b), g), a)
+def _cross_last(g, a, b, axisa, axisb, axisc, axis):
+    """g, a and b with their vector axes last (``axis`` overrides the other three)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = np.asarray(a), np.asarray(b)
+    return np.moveaxis(np.asarray(g), axisc, -1), np.moveaxis(a, axisa, -1), \
+        np.moveaxis(b, axisb, -1), axisa, axisb
 
 
-def np_cross_adjoint_b(g, a, b):
-    return np_fit(np.cross(g, np.conj(a)), b)
+def _cross_back(grad, x, ax):
+    """A gradient computed with x's vector axis last, projected onto x."""
+    xl = np.moveaxis(np.asarray(x), ax, -1)
+    return np_fit(np.moveaxis(np_fit(grad, xl), -1, ax), x)
 
 
-rule(np.cross, "a, b", adjoints=_two("np_cross_adjoint", "a", "b"),
-     note="3-vectors along the last axis")
+def np_cross_adjoint_a(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    gl, al, bl, axisa, _ = _cross_last(g, a, b, axisa, axisb, axisc, axis)
+    return _cross_back(np.cross(np.conj(bl), gl), a, axisa)
 
 
-rule(_np("cross", np.linalg), "x1, x2", adjoints=_two("np_cross_adjoint", "x1", "x2"))
+def np_cross_adjoint_b(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    gl, al, bl, _, axisb = _cross_last(g, a, b, axisa, axisb, axisc, axis)
+    return _cross_back(np.cross(gl, np.conj(al)), b, axisb)
+
+
+rule(np.cross, "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
+     adjoints=_two("np_cross_adjoint", "a", "b", "axisa", "axisb", "axisc", "axis"),
+     note="3-vectors along the chosen axes")
+
+
+rule(_np("cross", np.linalg), "x1, x2, axis=-1", adjoints={
+    "x1": "_rt.np_cross_adjoint_a(g, x1, x2, -1, -1, -1, axis)",
+    "x2": "_rt.np_cross_adjoint_b(g, x1, x2, -1, -1, -1, axis)",
+})
 
 
 def np_tensordot_adjoint_a(g, a, b, axes=2):
@@ -295,7 +316,32 @@ _by_keyword(rule(_np("tensordot", np.linalg), "x1, x2, axes=2",
 _OPS = ["op0", "op1", "op2", "op3", "op4", "op5"]
 
 
+def _einsum_sublists(args):
+    """einsum's sublist form (op, [0, 1], op, [1, 2], [0, 2]) as a subscripts string,
+    the operands and the position of each operand among args."""
+    def letters(sub):
+        return "".join("..." if v is Ellipsis else string.ascii_letters[int(v)] for v in sub)
+
+    pairs = len(args) // 2
+    specs = [letters(args[2 * k + 1]) for k in range(pairs)]
+    subscripts = ",".join(specs)
+    if len(args) % 2:
+        subscripts += "->" + letters(args[-1])
+    return subscripts, [args[2 * k] for k in range(pairs)], [2 * k for k in range(pairs)]
+
+
 def np_einsum_adjoint(g, subscripts, operands, i):
+    """The adjoint of argument i + 1 of an einsum (i = -1: the first, the subscripts in the
+    string form, an operand in the sublist form)."""
+    if isinstance(subscripts, str):
+        return None if i < 0 else _einsum_operand_adjoint(g, subscripts, operands, i)
+    spec, ops, where = _einsum_sublists((subscripts,) + tuple(operands))
+    if i + 1 not in where:
+        return None  # a sublist of labels
+    return _einsum_operand_adjoint(g, spec, ops, where.index(i + 1))
+
+
+def _einsum_operand_adjoint(g, subscripts, operands, i):
     """The adjoint of operand i of an einsum: an einsum of g with the other operands,
     broadcast over labels only operand i has, and put on the diagonal for labels
     repeated in operand i."""
@@ -338,6 +384,9 @@ def np_einsum_adjoint(g, subscripts, operands, i):
 for _n in range(1, len(_OPS) + 1):
     _names = _OPS[:_n]
     _tuple = "(" + ", ".join(_names) + ",)"
-    rule(np.einsum, "subscripts, " + ", ".join(_names), adjoints={
-        p: f"_rt.np_einsum_adjoint(g, subscripts, {_tuple}, {i})" for i, p in enumerate(_names)
-    }, note="any subscripts (implicit output, '...', repeated labels); up to 6 operands")
+    _adj = {p: f"_rt.np_einsum_adjoint(g, subscripts, {_tuple}, {i})"
+            for i, p in enumerate(_names)}
+    _adj["subscripts"] = f"_rt.np_einsum_adjoint(g, subscripts, {_tuple}, -1)"
+    rule(np.einsum, "subscripts, " + ", ".join(_names), adjoints=_adj,
+         note="any subscripts (implicit output, '...', repeated labels) or the sublist "
+              "form; up to 6 operands")

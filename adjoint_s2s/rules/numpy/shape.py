@@ -303,7 +303,7 @@ def np_concatenate_adjoint(g, arrays, axis=0):
     return _pack(np.split(g, np.cumsum(sizes)[:-1], axis=axis), arrays)
 
 
-rule(np.concatenate, "arrays, axis=0",
+rule(np.concatenate, "arrays, axis=0, dtype=None, casting='same_kind'",
      adjoints={"arrays": "_rt.np_concatenate_adjoint(g, arrays, axis)"})
 
 
@@ -315,7 +315,7 @@ def np_stack_adjoint(g, arrays, axis=0):
     return _pack(list(moved), arrays)
 
 
-rule(np.stack, "arrays, axis=0", adjoints={"arrays": "_rt.np_stack_adjoint(g, arrays, axis)"})
+rule(np.stack, "arrays, axis=0, dtype=None, casting='same_kind'", adjoints={"arrays": "_rt.np_stack_adjoint(g, arrays, axis)"})
 
 
 def np_unstack_adjoint(g, x, ans, axis=0):
@@ -335,14 +335,14 @@ def np_hstack_adjoint(g, tup):
     return _split_stacked(g, tup, _at_least(1), lambda ps: 0 if len(ps[0]) == 1 else 1)
 
 
-rule(np.hstack, "tup", adjoints={"tup": "_rt.np_hstack_adjoint(g, tup)"})
+rule(np.hstack, "tup, dtype=None, casting='same_kind'", adjoints={"tup": "_rt.np_hstack_adjoint(g, tup)"})
 
 
 def np_vstack_adjoint(g, tup):
     return _split_stacked(g, tup, _at_least(2), lambda ps: 0)
 
 
-rule(np.vstack, "tup", adjoints={"tup": "_rt.np_vstack_adjoint(g, tup)"})
+rule(np.vstack, "tup, dtype=None, casting='same_kind'", adjoints={"tup": "_rt.np_vstack_adjoint(g, tup)"})
 
 
 def np_dstack_adjoint(g, tup):
@@ -448,7 +448,7 @@ def np_unrot90(g, m, k=1, axes=None):
     return np_fit(np.rot90(g, -k, (0, 1) if axes is None else axes), m)
 
 
-rule(np.rot90, "m, k=1, axes=None", adjoints={"m": "_rt.np_unrot90(g, m, k, axes)"})
+rule(np.rot90, "m, k=1, axes=(0, 1)", adjoints={"m": "_rt.np_unrot90(g, m, k, axes)"})
 
 
 def _pad_call(array, pad_width, mode, constant_values):
@@ -541,7 +541,7 @@ def np_sort_adjoint(g, a, axis=-1):
     return np_fit(np.take_along_axis(g, np.argsort(order, axis=axis), axis=axis), a)
 
 
-rule(np.sort, "a, axis=-1, kind=None, order=None",
+rule(np.sort, "a, axis=-1, kind=None, order=None, stable=None",
      adjoints={"a": "_rt.np_sort_adjoint(g, a, axis)"})
 
 
