@@ -605,6 +605,8 @@ def _register_api_rules():
     def isderiving_pair():
         return True, lambda g: (None,)
 
+    R.STOPS_GRADIENT.add(dropgrad)  # its result is inactive: the transformer knows it
+
     @R.special(dropgrad)
     def dropgrad_pair(x):
         return x, lambda g: (None, None)

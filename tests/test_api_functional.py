@@ -217,3 +217,32 @@ def test_rules_of_functions_without_a_signature_are_not_checked():
 
         rules.USER_RULES.pop(math.erfc, None)
         rules.bump(math.erfc)
+
+
+LOG = []
+
+
+def logs_a_detached_value(x):
+    y = x * x
+    LOG.append(ad.dropgrad(y))
+    return y
+
+
+def logs_the_value_itself(x):
+    y = x * x
+    LOG.append(y)
+    return y
+
+
+def test_a_global_list_for_logging_takes_a_dropgrad_value():
+    LOG.clear()
+    assert ad.gradient(logs_a_detached_value, 2.0) == (4.0,)
+    assert LOG == [4.0]
+
+
+def test_a_global_list_given_a_differentiated_value_is_not_sent_to_a_rule_for_append():
+    with pytest.raises(ad.MutationError) as info:
+        ad.gradient(logs_the_value_itself, 2.0)
+    text = str(info.value)
+    assert "dropgrad(value)" in text and "test_api_functional.py, line" in text
+    assert "@adjoint_s2s.adjoint(list.append)" not in text

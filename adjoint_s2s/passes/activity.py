@@ -406,7 +406,7 @@ class Queries:
             return False
         if isinstance(e, gast.Call):
             obj = self.resolve(e.func)
-            if obj is not None and hashable(obj) and obj in R.NONDIFF:
+            if obj is not None and hashable(obj) and (obj in R.NONDIFF or obj in R.STOPS_GRADIENT):
                 return False
             if obj is not None and R.lookup_user(obj) is not None and R.lookup_user(obj).style == "nondiff":
                 return False

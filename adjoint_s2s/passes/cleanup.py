@@ -205,7 +205,7 @@ def _word(c):
 
 def replace_name(text, name, new, count=0):
     """text with the name `name` (not part of a longer name, not an attribute) replaced by
-    new, at most count times (0: all), as re.sub with ``(?<![\w.])name(?!\w)`` would, but
+    new, at most count times (0: all), as re.sub with ``(?<![\\w.])name(?!\\w)`` would, but
     without compiling a pattern per name (thousands of names overflowed re's cache)."""
     parts = []
     last = start = done = 0

@@ -71,6 +71,7 @@ PRIMITIVES = {}  # fn object -> {number of arguments: Primitive}
 NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
 USER_RULES = {}  # fn object -> UserRule
 SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
+STOPS_GRADIENT = set()  # functions whose result carries no gradient (dropgrad)
 ARRAY_METHODS = {}  # ndarray method name -> the function whose rule it uses (x.sum -> np.sum)
 ARRAY_CONST_METHODS = {"argmax", "argmin", "argsort", "nonzero", "any", "all"}
 
@@ -238,6 +239,7 @@ __all__ = [
     "EPOCH",
     "PRIMITIVES",
     "NONDIFF",
+    "STOPS_GRADIENT",
     "USER_RULES",
     "SPECIAL",
     "Primitive",

@@ -5,7 +5,7 @@ import types
 import numpy as np
 
 from .. import rules as R
-from ..errors import MissingAdjointError
+from ..errors import MissingAdjointError, MutationError
 from ..tangents import AbstractZero
 from .sites import _at, _Attribute
 from .project import conj
@@ -41,10 +41,25 @@ def call_method(obj, name, /, *args, **kwargs):
     if callable(bound) and not isinstance(bound, types.BuiltinMethodType):
         y, pb = call(bound, *args, **kwargs)
         return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if type(obj) in (list, dict, set) and name in _CONTAINER_WRITES:
+        # a container the transformer does not follow (a global, a field read through a
+        # value of unknown kind): a rule for list.append is not the way out
+        raise MutationError(
+            f"`.{name}(...)` of a {type(obj).__name__} that this function did not make or "
+            f"receive as an argument (a global, say) is given a value that may carry a "
+            f"gradient{_at()}; its gradient would be lost when the {type(obj).__name__} is "
+            f"read. To log a value, write `.{name}(adjoint_s2s.dropgrad(value))`; to "
+            f"differentiate through the {type(obj).__name__}, pass it in as an argument"
+        )
     raise MissingAdjointError(
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
         + _at()
     )
+
+
+_CONTAINER_WRITES = frozenset({
+    "append", "extend", "insert", "add", "update", "setdefault", "__setitem__",
+})
 
 
 def call_method_primal(obj, name, /, *args, **kwargs):
