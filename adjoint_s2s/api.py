@@ -23,6 +23,7 @@ from .errors import NotDifferentiableError
 from .kinds import OTHER, kinds_of
 from .passes import check
 from .runtime.rules_helpers import _OPEN, _claim_cells, _fill
+from .sidebyside import show
 from .source import function_node
 from .tangents import AbstractZero, Tangent, Thunk, unthunk
 
@@ -435,10 +436,6 @@ def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False) -> st
     kinds of args as a call with them would be (any kind when no args are given); with
     ``callees=True`` also the pairs of the Python functions it calls. For notebooks:
     ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
-    # the CLI's printer; imported here, as `python -m adjoint_s2s.cli` must not find the
-    # cli module already imported by the package
-    from .cli import show
-
     fn, kinds = f, kinds_of(args)
     if isinstance(f, types.MethodType):
         fn, kinds = f.__func__, (OTHER,) + kinds

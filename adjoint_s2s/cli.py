@@ -18,7 +18,7 @@ import types
 from . import emit
 from ._version import __version__
 from .errors import AdjointError
-from .sidebyside import write_html
+from .sidebyside import show, write_html
 
 _TYPE_KINDS = {"float": "real", "int": "real", "complex": "complex", "array": "array", "any": "other"}
 
@@ -104,20 +104,6 @@ def argument_kinds(fn, types_text, owner=None):
         kinds = ("other",) + kinds
         shown = [f"{params[0]}: {owner.__name__}"] + shown
     return kinds, f"# {fn.__qualname__}({', '.join(shown)})\n"
-
-
-def show(fn, kinds, all_=False, out=sys.stdout, seen=None):
-    seen = set() if seen is None else seen
-    if fn.__code__ in seen:
-        return
-    seen.add(fn.__code__)
-    entry = emit.source_of(fn, kinds)
-    out.write(entry.source)
-    if all_:
-        for callee in entry.callees:
-            out.write("\n\n")
-            n = callee.__code__.co_argcount
-            show(callee, ("other",) * n, True, out, seen)
 
 
 def main(argv=None):

@@ -42,7 +42,7 @@ from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _parse_template)
 
-ORIGINS = {}  # generated filename -> {generated line: (user file, user line)}
+ORIGINS = source.ORIGINS  # generated filename -> {generated line: (user file, user line)}
 _COUNTER = itertools.count()
 
 

@@ -1,5 +1,6 @@
-"""``adjoint-s2s show-adjoint --html out.html``: the user's function on the left, the
-generated pair on the right, each user line linked to the generated lines it became.
+"""What ``adjoint-s2s show-adjoint`` and ``show_adjoint`` print: the generated pair
+(``show``), and with ``--html out.html`` the user's function on the left, the generated
+pair on the right, each user line linked to the generated lines it became.
 
 The generated code names each primal statement in a comment (``# y = x * w``), in the
 forward part and again where the pullback reverses it; a user line is linked to every
@@ -8,6 +9,7 @@ generated line under such a comment that repeats it.
 import ast
 import html
 import inspect
+import sys
 import textwrap
 
 from . import emit
@@ -55,6 +57,22 @@ for (const el of document.querySelectorAll("[data-links]")) {{
 </body>
 </html>
 """
+
+
+def show(fn, kinds, all_=False, out=None, seen=None):
+    """Write the generated pair of fn for kinds (and with all_, its callees') to out."""
+    out = sys.stdout if out is None else out
+    seen = set() if seen is None else seen
+    if fn.__code__ in seen:
+        return
+    seen.add(fn.__code__)
+    entry = emit.source_of(fn, kinds)
+    out.write(entry.source)
+    if all_:
+        for callee in entry.callees:
+            out.write("\n\n")
+            n = callee.__code__.co_argcount
+            show(callee, ("other",) * n, True, out, seen)
 
 
 def statement_lines(fn):

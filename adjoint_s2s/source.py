@@ -19,6 +19,11 @@ from .errors import NoSourceError
 # files a program differentiates. refresh() empties it.
 # filename -> [hash of its text, lines, tree, {(name, line): nodes}, (mtime, size)]
 _TREES = OrderedDict()
+
+# generated filename -> {generated line: (user file, user line)}: where each def/lambda
+# of generated code came from (emit fills it), so a function defined inside
+# differentiated code is read from the user's source
+ORIGINS = {}
 _KEEP_TREES = 16
 
 
@@ -95,8 +100,6 @@ def function_node(fn):
     code = fn.__code__
     filename = code.co_filename
     first = code.co_firstlineno
-    from .emit import ORIGINS
-
     mapped = ORIGINS.get(filename, {}).get(first)
     if mapped is not None:  # defined inside differentiated code: read the user's source
         filename, first = mapped

@@ -9,6 +9,7 @@ Thunks delay work: ``Thunk(fn)`` runs ``fn`` only when its value is needed (arit
 ``unthunk``, ``iszero``, comparison); adding one to a zero, storing it in a ``Tangent``
 or printing it leaves it unforced.
 """
+import copy
 import numbers
 
 import numpy as np
@@ -226,7 +227,7 @@ class Tangent:
 
     def isapprox(self, other, rtol=1e-9, atol=1e-12):
         """Equality with tolerance, field by field."""
-        from .testing import isapprox
+        from .testing import isapprox  # testing imports this module: read when called
 
         return isapprox(self, other, rtol=rtol, atol=atol)
 
@@ -285,7 +286,6 @@ def _add_natural(natural, structural):
                 return type(natural)(**{n: vals.get(n, getattr(natural, n)) for n in names})
             except TypeError:  # fields not in __init__: copy and set
                 pass
-        import copy
 
         out = copy.copy(natural)
         for n, v in vals.items():

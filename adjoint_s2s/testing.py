@@ -6,10 +6,17 @@ central stencil, each real degree of freedom in turn; complex numbers get
 ``adjoint_s2s.gradient`` and raises ``AssertionError`` with a per-argument diff.
 """
 import copy
+import inspect
 import numbers
 import types
+import warnings
 
 import numpy as np
+
+from . import api
+from . import rules as R
+from .api import gradient
+from .tangents import AbstractZero, NoTangent, Tangent, Thunk, _eq, iszero, unthunk
 
 _STENCILS = {
     3: ((-1, -0.5), (1, 0.5)),
@@ -160,7 +167,6 @@ def _diff(g, eps, order):
 
 def isapprox(a, b, rtol=1e-7, atol=1e-9):
     """Tolerant equality of two gradients of any structure (zeros match None)."""
-    from .tangents import Tangent, iszero, unthunk
 
     a, b = unthunk(a), unthunk(b)
     if iszero(a) and iszero(b):
@@ -226,7 +232,6 @@ def _zero_like(z):
 
 def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6):
     """Assert that adjoint_s2s.gradient(f, *args) matches finite differences."""
-    from .api import gradient
 
     got = gradient(f, *args)
     want = numerical_gradient(f, *args, eps=eps)
@@ -290,9 +295,6 @@ def test_rrule(
     (``non_differentiable``) are checked for their primal and for zero tangents only.
     Raises ``AssertionError`` listing every mismatch by argument and field.
     """
-    from . import api
-    from . import rules as R
-    from .tangents import Thunk
 
     fname = getattr(f, "__name__", None) or repr(f)
     rule = R.lookup_user(f)
@@ -372,7 +374,6 @@ def test_rrule(
             continue  # a rule may declare NoTangent() for the function object itself
         _compare(g, exp, label, problems, rtol, atol)
     if fd.warnings:
-        import warnings
 
         for w in fd.warnings:
             warnings.warn(f"test_rrule({fname}): {w}", stacklevel=2)
@@ -395,7 +396,6 @@ def _raise_if(problems, fname, what, dy, rtol, atol):
 
 
 def _argument_labels(f, n):
-    import inspect
 
     try:
         params = list(inspect.signature(f).parameters.values())
@@ -425,7 +425,6 @@ def _safe_deepcopy(args):
 
 def _normalise_grads(grads, n, style, what, fname):
     """The tangents as (df, *dargs), unthunked; AssertionError on a wrong count."""
-    from .tangents import NoTangent, unthunk
 
     if style in ("adjoint", "nondiff") and grads is None:
         grads = (None,) * n  # Zygote's `nothing`: no gradient for any argument
@@ -454,7 +453,6 @@ def _normalise_grads(grads, n, style, what, fname):
 
 
 def _zeroish(g):
-    from .tangents import iszero
 
     try:
         return iszero(g)
@@ -480,7 +478,6 @@ def _primal_matches(got, want, rtol, atol):
             return False
         if np.issubdtype(want.dtype, np.number):
             return bool(np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
-    from .tangents import _eq
 
     if _eq(got, want):
         return True
@@ -497,7 +494,6 @@ def _rand_scalar(rng):
 
 def _rand_tangent(y, rng):
     """A random tangent for the output y (ChainRulesTestUtils' rand_tangent)."""
-    from .tangents import NoTangent, Tangent
 
     if y is None or isinstance(y, (bool, np.bool_, str, bytes)):
         return NoTangent()
@@ -553,7 +549,6 @@ def _struct_names(x):
 
 def _component(g, key, kind):
     """Component `key` of a tangent g (a Tangent, dict, sequence or natural object)."""
-    from .tangents import Tangent
 
     if g is None:
         return None
@@ -568,7 +563,6 @@ def _component(g, key, kind):
 
 def _inner(dy, y):
     """(⟨dy, y⟩, the sum of the sizes of its terms, the precision of y) for real AD."""
-    from .tangents import AbstractZero, Tangent, unthunk
 
     eps = _EPS64
     dy = unthunk(dy)
@@ -774,7 +768,6 @@ class _FiniteDifferences:
 
     # -- the walk over the arguments -----------------------------------------------------
     def _expect(self, v, steps, active, label):
-        from .tangents import AbstractZero, Tangent
 
         if v is None or isinstance(v, (bool, np.bool_, str, bytes, AbstractZero)):
             return _NONE
@@ -869,7 +862,6 @@ class _FiniteDifferences:
 
 def _compare(got, exp, label, problems, rtol, atol):
     """Append a line to problems for every part of got that does not match exp."""
-    from .tangents import Tangent, unthunk
 
     got = unthunk(got)
     if exp is _SKIP:
