@@ -246,6 +246,7 @@ from ..rules.numpy.scipy_special import (
     sp_logsumexp_adjoint_b,
     sp_softmax_adjoint,
     sp_special,
+    sp_trigamma,
 )
 from ..rules.scalar_adjoints import (
     acosh_partial,
@@ -477,6 +478,7 @@ __all__ = [
     "sp_logsumexp_adjoint_b",
     "sp_softmax_adjoint",
     "sp_special",
+    "sp_trigamma",
     "sqrt_adjoint",
     "sqrt_partial",
     "star_part",
