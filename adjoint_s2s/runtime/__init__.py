@@ -238,6 +238,12 @@ from ..rules.numpy.constructors import (
     np_logspace_base_adjoint,
     np_tolist_adjoint,
 )
+from ..rules.numpy.scipy_linalg import (
+    sp_expm_adjoint,
+    sp_linalg,
+    sp_solve_triangular_adjoint_a,
+    sp_solve_triangular_adjoint_b,
+)
 from ..rules.numpy.scipy_special import (
     sp_i1_partial,
     sp_i1e_partial,
@@ -471,12 +477,16 @@ __all__ = [
     "setitem_arg",
     "setitem_grad",
     "setitem_grad_acc",
+    "sp_expm_adjoint",
     "sp_i1_partial",
     "sp_i1e_partial",
+    "sp_linalg",
     "sp_log_softmax_adjoint",
     "sp_logsumexp_adjoint",
     "sp_logsumexp_adjoint_b",
     "sp_softmax_adjoint",
+    "sp_solve_triangular_adjoint_a",
+    "sp_solve_triangular_adjoint_b",
     "sp_special",
     "sp_trigamma",
     "sqrt_adjoint",
