@@ -18,6 +18,14 @@ TABLE = [
      {"a": f"_rt.sp_solve_triangular_adjoint_a(g, {_ST})",
       "b": f"_rt.sp_solve_triangular_adjoint_b(g, {_ST})"},
      "gradient to the triangle read (not the diagonal with unit_diagonal=True)"),
+    ("cho_solve", "c_and_lower, b, overwrite_b=False, check_finite=True",
+     {"c_and_lower": "_rt.sp_cho_solve_adjoint_c(g, c_and_lower, b, ans)",
+      "b": "_rt.sp_cho_solve_adjoint_b(g, c_and_lower, b)"},
+     "gradient to the factor's triangle and to b"),
+    ("lu_solve", "lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True",
+     {"lu_and_piv": "_rt.sp_lu_solve_adjoint_lu(g, lu_and_piv, b, ans, trans)",
+      "b": "_rt.sp_lu_solve_adjoint_b(g, lu_and_piv, b, ans, trans)"},
+     "gradient to the packed factors (not the pivots) and to b"),
 ]
 
 

@@ -239,8 +239,12 @@ from ..rules.numpy.constructors import (
     np_tolist_adjoint,
 )
 from ..rules.numpy.scipy_linalg import (
+    sp_cho_solve_adjoint_b,
+    sp_cho_solve_adjoint_c,
     sp_expm_adjoint,
     sp_linalg,
+    sp_lu_solve_adjoint_b,
+    sp_lu_solve_adjoint_lu,
     sp_solve_triangular_adjoint_a,
     sp_solve_triangular_adjoint_b,
 )
@@ -477,10 +481,14 @@ __all__ = [
     "setitem_arg",
     "setitem_grad",
     "setitem_grad_acc",
+    "sp_cho_solve_adjoint_b",
+    "sp_cho_solve_adjoint_c",
     "sp_expm_adjoint",
     "sp_i1_partial",
     "sp_i1e_partial",
     "sp_linalg",
+    "sp_lu_solve_adjoint_b",
+    "sp_lu_solve_adjoint_lu",
     "sp_log_softmax_adjoint",
     "sp_logsumexp_adjoint",
     "sp_logsumexp_adjoint_b",

@@ -591,6 +591,13 @@ ROWS += [
         [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), 1, True), (SQ(3, 3), A(3, 2), 2, False, True),
          (SQ(4, 4), A(4), "T", True), (SQ(3, 3), A(3, 1), "C", True, True)],
         cplx=True),
+    _sl("cho_solve", lambda c, b, lower=True: sl.cho_solve((c, lower), b) + sl.cho_solve((c, lower), b=b),
+        [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), False), (SQ(4, 4), A(4, 1), True)], cplx=True),
+    # the packed factors of a fixed pivoting (rows 0 and 2 swapped, then none)
+    _sl("lu_solve", lambda lu, b, trans=0: sl.lu_solve((lu, np.array([2, 1, 2])), b, trans)
+        + sl.lu_solve((lu, np.array([2, 1, 2])), b=b, trans=trans),
+        [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), 1), (SQ(3, 3), A(3, 2), 2)],
+        cplx=True),
 ]
 
 
