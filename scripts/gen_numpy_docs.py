@@ -327,6 +327,16 @@ def render():
         lines.append(f"| `scipy.special.{name}` | `{params}` | {S.NOTES.get(name, '')} |")
     lines.append("")
 
+    from adjoint_s2s.rules import scipy_linalg as SL
+
+    lines.append("## scipy.linalg\n")
+    lines.append("Registered when scipy is installed.\n")
+    lines.append("| function | parameters | notes |")
+    lines.append("| --- | --- | --- |")
+    for name, params, _, note in sorted(SL.TABLE):
+        lines.append(f"| `scipy.linalg.{name}` | `{params}` | {note} |")
+    lines.append("")
+
     lines.append("## No gradient\n")
     lines.append(
         "These return constants, integers or booleans: their results are treated as "

@@ -274,3 +274,4 @@ except ImportError:  # scipy is optional
     pass
 else:
     from . import scipy as _scipy  # noqa: E402,F401
+    from . import scipy_linalg as _scipy_linalg  # noqa: E402,F401

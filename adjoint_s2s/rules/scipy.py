@@ -34,7 +34,7 @@ TABLE = [
     ("gammaln", "x", (f"{_S}.digamma(x)",)),
     ("loggamma", "x", (f"{_S}.digamma(x)",)),
     ("rgamma", "x", (f"-ans * {_S}.digamma(x)",)),
-    ("digamma", "x", (f"{_S}.polygamma(1, x)",)),
+    ("digamma", "x", ("_rt.sp_trigamma(x)",)),
     ("polygamma", "n, x", (None, f"{_S}.polygamma(n + 1, x)")),
     ("gammainc", "a, x", (None, f"np.exp(-x + (a - 1) * np.log(x) - {_S}.gammaln(a))")),
     ("gammaincc", "a, x", (None, f"-np.exp(-x + (a - 1) * np.log(x) - {_S}.gammaln(a))")),

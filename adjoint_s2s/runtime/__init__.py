@@ -238,6 +238,16 @@ from ..rules.numpy.constructors import (
     np_logspace_base_adjoint,
     np_tolist_adjoint,
 )
+from ..rules.numpy.scipy_linalg import (
+    sp_cho_solve_adjoint_b,
+    sp_cho_solve_adjoint_c,
+    sp_expm_adjoint,
+    sp_linalg,
+    sp_lu_solve_adjoint_b,
+    sp_lu_solve_adjoint_lu,
+    sp_solve_triangular_adjoint_a,
+    sp_solve_triangular_adjoint_b,
+)
 from ..rules.numpy.scipy_special import (
     sp_i1_partial,
     sp_i1e_partial,
@@ -246,6 +256,7 @@ from ..rules.numpy.scipy_special import (
     sp_logsumexp_adjoint_b,
     sp_softmax_adjoint,
     sp_special,
+    sp_trigamma,
 )
 from ..rules.scalar_adjoints import (
     acosh_partial,
@@ -470,13 +481,22 @@ __all__ = [
     "setitem_arg",
     "setitem_grad",
     "setitem_grad_acc",
+    "sp_cho_solve_adjoint_b",
+    "sp_cho_solve_adjoint_c",
+    "sp_expm_adjoint",
     "sp_i1_partial",
     "sp_i1e_partial",
+    "sp_linalg",
+    "sp_lu_solve_adjoint_b",
+    "sp_lu_solve_adjoint_lu",
     "sp_log_softmax_adjoint",
     "sp_logsumexp_adjoint",
     "sp_logsumexp_adjoint_b",
     "sp_softmax_adjoint",
+    "sp_solve_triangular_adjoint_a",
+    "sp_solve_triangular_adjoint_b",
     "sp_special",
+    "sp_trigamma",
     "sqrt_adjoint",
     "sqrt_partial",
     "star_part",

@@ -368,3 +368,11 @@ nondifferentiable_builtin(
 )
 
 
+
+
+# where the user's statement is (for error messages): a string or a tuple of names,
+# read from the stack; a pullback differentiated again calls them on its ordinary path
+nondifferentiable_builtin(
+    sites._at, sites._user_site, sites.user_call_site,
+    reason="it names the user's statement for error messages",
+)

@@ -55,8 +55,8 @@ def _like_structure(garr, x):
     out = np_fit(garr, x)
     if isinstance(out, np.ndarray) and out.ndim == 0:
         out = out[()]
-    if isinstance(out, np.generic):
-        out = out.item()
+    if isinstance(out, np.generic):  # a Python number (float/complex: differentiable again)
+        out = complex(out) if np.iscomplexobj(out) else float(out)
     return out
 
 

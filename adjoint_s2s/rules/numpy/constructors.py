@@ -293,6 +293,9 @@ nondifferentiable_builtin(
     *_random,
     reason="its result is constant, integer-valued or boolean",
 )
+# shapes only: the adjoint helpers of average and logsumexp call them, and are
+# differentiated again at second order
+nondifferentiable_builtin(np.broadcast, np.broadcast_shapes, reason="it computes a shape")
 
 
 # ----- numpy scalar types used as conversions ----------------------------------------------

@@ -356,7 +356,7 @@ def _einsum_operand_adjoint(g, subscripts, operands, i):
     for spec, o in zip(specs, ops):  # drop size-1 axes that broadcast
         keep = [k for k, c in enumerate(spec) if not (o.shape[k] == 1 and sizes[c] > 1)]
         eff_specs.append("".join(spec[k] for k in keep))
-        eff_ops.append(o.reshape([o.shape[k] for k in keep]))
+        eff_ops.append(np.reshape(o, [o.shape[k] for k in keep]))  # o may be a NumPy scalar
     spec_i = eff_specs[i]
     target = ""
     for c in spec_i:
@@ -370,7 +370,7 @@ def _einsum_operand_adjoint(g, subscripts, operands, i):
     G = np.einsum(expr, np.asarray(g), *others)
     missing = [c for c in target if c not in comp]
     if missing:
-        G = G.reshape(G.shape + (1,) * len(missing))
+        G = np.reshape(G, np.shape(G) + (1,) * len(missing))
         G = np.transpose(G, np.argsort([target.index(c) for c in comp + "".join(missing)]))
         G = np.broadcast_to(G, [sizes[c] for c in target])
     if len(target) < len(spec_i):  # repeated labels: write onto the diagonal

@@ -13,6 +13,7 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "sp_logsumexp_adjoint_b",
     "sp_softmax_adjoint",
     "sp_special",
+    "sp_trigamma",
 ]
 
 
@@ -45,6 +46,27 @@ def sp_i1e_partial(x, ans):
     zero = x == 0
     safe = np.where(zero, 1, x)
     return np.where(zero, 0.5, sp_special.i0e(safe) - ans * (np.sign(safe) + 1 / safe))
+
+
+def sp_trigamma(x):
+    """ψ'(x), the derivative of digamma: scipy's ``polygamma(1, x)`` for real x. That
+    one takes real numbers only, so complex z (the second derivative of gamma,
+    loggamma, rgamma) gets a series: the recurrence ψ'(w) = 1/w² + ψ'(w + 1) up to
+    Re w ≥ 12, then the asymptotic expansion; the reflection formula for Re z < 1/2."""
+    if not np.iscomplexobj(x):
+        return sp_special.polygamma(1, x)
+    z = np.asarray(x)
+    reflect = z.real < 0.5
+    w = np.where(reflect, 1 - z, z)
+    total = 0
+    for k in range(12):
+        total = total + 1 / ((w + k) * (w + k))
+    inv = 1 / (w + 12)
+    inv2 = inv * inv
+    total = total + inv + inv2 / 2 + inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 * (1 / 42 - inv2 / 30)))
+    s = np.sin(np.pi * z)
+    out = np.where(reflect, np.pi * np.pi / (s * s) - total, total)
+    return out if isinstance(x, np.ndarray) else out[()]
 
 
 def _no_sign(return_sign):

@@ -24,9 +24,10 @@ from adjoint_s2s import rules as R
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
 try:
+    import scipy.linalg as sl
     import scipy.special as sc
 except ImportError:  # scipy is optional: its rows are skipped
-    sc = None
+    sc = sl = None
 
 SCIPY = pytest.mark.skipif(sc is None, reason="scipy is not installed")
 
@@ -576,6 +577,27 @@ ROWS += [
     _sp("softmax", lambda x, axis=None: sc.softmax(x, axis=axis), [A(3), (A(2, 3), 1), (A(2, 3), 0)],
         cplx=True),
     _sp("log_softmax", lambda x, axis=None: sc.log_softmax(x, axis), [A(3), (A(2, 3), 1)], cplx=True),
+]
+
+
+def _sl(name, fn, cases, **kw):
+    return Row("scipy.linalg." + name, "scipy.linalg." + name, fn, cases, marks=[SCIPY], **kw)
+
+
+ROWS += [
+    _sl("expm", lambda x: sl.expm(x), [A(3, 3), A(1, 1), A(2, 3, 3)], cplx=True),
+    _sl("solve_triangular", lambda a, b, trans=0, lower=False, unit=False:
+        sl.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit),
+        [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), 1, True), (SQ(3, 3), A(3, 2), 2, False, True),
+         (SQ(4, 4), A(4), "T", True), (SQ(3, 3), A(3, 1), "C", True, True)],
+        cplx=True),
+    _sl("cho_solve", lambda c, b, lower=True: sl.cho_solve((c, lower), b) + sl.cho_solve((c, lower), b=b),
+        [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), False), (SQ(4, 4), A(4, 1), True)], cplx=True),
+    # the packed factors of a fixed pivoting (rows 0 and 2 swapped, then none)
+    _sl("lu_solve", lambda lu, b, trans=0: sl.lu_solve((lu, np.array([2, 1, 2])), b, trans)
+        + sl.lu_solve((lu, np.array([2, 1, 2])), b=b, trans=trans),
+        [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), 1), (SQ(3, 3), A(3, 2), 2)],
+        cplx=True),
 ]
 
 
