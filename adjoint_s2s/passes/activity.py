@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import rules as R
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
+from .liveness import live_after, stmt_targets
 
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
@@ -49,19 +50,6 @@ def join(a, b):
     if a == CONST or b == CONST:
         return OTHER
     return a if _ORDER[a] >= _ORDER[b] else b
-
-
-def stmt_targets(s):
-    """Names a normalised statement binds."""
-    if isinstance(s, gast.Assign):
-        return [t.id for t in s.targets if isinstance(t, gast.Name)]
-    if isinstance(s, gast.FunctionDef):
-        return [s.name]
-    if isinstance(s, gast.For):
-        return [s.target.id]
-    if isinstance(s, (gast.Import, gast.ImportFrom)):
-        return [(a.asname or a.name).split(".")[0] for a in s.names]
-    return []
 
 
 def walk_block(block):
@@ -128,55 +116,6 @@ def const_kind(v):
     if isinstance(v, complex):
         return COMPLEX
     return OTHER
-
-
-def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
-def live_after(body):
-    """For each statement of a normalised body (by id), the names read after it before
-    being bound again: a backward dataflow over blocks, branches and loops. Conservative
-    where it is cheap to be (break and continue fall through; a nested def reads every
-    name it mentions)."""
-    out_of = {}
-
-    def block(stmts, live):
-        live = set(live)
-        for s in reversed(stmts):
-            out_of[id(s)] = frozenset(live)
-            live = stmt(s, live)
-        return live
-
-    def stmt(s, live):
-        if isinstance(s, gast.If):
-            return _loads(s.test) | block(s.body, live) | block(s.orelse, live)
-        if isinstance(s, (gast.For, gast.While)):
-            after_else = block(s.orelse, live)
-            head = set(after_else)
-            while True:  # the back edge: iterate to the fixed point (sets only grow)
-                body_in = block(s.body, head | live)
-                if isinstance(s, gast.For):
-                    new = (body_in - set(stmt_targets(s))) | after_else
-                else:
-                    new = _loads(s.test) | body_in | after_else
-                if new <= head:
-                    break
-                head |= new
-            return head | (_loads(s.iter) if isinstance(s, gast.For) else set())
-        if isinstance(s, gast.Return):
-            return _loads(s.value) if s.value is not None else set()
-        if isinstance(s, gast.Assign):
-            tgt = s.targets[0]
-            if isinstance(tgt, gast.Name):
-                return (live - {tgt.id}) | _loads(s.value)
-            return live | _loads(s)
-        if isinstance(s, gast.FunctionDef):
-            return (live - {s.name}) | _loads(s)
-        return live | _loads(s)
-
-    block(body, set())
-    return out_of
 
 
 def call_operands(call):
