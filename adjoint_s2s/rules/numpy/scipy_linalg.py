@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import nondifferentiable_builtin
 from .base import _H, np_fit
+from .scipy_special import LazyModule
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "sp_cho_solve_adjoint_b",
@@ -19,16 +20,7 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 ]
 
 
-class _LazyLinalg:
-    """``scipy.linalg``, imported on first use."""
-
-    def __getattr__(self, name):
-        import scipy.linalg
-
-        return getattr(scipy.linalg, name)
-
-
-sp_linalg = _LazyLinalg()
+sp_linalg = LazyModule("scipy.linalg")  # imported on first use (scipy is optional)
 
 
 def sp_expm_adjoint(g, A):

@@ -1,6 +1,8 @@
 """Helpers of the ``scipy.special`` rules (rules/scipy.py) that compute on arrays like the
 NumPy ones: ``_rt.sp_special`` is ``scipy.special``, imported on first use (scipy is
 optional, and this module is imported without it)."""
+import importlib
+
 import numpy as np
 
 from .base import _float, _keep, np_fit
@@ -20,16 +22,21 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 # ----- scipy.special --------------------------------------------------------------------------
 
 
-class _LazySpecial:
-    """``scipy.special``, imported on first use (templates write ``_rt.sp_special.psi``)."""
+class LazyModule:
+    """A SciPy module imported on first use: scipy is an optional extra, and the run time
+    (which lists these helpers) must import without it. Templates write
+    ``_rt.sp_special.psi``; the rules of scipy.linalg use ``sp_linalg`` the same way."""
 
-    def __getattr__(self, name):
-        import scipy.special
+    def __init__(self, name):
+        self._name = name
 
-        return getattr(scipy.special, name)
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(importlib.import_module(self._name), attr)
 
 
-sp_special = _LazySpecial()
+sp_special = LazyModule("scipy.special")
 
 
 def sp_i1_partial(x):
