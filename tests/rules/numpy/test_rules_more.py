@@ -1,0 +1,192 @@
+"""The NumPy rules added for issue 14 (np.fft, more of np.linalg, more reductions and
+shape functions), checked as tests/rules/numpy/test_rules.py checks the others: every
+row against finite differences, inline and at run time, real and (``cplx=True``)
+complex; and, for every row, at second order: the Hessian-vector product of
+``Re <gy, f(x)>`` against finite differences of its gradient, for real inputs and, where
+the row takes them, complex ones.
+
+``test_rules.test_every_numpy_rule_has_a_row`` counts the rows of this file too.
+"""
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import isapprox, numerical_gradient
+
+from .test_rules import A, Row, _check, _cotangent, _realise, _rng
+
+# ----- np.fft ----------------------------------------------------------------------------------
+
+
+def f_fft(x, n=None, axis=-1, norm=None):
+    return np.fft.fft(x, n, axis, norm)
+
+
+def f_fft_kw(x):
+    return np.fft.fft(x, n=6, axis=0, norm="ortho")
+
+
+def f_ifft(x, n=None, axis=-1, norm=None):
+    return np.fft.ifft(x, n, axis, norm)
+
+
+def f_rfft(x, n=None, axis=-1, norm=None):
+    return np.fft.rfft(x, n, axis, norm)
+
+
+def f_irfft(x, n=None, axis=-1, norm=None):
+    return np.fft.irfft(x, n, axis, norm)
+
+
+def f_hfft(x, n=None, axis=-1, norm=None):
+    return np.fft.hfft(x, n, axis, norm)
+
+
+def f_ihfft(x, n=None, axis=-1, norm=None):
+    return np.fft.ihfft(x, n, axis, norm)
+
+
+def f_fftn(x, s=None, axes=None, norm=None):
+    return np.fft.fftn(x, s, axes, norm)
+
+
+def f_ifftn(x, s=None, axes=None, norm=None):
+    return np.fft.ifftn(x, s, axes, norm)
+
+
+def f_rfftn(x, s=None, axes=None, norm=None):
+    return np.fft.rfftn(x, s, axes, norm)
+
+
+def f_irfftn(x, s=None, axes=None, norm=None):
+    return np.fft.irfftn(x, s, axes, norm)
+
+
+def f_fft2(x, s=None, axes=(-2, -1), norm=None):
+    return np.fft.fft2(x, s, axes, norm)
+
+
+def f_fft2_default(x):
+    return np.fft.fft2(x)
+
+
+def f_ifft2(x, s=None, axes=(-2, -1), norm=None):
+    return np.fft.ifft2(x, s, axes, norm)
+
+
+def f_rfft2(x, s=None, axes=(-2, -1), norm=None):
+    return np.fft.rfft2(x, s, axes, norm)
+
+
+def f_irfft2(x, s=None, axes=(-2, -1), norm=None):
+    return np.fft.irfft2(x, s, axes, norm)
+
+
+def f_fftshift(x, axes=None):
+    return np.fft.fftshift(x, axes)
+
+
+def f_ifftshift(x, axes=None):
+    return np.fft.ifftshift(x, axes)
+
+
+def f_fft_power(x):
+    """A non-linear function of a spectrum: a second derivative is not zero."""
+    y = np.fft.rfft(np.sin(x))
+    return np.real(y * np.conj(y))
+
+
+_ONE_D = [A(5), A(6), (A(6), 8), (A(6), 4), (A(3, 4), None, 0), (A(3, 5), 7, -1, "ortho"),
+          (A(4, 3), 3, 0, "forward"), (A(4), None, -1, "backward")]
+_N_D = [A(3, 4), A(2, 3, 4), (A(3, 4), (4, 6), (0, 1)), (A(3, 5), (2, 4), (0, 1)),
+        (A(2, 3, 4), None, (0, 2), "ortho"), (A(3, 4), (5,), (0,), "forward"),
+        (A(2, 3, 4), (3, 3), (-1, 0))]
+_TWO_D = [A(3, 4), A(2, 3, 5), (A(3, 4), (4, 6)), (A(2, 3, 4), None, (0, 2), "ortho"),
+          (A(3, 4), (2, 3), (-2, -1), "forward")]
+
+FFT_ROWS = [
+    Row("fft.fft", np.fft.fft, f_fft, _ONE_D, cplx=True),
+    Row("fft.fft-keywords", np.fft.fft, f_fft_kw, [A(4, 3), A(7, 2)], cplx=True),
+    Row("fft.ifft", np.fft.ifft, f_ifft, _ONE_D, cplx=True),
+    Row("fft.rfft", np.fft.rfft, f_rfft, _ONE_D),
+    Row("fft.irfft", np.fft.irfft, f_irfft, _ONE_D, cplx=True),
+    Row("fft.hfft", np.fft.hfft, f_hfft, _ONE_D, cplx=True),
+    Row("fft.ihfft", np.fft.ihfft, f_ihfft, _ONE_D),
+    Row("fft.fftn", np.fft.fftn, f_fftn, _N_D, cplx=True),
+    Row("fft.ifftn", np.fft.ifftn, f_ifftn, _N_D, cplx=True),
+    Row("fft.rfftn", np.fft.rfftn, f_rfftn, _N_D),
+    Row("fft.irfftn", np.fft.irfftn, f_irfftn, _N_D, cplx=True),
+    Row("fft.fft2", np.fft.fft2, f_fft2, _TWO_D, cplx=True),
+    Row("fft.fft2-default", np.fft.fft2, f_fft2_default, [A(3, 4), A(2, 3, 4)], cplx=True),
+    Row("fft.ifft2", np.fft.ifft2, f_ifft2, _TWO_D, cplx=True),
+    Row("fft.rfft2", np.fft.rfft2, f_rfft2, _TWO_D),
+    Row("fft.irfft2", np.fft.irfft2, f_irfft2, _TWO_D, cplx=True),
+    Row("fft.fftshift", np.fft.fftshift, f_fftshift, [A(5), A(4), (A(3, 4), (0,)), (A(3, 5), 1)],
+        cplx=True),
+    Row("fft.ifftshift", np.fft.ifftshift, f_ifftshift, [A(5), (A(3, 4), (0, 1)), (A(3, 5), -1)],
+        cplx=True),
+    Row("fft.power-spectrum", np.fft.rfft, f_fft_power, [A(6), A(7)]),
+]
+
+ROWS = FFT_ROWS
+
+
+def _params():
+    out = []
+    for row in ROWS:
+        for path in ("inline", "runtime"):
+            marks = list(row.marks) + (list(row.rt_marks) if path == "runtime" else [])
+            out.append(pytest.param(row, path, id=f"{row.id}-{path}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("row, path", _params())
+def test_rule(row, path):
+    for i in range(len(row.cases)):
+        _check(row, i, path, False)
+    if row.cplx:
+        for i in range(len(row.cases)):
+            _check(row, i, path, True)
+
+
+def _re_pair(gy, y):
+    """Re <gy, y> written for the transformer (the loss of the second-order checks)."""
+    if isinstance(gy, tuple):
+        total = 0.0
+        for a, b in zip(gy, y):
+            if a is not None:
+                total = total + _re_pair(a, b)
+        return total
+    return np.real(np.sum(np.conj(gy) * y))
+
+
+def _second_order(row, case, cplx):
+    rng = _rng(row.id, "second order", case, cplx)
+    args, diff = _realise(row.cases[case], rng, cplx)
+    gy = _cotangent(row.fn(*args), rng, row.drop)
+    i = diff[0]
+    u = rng.standard_normal(np.shape(args[i]))
+    if cplx:
+        u = u + 1j * rng.standard_normal(np.shape(args[i]))
+
+    def loss(x):
+        trial = list(args)
+        trial[i] = x
+        return _re_pair(gy, row.fn(*trial))
+
+    def directional(x):  # Re <u, ∇loss(x)>: its gradient is the Hessian applied to u
+        return np.real(np.sum(np.conj(u) * ad.gradient(loss, x)[0]))
+
+    (got,) = ad.gradient(directional, args[i])
+    (want,) = numerical_gradient(directional, args[i])
+    assert isapprox(got, want, rtol=1e-4, atol=1e-6), (row.id, case, cplx, got, want)
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, marks=list(r.marks), id=r.id) for r in ROWS])
+def test_second_order(row):
+    """Each rule's pullback differentiates again (first and last case, real and complex)."""
+    cases = sorted({0, len(row.cases) - 1})
+    for case in cases:
+        _second_order(row, case, False)
+        if row.cplx:
+            _second_order(row, case, True)
