@@ -261,6 +261,14 @@ from ..rules.numpy.fft import (
     np_rfft_adjoint,
     np_rfftn_adjoint,
 )
+from ..rules.numpy.linalg_more import (
+    np_eig_adjoint,
+    np_eigvals_adjoint,
+    np_multi_dot_adjoint,
+    np_tensorinv_adjoint,
+    np_tensorsolve_adjoint_a,
+    np_tensorsolve_adjoint_b,
+)
 from ..rules.scalar_adjoints import (
     acosh_partial,
     angle_adjoint,
@@ -381,7 +389,9 @@ __all__ = [
     "np_dot_adjoint_a",
     "np_dot_adjoint_b",
     "np_dstack_adjoint",
+    "np_eig_adjoint",
     "np_eigh_adjoint",
+    "np_eigvals_adjoint",
     "np_eigvalsh_adjoint",
     "np_einsum_adjoint",
     "np_extremum_adjoint",
@@ -419,6 +429,7 @@ __all__ = [
     "np_matrix_power_adjoint",
     "np_max_share",
     "np_mean_adjoint",
+    "np_multi_dot_adjoint",
     "np_nanmean_adjoint",
     "np_nansum_adjoint",
     "np_norm_adjoint",
@@ -454,6 +465,9 @@ __all__ = [
     "np_take_along_axis_adjoint",
     "np_tensordot_adjoint_a",
     "np_tensordot_adjoint_b",
+    "np_tensorinv_adjoint",
+    "np_tensorsolve_adjoint_a",
+    "np_tensorsolve_adjoint_b",
     "np_tile_adjoint",
     "np_tolist_adjoint",
     "np_tolist_of",

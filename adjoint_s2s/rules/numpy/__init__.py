@@ -20,9 +20,10 @@ with ``None`` for outputs that got no gradient.
     constructors.py   array, linspace & co, ndarray methods, functions with no gradient
     scipy_special.py  helpers of the scipy.special rules (rules/scipy.py)
     fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
+    linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
 
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special  # noqa: F401,E402
-from . import fft  # noqa: F401,E402
+from . import fft, linalg_more  # noqa: F401,E402

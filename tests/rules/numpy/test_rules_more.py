@@ -13,7 +13,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .test_rules import A, Row, _check, _cotangent, _realise, _rng
+from .test_rules import SQ, A, Row, _check, _cotangent, _realise, _rng
 
 # ----- np.fft ----------------------------------------------------------------------------------
 
@@ -128,7 +128,73 @@ FFT_ROWS = [
     Row("fft.power-spectrum", np.fft.rfft, f_fft_power, [A(6), A(7)]),
 ]
 
-ROWS = FFT_ROWS
+# ----- np.linalg -------------------------------------------------------------------------------
+
+
+def f_eig(a):
+    """Eigenvalues and phase-invariant functions of the unit eigenvectors."""
+    w, v = np.linalg.eig(a)
+    return w, np.real(v * np.conj(v))
+
+
+def f_eig_values_only(a):
+    w, v = np.linalg.eig(a)
+    return w * w
+
+
+def f_eigvals(a):
+    return np.linalg.eigvals(a)
+
+
+def f_tensorinv(a, ind=2):
+    return np.linalg.tensorinv(a, ind)
+
+
+def f_tensorsolve(a, b, axes=None):
+    return np.linalg.tensorsolve(a, b, axes)
+
+
+def f_multi_dot(a, b, c):
+    return np.linalg.multi_dot([a, b, c])
+
+
+def f_multi_dot_two(a, b):
+    return np.linalg.multi_dot((a, b))
+
+
+def _tensor_square(shape, ind):
+    """A well-conditioned array whose first ind axes and the rest are a square matrix."""
+    def make(rng, cplx):
+        n = int(np.prod(shape[:ind]))
+        m = np.eye(n) * 2 + 0.4 * rng.standard_normal((n, n))
+        if cplx:
+            m = m + 0.3j * rng.standard_normal((n, n))
+        return m.reshape(shape)
+
+    arg = A(*shape)
+    arg.make = make
+    return arg
+
+
+LINALG_ROWS = [
+    Row("linalg.eig", np.linalg.eig, f_eig, [SQ(3, 3), SQ(4, 4), SQ(2, 3, 3)], cplx=True),
+    Row("linalg.eig-values", np.linalg.eig, f_eig_values_only, [SQ(3, 3), SQ(2, 4, 4)], cplx=True),
+    Row("linalg.eigvals", np.linalg.eigvals, f_eigvals, [SQ(3, 3), SQ(5, 5), SQ(2, 3, 3)],
+        cplx=True),
+    Row("linalg.tensorinv", np.linalg.tensorinv, f_tensorinv,
+        [_tensor_square((2, 3, 6), 2), (_tensor_square((4, 2, 2), 1), 1), _tensor_square((2, 2, 4), 2)],
+        cplx=True),
+    Row("linalg.tensorsolve", np.linalg.tensorsolve, f_tensorsolve,
+        [(_tensor_square((2, 3, 6), 2), A(2, 3)), (_tensor_square((6, 2, 3), 1), A(6)),
+         (_tensor_square((2, 3, 6), 2), A(6), (0, 1))],
+        cplx=True),
+    Row("linalg.multi_dot", np.linalg.multi_dot, f_multi_dot,
+        [(A(2, 3), A(3, 4), A(4, 2)), (A(3), A(3, 4), A(4)), (A(3), A(3, 2), A(2, 5))], cplx=True),
+    Row("linalg.multi_dot-tuple", np.linalg.multi_dot, f_multi_dot_two,
+        [(A(2, 3), A(3, 4)), (A(3), A(3))], cplx=True),
+]
+
+ROWS = FFT_ROWS + LINALG_ROWS
 
 
 def _params():
