@@ -13,7 +13,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .test_rules import SQ, A, Row, _check, _cotangent, _realise, _rng
+from .test_rules import NAN, SQ, A, Arg, P, Row, S, _check, _cotangent, _realise, _rng
 
 # ----- np.fft ----------------------------------------------------------------------------------
 
@@ -194,7 +194,150 @@ LINALG_ROWS = [
         [(A(2, 3), A(3, 4)), (A(3), A(3))], cplx=True),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS
+# ----- more functions --------------------------------------------------------------------------
+
+
+def f_append(a, b, axis=None):
+    return np.append(a, b, axis)
+
+
+def f_ediff1d(x):
+    return np.ediff1d(x)
+
+
+def f_ediff1d_ends(x, end, begin):
+    return np.ediff1d(x, to_end=end, to_begin=begin)
+
+
+def f_rollaxis(a, axis, start=0):
+    return np.rollaxis(a, axis, start)
+
+
+def f_partition(a, kth, axis=-1):
+    return np.partition(a, kth, axis)
+
+
+def f_select(a, b):
+    return np.select([a > 0.5, b > 0.0], [a * 2.0, b], -1.0)
+
+
+def f_select_default(a, d):
+    return np.select([a > 0.0], [a], d)
+
+
+def f_real_if_close(a):
+    return np.real_if_close(a * 1.0 + 0j) * 2.0
+
+
+def f_polyval(p, x):
+    return np.polyval(p, x)
+
+
+def f_trapezoid(y, x=None, dx=1.0, axis=-1):
+    return np.trapezoid(y, x, dx, axis)
+
+
+def f_trapezoid_dx(y, dx):
+    return np.trapezoid(y, dx=dx)
+
+
+def f_convolve(a, v, mode="full"):
+    return np.convolve(a, v, mode)
+
+
+def f_correlate(a, v, mode="valid"):
+    return np.correlate(a, v, mode)
+
+
+def f_interp(x, fp):
+    return np.interp(x, np.array([-1.0, -0.2, 0.5, 1.5]), fp)
+
+
+def f_interp_all(x, xp, fp, left, right):
+    return np.interp(x, xp, fp, left, right)
+
+
+def f_median(a, axis=None, keepdims=False):
+    return np.median(a, axis=axis, keepdims=keepdims)
+
+
+def f_quantile(a, q, axis=None, keepdims=False):
+    return np.quantile(a, q, axis, keepdims=keepdims)
+
+
+def f_percentile(a, q, axis=None):
+    return np.percentile(a, q, axis)
+
+
+def f_nanprod(a, axis=None, keepdims=False):
+    return np.nanprod(a, axis, keepdims=keepdims)
+
+
+def f_nanvar(a, axis=None, ddof=0, keepdims=False):
+    return np.nanvar(a, axis, ddof=ddof, keepdims=keepdims)
+
+
+def f_nanstd(a, axis=None, ddof=0, keepdims=False):
+    return np.nanstd(a, axis, ddof=ddof, keepdims=keepdims)
+
+
+class Fixed(Arg):
+    """A differentiated argument with a fixed value (sorted knots, quantiles)."""
+
+    def __init__(self, value):
+        super().__init__(np.shape(value))
+        self.value = np.asarray(value, dtype=float)
+
+    def make(self, rng, cplx):
+        return self.value.copy()
+
+
+def Q(*values):
+    return Fixed(values)
+
+
+_XS = Fixed([-1.4, -0.6, 0.1, 0.7, 1.2, 1.8])  # points inside and outside the knots
+
+MISC_ROWS = [
+    Row("append", np.append, f_append,
+        [(A(3), A(2)), (A(2, 3), A(4)), (A(2, 3), A(2, 2), 1), (A(2, 3), A(1, 3), 0)], cplx=True),
+    Row("ediff1d", np.ediff1d, f_ediff1d, [A(5), A(2, 3)], cplx=True),
+    Row("ediff1d-ends", np.ediff1d, f_ediff1d_ends, [(A(4), A(2), A(1)), (A(2, 3), A(1), A(3))]),
+    Row("rollaxis", np.rollaxis, f_rollaxis,
+        [(A(2, 3, 4), 2), (A(2, 3, 4), 0, 3), (A(2, 3, 4), -1, 1), (A(2, 3, 4), 1, 0)], cplx=True),
+    Row("partition", np.partition, f_partition, [(A(6), 2), (A(3, 5), 1), (A(4, 3), (0, 2), 0)]),
+    Row("select", np.select, f_select, [(A(5), A(5)), (A(2, 3), A(3))]),
+    Row("select-default", np.select, f_select_default, [(A(5), S()), (A(2, 3), A(3))]),
+    Row("real_if_close", np.real_if_close, f_real_if_close, [A(4), A(2, 3)]),
+    Row("polyval", np.polyval, f_polyval, [(A(3), A(4)), (A(4), S()), (A(1), A(2, 3))],
+        cplx=True),
+    Row("trapezoid", np.trapezoid, f_trapezoid,
+        [A(5), (A(3, 4), None, 1.0, 0), (A(2, 5), Q(0.0, 0.5, 1.5, 1.7, 3.0)),
+         (A(4, 3), Q(0.0, 0.3, 1.0, 2.0), 1.0, 0)], cplx=True),
+    Row("trapezoid-x2d", np.trapezoid, f_trapezoid, [(A(2, 3), Fixed([[0.0, 1.0, 1.5], [0.0, 0.2, 2.0]]))]),
+    Row("trapezoid-dx", np.trapezoid, f_trapezoid_dx, [(A(5), S("pos")), (A(2, 3), S("pos"))]),
+    Row("convolve", np.convolve, f_convolve,
+        [(A(5), A(3)), (A(3), A(5)), (A(5), A(3), "same"), (A(4), A(6), "same"),
+         (A(5), A(2), "valid"), (A(3), A(6), "valid"), (A(4), A(4), "same")], cplx=True),
+    Row("correlate", np.correlate, f_correlate,
+        [(A(5), A(3)), (A(3), A(5)), (A(5), A(3), "same"), (A(4), A(6), "full"),
+         (A(4), A(4), "same")], cplx=True),
+    Row("interp", np.interp, f_interp, [(_XS, A(4)), (Fixed([[0.1, -1.2], [0.9, 1.0]]), A(4))],
+        cplx=True),
+    Row("interp-all", np.interp, f_interp_all, [(_XS, Q(-1.0, -0.2, 0.5, 1.5), A(4), S(), S())]),
+    Row("median", np.median, f_median,
+        [A(5), A(4), (A(3, 4), 0), (A(3, 5), 1, True), (A(2, 3), None, True)]),
+    Row("quantile", np.quantile, f_quantile,
+        [(A(5), Q(0.3)), (A(6), Q(0.1, 0.55, 0.9)), (A(3, 4), Q(0.25, 0.6), 1),
+         (A(4, 3), Q(0.4), 0, True)]),
+    Row("percentile", np.percentile, f_percentile,
+        [(A(5), Q(30.0)), (A(3, 6), Q(10.0, 75.0), 1)]),
+    Row("nanprod", np.nanprod, f_nanprod, [NAN(4), (NAN(2, 3), 1), (NAN(3, 2), 0, True)]),
+    Row("nanvar", np.nanvar, f_nanvar, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
+    Row("nanstd", np.nanstd, f_nanstd, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
+]
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS
 
 
 def _params():
