@@ -270,6 +270,7 @@ from ..rules.numpy.linalg_more import (
     np_tensorsolve_adjoint_b,
 )
 from ..rules.numpy.misc import (
+    np_gradient_adjoint,
     np_append_adjoint_arr,
     np_append_adjoint_values,
     np_convolve_adjoint_a,
@@ -285,6 +286,8 @@ from ..rules.numpy.misc import (
     np_interp_adjoint_x,
     np_interp_adjoint_xp,
     np_nanprod_adjoint,
+    np_nanquantile_adjoint_a,
+    np_nanquantile_adjoint_q,
     np_nanstd_adjoint,
     np_nanvar_adjoint,
     np_partition_adjoint,
@@ -443,6 +446,7 @@ __all__ = [
     "np_fmax_share",
     "np_geomspace_adjoint",
     "np_hfft_adjoint",
+    "np_gradient_adjoint",
     "np_hstack_adjoint",
     "np_ifft_adjoint",
     "np_ifftn_adjoint",
@@ -476,6 +480,8 @@ __all__ = [
     "np_multi_dot_adjoint",
     "np_nanmean_adjoint",
     "np_nanprod_adjoint",
+    "np_nanquantile_adjoint_a",
+    "np_nanquantile_adjoint_q",
     "np_nanstd_adjoint",
     "np_nansum_adjoint",
     "np_nanvar_adjoint",

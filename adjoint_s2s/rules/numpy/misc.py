@@ -11,7 +11,7 @@ cotangent to the elements at the positions they read, as ``sort`` does; only
 import numpy as np
 
 from .. import nondifferentiable_builtin
-from .base import _CURRENT, _keep, np_fit, rule
+from .base import _by_keyword, _CURRENT, _keep, np_fit, np_parts, rule
 from .reductions import np_prod_adjoint
 from .shape import _pack
 
@@ -25,12 +25,15 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_ediff1d_adjoint",
     "np_ediff1d_adjoint_end",
     "np_ediff1d_adjoint_begin",
+    "np_gradient_adjoint",
     "np_interp_adjoint_fp",
     "np_interp_adjoint_left",
     "np_interp_adjoint_right",
     "np_interp_adjoint_x",
     "np_interp_adjoint_xp",
     "np_nanprod_adjoint",
+    "np_nanquantile_adjoint_a",
+    "np_nanquantile_adjoint_q",
     "np_nanstd_adjoint",
     "np_nanvar_adjoint",
     "np_partition_adjoint",
@@ -498,3 +501,104 @@ rule(np.nanvar, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
      adjoints={"a": "_rt.np_nanvar_adjoint(g, a, axis, ddof, keepdims)"})
 rule(np.nanstd, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
      adjoints={"a": "_rt.np_nanstd_adjoint(g, a, ans, axis, ddof, keepdims)"})
+
+
+# ----- np.gradient ----------------------------------------------------------------------------
+
+
+def _gradient_along(g, n, axis, edge_order):
+    """The adjoint of np.gradient along one axis (unit spacing): the transpose of its
+    matrix, read off np.gradient of the identity."""
+    m = np.gradient(np.eye(n), axis=0, edge_order=edge_order)
+    moved = np.moveaxis(np.asarray(g), axis, -1)
+    return np.moveaxis(moved @ m, -1, axis)
+
+
+def np_gradient_adjoint(g, f, axis=None, edge_order=1):
+    shape = np.shape(f)
+    nd = len(shape)
+    if axis is None:
+        axes = list(range(nd))
+    elif isinstance(axis, (tuple, list)):
+        axes = [int(a) % nd for a in axis]
+    else:
+        axes = [int(axis) % nd]
+    if len(axes) == 1 and (axis is not None or nd == 1):
+        parts = [g]
+    else:
+        parts = list(np_parts(g, len(axes)))
+    out = None
+    for ax, gp in zip(axes, parts):
+        if gp is None:
+            continue
+        term = _gradient_along(gp, shape[ax], ax, edge_order)
+        out = term if out is None else out + term
+    if out is None:
+        return None
+    return np_fit(out, f)
+
+
+_by_keyword(rule(np.gradient, "f, axis=None, edge_order=1", kind="other",
+                 adjoints={"f": "_rt.np_gradient_adjoint(g, f, axis, edge_order)"},
+                 note="unit spacing (no spacing arguments)"),
+            call=lambda f, axis=None, edge_order=1: np.gradient(f, axis=axis, edge_order=edge_order))
+
+
+# ----- quantiles ignoring NaNs ------------------------------------------------------------------
+
+
+def _nan_positions(moved, q, scale):
+    """Per slice and quantile: the sorted positions read (lo, hi) and the weight of hi,
+    counting only the values that are not NaN (np.sort puts NaNs last)."""
+    k = np.sum(~np.isnan(moved), -1)
+    qs = np.reshape(np.asarray(q, dtype=float), (-1,) + (1,) * k.ndim)
+    pos = qs / scale * (k - 1)
+    lo = np.floor(pos)
+    hi = np.minimum(lo + 1, np.maximum(k - 1, 0))
+    return lo, hi, pos - lo
+
+
+def np_nanquantile_adjoint_a(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    _check_method(method)
+    moved = _last(a, axis)
+    n = moved.shape[-1]
+    lo, hi, frac = _nan_positions(moved, q, scale)
+    cols = np.arange(n)
+    w = (cols == lo[..., None]) * (1 - frac)[..., None] + (cols == hi[..., None]) * frac[..., None]
+    nq = int(np.size(q))
+    g = np.reshape(np.asarray(g), (nq,) + moved.shape[:-1])
+    gs = np.sum(g[..., None] * w, 0)
+    order = np.argsort(moved, -1)
+    back = np.take_along_axis(gs, np.argsort(order, -1), -1)
+    if axis is None:
+        return np_fit(np.reshape(back, np.shape(a)), a)
+    return np_fit(np.moveaxis(back, -1, int(axis)), a)
+
+
+def np_nanquantile_adjoint_q(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    _check_method(method)
+    moved = _last(a, axis)
+    s = np.sort(moved, -1)
+    lo, hi, _ = _nan_positions(moved, q, scale)
+    k = np.sum(~np.isnan(moved), -1)
+    nq = int(np.size(q))
+    s_b = np.broadcast_to(s, (nq,) + s.shape)
+    step = (np.take_along_axis(s_b, hi.astype(int)[..., None], -1)[..., 0]
+            - np.take_along_axis(s_b, lo.astype(int)[..., None], -1)[..., 0]) * (k - 1) / scale
+    g = np.reshape(np.asarray(g), (nq,) + moved.shape[:-1])
+    total = np.sum(np.reshape(g * np.conj(step), (nq, -1)), -1)
+    return np_fit(np.reshape(total, np.shape(q)), q)
+
+
+_Q = "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False"
+
+rule(np.nanmedian, "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+     adjoints={"a": "_rt.np_nanquantile_adjoint_a(g, a, 0.5, axis, 'linear', keepdims)"})
+rule(np.nanquantile, _Q,
+     adjoints={"a": "_rt.np_nanquantile_adjoint_a(g, a, q, axis, method, keepdims)",
+               "q": "_rt.np_nanquantile_adjoint_q(g, a, q, axis, method, keepdims)"},
+     note="method='linear'")
+rule(np.nanpercentile, _Q,
+     adjoints={"a": "_rt.np_nanquantile_adjoint_a(g, a, q, axis, method, keepdims, 100.0)",
+               "q": "_rt.np_nanquantile_adjoint_q(g, a, q, axis, method, keepdims, 100.0)"},
+     note="method='linear'")

@@ -281,6 +281,30 @@ def f_nanstd(a, axis=None, ddof=0, keepdims=False):
     return np.nanstd(a, axis, ddof=ddof, keepdims=keepdims)
 
 
+def f_gradient(f):
+    return np.gradient(f)
+
+
+def f_gradient_axis(f, axis, edge_order=1):
+    return np.gradient(f, axis=axis, edge_order=edge_order)
+
+
+def f_gradient_square(f):
+    return np.gradient(f * f, edge_order=2)
+
+
+def f_nanmedian(a, axis=None, keepdims=False):
+    return np.nanmedian(a, axis, keepdims=keepdims)
+
+
+def f_nanquantile(a, q, axis=None):
+    return np.nanquantile(a, q, axis)
+
+
+def f_nanpercentile(a, q, axis=None):
+    return np.nanpercentile(a, q, axis)
+
+
 class Fixed(Arg):
     """A differentiated argument with a fixed value (sorted knots, quantiles)."""
 
@@ -332,6 +356,15 @@ MISC_ROWS = [
          (A(4, 3), Q(0.4), 0, True)]),
     Row("percentile", np.percentile, f_percentile,
         [(A(5), Q(30.0)), (A(3, 6), Q(10.0, 75.0), 1)]),
+    Row("gradient", np.gradient, f_gradient, [A(5), A(2), A(3, 4), A(2, 3, 4)], cplx=True),
+    Row("gradient-axis", np.gradient, f_gradient_axis,
+        [(A(5), 0, 2), (A(3, 4), 1), (A(3, 4), -2, 2), (A(3, 4, 2), (0, 2))], cplx=True),
+    Row("gradient-square", np.gradient, f_gradient_square, [A(4), A(3, 4)]),
+    Row("nanmedian", np.nanmedian, f_nanmedian, [NAN(5), NAN(6), (NAN(3, 4), 1), (NAN(4, 3), 0, True)]),
+    Row("nanquantile", np.nanquantile, f_nanquantile,
+        [(NAN(6), Q(0.3)), (NAN(3, 5), Q(0.2, 0.7), 1), (NAN(5, 3), Q(0.45), 0)]),
+    Row("nanpercentile", np.nanpercentile, f_nanpercentile,
+        [(NAN(6), Q(35.0)), (NAN(3, 5), Q(20.0, 70.0), 1)]),
     Row("nanprod", np.nanprod, f_nanprod, [NAN(4), (NAN(2, 3), 1), (NAN(3, 2), 0, True)]),
     Row("nanvar", np.nanvar, f_nanvar, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
     Row("nanstd", np.nanstd, f_nanstd, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
@@ -399,3 +432,32 @@ def test_second_order(row):
         _second_order(row, case, False)
         if row.cplx:
             _second_order(row, case, True)
+
+
+# ----- eigh's convention (docs/numpy.md) -------------------------------------------------------
+
+
+def f_eigh_loss(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w * np.arange(1.0, w.shape[-1] + 1)) + np.sum(np.abs(v[:, 0]) ** 4)
+
+
+def f_eigh_lower_loss(a):
+    """The one-triangle reading written out: the gradient flows to the lower triangle."""
+    return f_eigh_loss(np.tril(a) + np.conj(np.tril(a, -1)).T)
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_eigh_gradient_is_the_hermitian_projection(cplx):
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((4, 4))
+    if cplx:
+        a = a + 1j * rng.standard_normal((4, 4))
+    a = a + np.conj(a).T + np.diag([0.0, 3.0, 6.0, 9.0])  # distinct eigenvalues
+    (got,) = ad.gradient(f_eigh_loss, a)
+    (fd,) = numerical_gradient(f_eigh_loss, a)  # NumPy reads the lower triangle only
+    assert np.allclose(np.triu(fd, 1), 0, atol=1e-6)
+    assert isapprox(got, np.conj(got).T)
+    assert isapprox(got, (fd + np.conj(fd).T) / 2, rtol=1e-5, atol=1e-6)
+    (lower,) = ad.gradient(f_eigh_lower_loss, a)
+    assert isapprox(lower, fd, rtol=1e-5, atol=1e-6)
