@@ -461,3 +461,26 @@ def test_eigh_gradient_is_the_hermitian_projection(cplx):
     assert isapprox(got, (fd + np.conj(fd).T) / 2, rtol=1e-5, atol=1e-6)
     (lower,) = ad.gradient(f_eigh_lower_loss, a)
     assert isapprox(lower, fd, rtol=1e-5, atol=1e-6)
+
+
+# ----- run-time pairs of rules are cached by the rule's id ------------------------------------
+
+
+def test_a_rule_pair_keeps_its_rule_alive():
+    """The run-time version of a keyword call builds a throwaway copy of the rule; its pair
+    is cached by id(copy), so the copy must outlive the cache entry, or a later copy of
+    another rule at the same address gets the first one's pair (scipy.special.softmax
+    answered with logsumexp's pullback when more rules were loaded)."""
+    import gc
+
+    from adjoint_s2s.rules import Primitive
+    from adjoint_s2s.runtime.dispatch import _primitive_pair
+
+    pairs = []
+    for fn in (np.sin, np.cos, np.tan, np.exp):
+        pairs.append((fn, _primitive_pair(Primitive(fn, f"np.{fn.__name__}", ("x",),
+                                                     {"x": "1.0"}, kind="array"))))
+        gc.collect()
+    for fn, pair in pairs:
+        y, _ = pair(np.array([0.3]))
+        assert np.allclose(y, fn(np.array([0.3]))), fn
