@@ -39,6 +39,22 @@ Conventions, the same for every rule:
   `None` for any output that got no gradient.
 * Matrix functions of a symmetric or Hermitian argument (`cholesky`, `eigh`,
   `eigvalsh`) return the symmetrised gradient, as autograd, JAX and ChainRules do.
+  NumPy reads only one triangle of the argument (`UPLO`), so finite differences of the
+  call as written put the whole gradient on that triangle; adjoint_s2s returns its
+  projection onto Hermitian matrices, `(G + Gᴴ)/2`, which agrees with it along every
+  Hermitian direction. This is deliberate: the function is defined on Hermitian
+  matrices, whose perturbations are Hermitian, and there the projection is the
+  gradient; it does not depend on `UPLO`; and code ported from autograd, JAX or
+  ChainRules gets their numbers. To differentiate the one-triangle reading, write it
+  out before the call (`np.tril(a) + np.conj(np.tril(a, -1)).T`): the gradient then
+  flows to that triangle only (tests/rules/numpy/test_rules_more.py checks both).
+* `np.linalg.eig` returns eigenvectors of unit norm with a phase LAPACK picks: only
+  functions of them that do not depend on the phase (`abs(v)`, `v vᴴ`) have a
+  gradient, as for `eigh` and `svd`; eigenvalues must be distinct.
+* The `np.fft` transforms are linear: the pullback of a transform with normalisation
+  `norm` is the inverse transform with the dual one (`"backward"` and `"forward"` swap,
+  `"ortho"` stays); `n`/`s` padding or cropping is undone, `rfft`'s halved spectrum is
+  padded back and `irfft`'s interior bins count twice.
 """
 
 HOW_TO = """\

@@ -299,6 +299,7 @@ def _primitive_pair(prim):
 
         return ans, keyword_pullback
 
+    primitive_pair.prim = prim  # keyed by id: keep prim alive so no other rule reuses its id
     _PRIM_PAIRS[id(prim)] = primitive_pair
     return primitive_pair
 

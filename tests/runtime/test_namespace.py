@@ -9,11 +9,12 @@ import adjoint_s2s
 from adjoint_s2s import runtime
 from adjoint_s2s.rules import scalar_adjoints
 from adjoint_s2s.rules.numpy import (
-    base, constructors, decompositions, elementwise, linalg, reductions, scipy_special, shape,
+    base, constructors, decompositions, elementwise, fft, linalg, reductions, scipy_special, shape,
+    linalg_more, misc,
 )
 
 HELPER_MODULES = (base, elementwise, reductions, shape, linalg, decompositions, constructors,
-                  scipy_special, scalar_adjoints)
+                  scipy_special, scalar_adjoints, fft, linalg_more, misc)
 
 PACKAGE = os.path.dirname(adjoint_s2s.__file__)
 

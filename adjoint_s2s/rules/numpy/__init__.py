@@ -20,8 +20,13 @@ with ``None`` for outputs that got no gradient.
     constructors.py   array, linspace & co, ndarray methods, functions with no gradient
     scipy_special.py  helpers of the scipy.special rules (rules/scipy.py)
     scipy_linalg.py   helpers of the scipy.linalg rules (rules/scipy_linalg.py)
+    fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
+    misc.py           append, ediff1d, rollaxis, partition, select, polyval, trapezoid,
+                      convolve, correlate, interp, median/quantile/percentile, nanprod/var/std
+    linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
 
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg  # noqa: F401,E402
+from . import fft, linalg_more, misc  # noqa: F401,E402
