@@ -55,7 +55,9 @@ def _pullback(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any,
 
 
 def pullback(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
-    """(y, back) with back(dy) -> one gradient per positional argument."""
+    """(y, back): y = f(*args, **kwargs), and back(dy) gives one gradient per positional
+    argument for the cotangent dy of y (a vector-Jacobian product), with the structure
+    ``gradient`` describes. The value y is what the plain call returns."""
     _check_call(f, args, kwargs)
     y, pb = _rt.call(f, *args, **kwargs)
 
@@ -68,7 +70,16 @@ def pullback(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, 
 
 
 def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
-    """The gradient of a scalar-valued f at args: ``pullback`` seeded with 1.0."""
+    """The gradient of a scalar-valued f at args: ``pullback`` seeded with 1.0.
+
+    Returns one gradient per positional argument, each with its argument's structure: a
+    float for a number (an int argument too), an array of the argument's shape and dtype,
+    a dict with the argument's keys in its order, a list or tuple of the same length, a
+    ``Tangent`` for an object. An argument nothing flowed to gets ``None`` (Zygote's
+    convention; ``grad`` gives zeros instead, as JAX does); an entry of a container that
+    nothing flowed to gets a zero of its shape (``zero_like``). Raises ``TypeError`` when
+    f's result is not a real scalar (use ``withgradient`` for ``(loss, aux)``, ``pullback``
+    or ``jacobian`` otherwise) or when the arguments do not fit f's signature."""
     if not kwargs:
         # the hot path: a cached pair, float gradients. (When gradient is itself
         # differentiated, its rule differentiates _gradient instead: see below.)
