@@ -367,21 +367,18 @@ def _blame_the_users_call(exc, fn):
 
     name, filename, line, called = site
     callee = short_name(fn)
-    through = ""
-    ours = (getattr(called, "__module__", None) or "").startswith("adjoint_s2s")
-    if called is not None and not ours and called is not fn and getattr(called, "__code__", None) is not code:
-        try:
-            through = f"its call of {short_name(called)} led adjoint_s2s to "
-        except Exception:  # a callable short_name cannot name: leave it out
-            through = ""
+    named = None
+    if called is not fn and getattr(called, "__code__", None) is not code:
+        named = runtime.sites.callee_name(called)
+    through = f"its call of {named} led adjoint_s2s to " if named else ""
     lead = (
         f"while differentiating {name} ({filename}, line {line}), "
         f"{through or 'adjoint_s2s reached '}"
         f"{callee} ({code.co_filename}, line {code.co_firstlineno}), which is not your code "
         f"and has no rule, and could not transform it: "
     )
-    if through:
-        callee = short_name(called)  # the rule that helps is the one for what the user called
+    if named:
+        callee = named  # the rule that helps is the one for what the user called
     way = (
         f". Give {callee} a rule with @adjoint_s2s.adjoint({callee}), or mark it with "
         f"adjoint_s2s.non_differentiable({callee}) if it carries no gradient"

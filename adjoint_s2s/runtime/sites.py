@@ -49,22 +49,7 @@ def _user_site():
         start = int(desc[desc.rindex(", line ") + 7:-1])
     except ValueError:
         return None
-    lines = linecache.getlines(gname)
-    origin = None
-    for k in range(min(frame.f_lineno, len(lines)) - 2, 0, -1):
-        text = lines[k].strip()
-        if text.startswith("def "):
-            break
-        if text.startswith("# "):
-            origin = text[2:]
-            break
-    line = start
-    if origin:
-        for n, text in enumerate(linecache.getlines(path)[start - 1:], start):
-            text = text.strip()
-            if text and (text.startswith(origin) or origin.startswith(text)):
-                line = n
-                break
+    line = _statement_line(gname, frame.f_lineno, (fname, path, start))
     return fname, path, line
 
 
@@ -201,13 +186,20 @@ def _met_while():
     if site is None:
         return ""
     name, filename, line, called = site
-    via = ""
-    if called is not None and not (getattr(called, "__module__", None) or "").startswith("adjoint_s2s"):
-        try:
-            via = f", through its call of {short_name(called)} (give that a rule instead)"
-        except Exception:  # a callable short_name cannot name: leave it out
-            via = ""
+    callee = callee_name(called)
+    via = f", through its call of {callee} (give that a rule instead)" if callee else ""
     return f"; met while differentiating {name} ({filename}, line {line}){via}"
+
+
+def callee_name(called):
+    """The name of what a user's statement called (user_call_site(callee=True)), or None
+    when there is none to name or it is adjoint_s2s's own helper."""
+    if called is None or (getattr(called, "__module__", None) or "").startswith("adjoint_s2s"):
+        return None
+    try:
+        return short_name(called)
+    except Exception:  # a callable short_name cannot name: leave it out
+        return None
 
 
 def _not_users(filename):
