@@ -1,6 +1,7 @@
 """Checks on what user rules return: clear errors naming the rule, the argument, expected
 vs got. Registered as non-differentiable passthroughs: they validate and hand back."""
 import inspect
+import types
 
 import numpy as np
 
@@ -43,16 +44,44 @@ def call_layout(raw, off, n, kwnames, names):
     return list(range(off + n)) + [off + names.index(k) if k in names else -1 for k in kwnames]
 
 
+def _differentiable_kind(v, seen=None):
+    """How v can carry a gradient, in words ("a number", "a list holding a float array",
+    ...), or None when nothing in it can: numbers, float arrays, and containers or objects
+    holding them."""
+    if isinstance(v, (bool, int, np.integer)):
+        return None
+    if isinstance(v, (float, complex, np.floating, np.complexfloating)):
+        return "a number"
+    if isinstance(v, np.ndarray):
+        return "a float array" if v.dtype.kind in "fc" else None
+    seen = set() if seen is None else seen
+    if id(v) in seen:
+        return None
+    seen.add(id(v))
+    if isinstance(v, dict):
+        parts, holder = v.values(), "a dict"
+    elif isinstance(v, (list, tuple)):
+        parts, holder = v, f"a {type(v).__name__}"
+    elif hasattr(v, "__dict__") and not isinstance(v, (type, types.ModuleType)) and not callable(v):
+        parts, holder = vars(v).values(), f"a {type(v).__name__} object"
+    else:
+        return None
+    for part in parts:
+        inner = _differentiable_kind(part, seen)
+        if inner:
+            return f"{holder} holding {inner.split(' holding ')[-1]}"
+    return None
+
+
 def no_number_keywords(kwargs, rule, fn, style):
     """A pullback that gave tangents for the positional arguments only, while a keyword
-    argument is a number or a float array (it may depend on the input): refused rather
+    argument holds a number or a float array (it may depend on the input): refused rather
     than a zero gradient for it."""
     for k, v in kwargs.items():
-        if isinstance(v, (float, complex, np.floating, np.complexfloating)) or (
-            isinstance(v, np.ndarray) and v.dtype.kind in "fc"
-        ):
+        what = _differentiable_kind(v)
+        if what:
             raise RuleError(
-                f"{_rule_name(fn, style)}: the call passed {k}= a number by keyword, and the "
+                f"{_rule_name(fn, style)}: the call passed {k}= {what} by keyword, and the "
                 f"pullback returned tangents for the positional arguments only. Return one "
                 f"tangent per argument passed, the keywords' last in the order given (or one "
                 f"per parameter of the function): NoTangent() where there is none"

@@ -28,6 +28,7 @@ pre {{ background: #f6f8fa; padding: .6em; overflow-x: auto; line-height: 1.35; 
 .line {{ display: block; white-space: pre; }}
 .line .no {{ display: inline-block; width: 3em; color: #999; user-select: none; }}
 a.line {{ color: inherit; text-decoration: none; }}
+a.line:focus {{ outline: none; }}
 .linked {{ background: #eef4ff; }}
 .on {{ background: #ffe9a8; }}
 .comment {{ color: #6a737d; }}
@@ -36,7 +37,8 @@ a.line {{ color: inherit; text-decoration: none; }}
 <body>
 <h1>{title}</h1>
 <p>Your lines on the left; the generated primal-plus-pullback pair on the right. Point at a
-line to see where it went: forward, where it runs, and in the pullback, where it is reversed.</p>
+line to see where it went: forward, where it runs, and in the pullback, where it is reversed.
+Click it to keep it lit (the address then names it).</p>
 <div class="columns">
 <section><h2>{filename}</h2><pre id="user">{user}</pre></section>
 <section><h2>generated</h2><pre id="generated">{generated}</pre></section>
@@ -48,11 +50,21 @@ function light(ids, on) {{
     if (el) el.classList.toggle("on", on);
   }}
 }}
-for (const el of document.querySelectorAll("[data-links]")) {{
-  const ids = [el.id].concat(el.dataset.links.split(" "));
-  el.addEventListener("mouseenter", () => light(ids, true));
-  el.addEventListener("mouseleave", () => light(ids, false));
+function group(el) {{
+  return [el.id].concat(el.dataset.links.split(" "));
 }}
+for (const el of document.querySelectorAll("[data-links]")) {{
+  el.addEventListener("mouseenter", () => light(group(el), true));
+  el.addEventListener("mouseleave", () => fromHash());
+}}
+// A followed link (or an address ending in #u12) keeps its group lit, so a view can be shared.
+function fromHash() {{
+  for (const el of document.querySelectorAll(".on")) el.classList.remove("on");
+  const el = document.getElementById(location.hash.slice(1));
+  if (el && el.dataset.links) light(group(el), true);
+}}
+window.addEventListener("hashchange", fromHash);
+fromHash();
 </script>
 </body>
 </html>

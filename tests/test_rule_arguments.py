@@ -87,3 +87,25 @@ def test_a_number_passed_by_keyword_without_its_tangent_is_refused():
 
         rules.USER_RULES.pop(mix, None)
         rules.bump(mix)
+
+
+def test_a_container_of_numbers_passed_by_keyword_without_its_tangent_is_refused():
+    def weigh(x, *, ws):
+        return x * sum(ws["scales"])
+
+    @ad.rrule(weigh)
+    def weigh_rule(x, *, ws):
+        return weigh(x, ws=ws), lambda d: (ad.NoTangent(), d * sum(ws["scales"]))
+
+    try:
+        with pytest.raises(ad.RuleError, match=r"passed ws= a dict holding a number by keyword"):
+            ad.gradient(lambda x, w: weigh(x, ws={"scales": [w, 1.0]}), 2.0, 3.0)
+        with pytest.raises(ad.RuleError, match=r"passed ws= a dict holding a float array"):
+            ad.gradient(lambda x, w: np.sum(weigh(x, ws={"scales": [w]})), 2.0, np.ones(2))
+        # integers and labels carry no gradient: no complaint
+        assert ad.gradient(lambda x: weigh(x, ws={"scales": [2, 1], "name": "a"}), 2.0) == (3.0,)
+    finally:
+        from adjoint_s2s import rules
+
+        rules.USER_RULES.pop(weigh, None)
+        rules.bump(weigh)
