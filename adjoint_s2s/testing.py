@@ -230,9 +230,27 @@ def _zero_like(z):
     return None
 
 
-def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6):
-    """Assert that adjoint_s2s.gradient(f, *args) matches finite differences."""
+def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, order=1, seed=0):
+    """Assert that ``adjoint_s2s.gradient(f, *args)`` matches central differences, and
+    return the gradient.
 
+    ``f`` must return a real scalar. Every argument that finite differences can perturb
+    is checked (floats, complex numbers, float/complex arrays, and those inside lists,
+    tuples, dicts and objects); an argument they cannot perturb (an int used as an index,
+    a string) must get ``None`` from adjoint_s2s too. A gradient agrees with the finite
+    difference ``w`` when ``|g - w| <= atol + rtol * |w|`` component by component.
+
+    ``order=2`` (or more) also checks higher derivatives, as autograd's ``check_grads``
+    does: with a fixed random direction ``v`` shaped like the gradient (``seed``), the
+    function ``args -> <v, gradient(f, *args)>`` is checked the same way, which compares
+    a Hessian-vector product with finite differences of the gradient. Higher orders
+    repeat this on that function. Their differences are less accurate: ``rtol``/``atol``
+    apply to every order.
+
+    On a mismatch it raises ``AssertionError`` naming the argument, adjoint_s2s's value
+    and the finite difference (and, above order 1, the order that failed). Errors of
+    the gradient itself (``UnsupportedSyntaxError``, ``RuleError``...) propagate.
+    """
     got = gradient(f, *args)
     want = numerical_gradient(f, *args, eps=eps)
     bad = []
@@ -244,7 +262,56 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6):
             f"gradient of {getattr(f, '__name__', f)} does not match finite differences:\n"
             + "\n".join(bad)
         )
+    if order > 1:
+        _check_projected_gradient(f, args, got, rtol, atol, eps, order, seed)
     return got
+
+
+def _check_projected_gradient(f, args, got, rtol, atol, eps, order, seed):
+    rng = np.random.default_rng(seed)
+    direction = _random_like(got, rng)
+
+    def projected(*xs):
+        return _projection(direction, gradient(f, *xs))
+
+    projected.__name__ = f"<v, gradient({getattr(f, '__name__', f)})>"
+    try:
+        check_grads(projected, *args, rtol=rtol, atol=atol, eps=eps, order=order - 1,
+                    seed=seed + 1)
+    except AssertionError as e:
+        raise AssertionError(f"order {order} of {getattr(f, '__name__', f)}: {e}") from None
+
+
+def _random_like(g, rng):
+    """A random direction with the structure of the gradient g (None where g is None)."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if isinstance(g, (float, np.floating)):
+        return float(rng.standard_normal())
+    if isinstance(g, (complex, np.complexfloating)):
+        return complex(rng.standard_normal(), rng.standard_normal())
+    if isinstance(g, np.ndarray):
+        v = rng.standard_normal(g.shape)
+        return v + 1j * rng.standard_normal(g.shape) if g.dtype.kind == "c" else v
+    if isinstance(g, (list, tuple)):
+        return type(g)(_random_like(x, rng) for x in g)
+    if isinstance(g, dict):
+        return {k: _random_like(x, rng) for k, x in g.items()}
+    raise TypeError(
+        f"check_grads(order > 1) projects gradients made of numbers, arrays, lists, tuples "
+        f"and dicts; got a {type(g).__name__}"
+    )
+
+
+def _projection(v, g):
+    """Re<v, g> summed over the leaves of the gradient structure (a zero where g is)."""
+    if v is None or g is None or isinstance(g, AbstractZero):
+        return 0.0
+    if isinstance(v, (list, tuple)):
+        return sum(_projection(a, b) for a, b in zip(v, g))
+    if isinstance(v, dict):
+        return sum(_projection(v[k], g[k]) for k in v)
+    return np.real(np.sum(np.conj(v) * g))
 
 
 def test_rrule(

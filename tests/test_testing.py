@@ -785,3 +785,35 @@ def test_a_point_where_finite_differences_cannot_evaluate_warns_instead_of_faili
         ad.test_rrule(root, 0.0)
     ad.test_rrule(root, 4.0, output_tangent=0.0)  # the zero output tangent: all zeros
     assert "argument 0 (x)" in fails(root, 4.0)  # away from 0 it is checked (and wrong)
+
+
+def test_check_grads_order_two_compares_hessian_vector_products():
+    def f(x, w):
+        return np.sum(np.tanh(x * w) ** 2) + np.sin(w[0]) * x[1]
+
+    x, w = np.array([0.3, 0.5, 0.7]), np.array([1.1, 0.4, -0.2])
+    got = check_grads(f, x, w, order=2)
+    assert isapprox(got, numerical_gradient(f, x, w), rtol=1e-6, atol=1e-8)
+    check_grads(f, x, w, order=3, rtol=1e-4, atol=1e-6)
+    check_grads(lambda p: p["a"] ** 3 * p["b"], {"a": 1.2, "b": 0.5}, order=2)
+    check_grads(lambda z: abs(z * z) + z.real, 1.0 + 2.0j, order=2, rtol=1e-5)
+
+
+def test_check_grads_order_two_catches_a_pullback_whose_own_derivative_is_wrong():
+    def cube(x):
+        return x * x * x
+
+    @ad.adjoint(cube)
+    def cube_adjoint(x):
+        # 3 x^2, right at first order; one factor hidden from AD: its derivative is 3 x, not 6 x
+        return cube(x), lambda d: (d * 3.0 * ad.dropgrad(x) * x,)
+
+    try:
+        check_grads(lambda x: cube(x), 0.7)  # right at first order
+        with pytest.raises(AssertionError, match=r"order 2 of <lambda>: gradient of <v, gradient"):
+            check_grads(lambda x: cube(x), 0.7, order=2)
+    finally:
+        from adjoint_s2s import rules
+
+        rules.USER_RULES.pop(cube, None)
+        rules.bump(cube)
