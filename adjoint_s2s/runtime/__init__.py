@@ -637,4 +637,21 @@ __all__ = [
 ]
 
 # the rules of the run time's own helpers register themselves when imported
+__all__ += [  # the helpers of the scipy.linalg (sqrtm ... solve_banded) and scipy.signal rules
+    "sp_cho_factor_adjoint",
+    "sp_convolve_adjoint_in1",
+    "sp_convolve_adjoint_in2",
+    "sp_correlate_adjoint_in1",
+    "sp_correlate_adjoint_in2",
+    "sp_logm_adjoint",
+    "sp_lu_factor_adjoint",
+    "sp_signal",
+    "sp_solve_banded_adjoint_ab",
+    "sp_solve_banded_adjoint_b",
+    "sp_solve_sylvester_adjoint_a",
+    "sp_solve_sylvester_adjoint_b",
+    "sp_solve_sylvester_adjoint_q",
+    "sp_sqrtm_adjoint",
+]
+
 from . import rules_calls, rules_helpers  # noqa: E402,F401
