@@ -202,13 +202,13 @@ def sp_solve_sylvester_adjoint_q(g, a, b, q, ans=None):
 
 
 def sp_solve_sylvester_adjoint_a(g, a, b, q, ans):
-    """A dX + dX B = -dA X - ...: Ā = -Q̄ Xᴴ."""
+    """A dX + dX B = dQ - dA X - X dB, so Ā = -Q̄ Xᴴ."""
     qbar = sp_linalg.solve_sylvester(_H(np.asarray(a)), _H(np.asarray(b)), _full(g, ans))
     return np_fit(-np.matmul(qbar, _H(np.asarray(ans))), a)
 
 
 def sp_solve_sylvester_adjoint_b(g, a, b, q, ans):
-    """... - X dB: B̄ = -Xᴴ Q̄."""
+    """A dX + dX B = dQ - dA X - X dB, so B̄ = -Xᴴ Q̄."""
     qbar = sp_linalg.solve_sylvester(_H(np.asarray(a)), _H(np.asarray(b)), _full(g, ans))
     return np_fit(-np.matmul(_H(np.asarray(ans)), qbar), b)
 
@@ -297,8 +297,9 @@ nondifferentiable_builtin(_band_index, reason="it computes indices")
 
 
 def _band_transpose(ab, l, u):
-    """The storage (u lower, l upper diagonals) of Aᵀ, from ab, the storage of A (l lower,
-    u upper): abᵀ[k, j] = A[j + k - l, j]ᵀ = ab[l + u - k, j + k - l]."""
+    """The diagonal-ordered storage of Aᵀ (u lower, l upper diagonals) from ab, that of A
+    (l lower, u upper; A[i, j] = ab[u + i - j, j]):
+    abᵀ[k, j] = Aᵀ[j + k - l, j] = A[j, j + k - l] = ab[l + u - k, j + k - l]."""
     ab = np.asarray(ab)
     nrow, n = ab.shape[-2], ab.shape[-1]
     k, cols, valid = _band_index(nrow, n, l)
