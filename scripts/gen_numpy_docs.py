@@ -344,14 +344,16 @@ def render():
     lines.append("")
 
     from adjoint_s2s.rules import scipy_linalg as SL
+    from adjoint_s2s.rules import scipy_signal as SS
 
-    lines.append("## scipy.linalg\n")
-    lines.append("Registered when scipy is installed.\n")
-    lines.append("| function | parameters | notes |")
-    lines.append("| --- | --- | --- |")
-    for name, params, _, note in sorted(SL.TABLE):
-        lines.append(f"| `scipy.linalg.{name}` | `{params}` | {note} |")
-    lines.append("")
+    for module, table in (("scipy.linalg", SL.TABLE), ("scipy.signal", SS.TABLE)):
+        lines.append(f"## {module}\n")
+        lines.append("Registered when scipy is installed.\n")
+        lines.append("| function | parameters | notes |")
+        lines.append("| --- | --- | --- |")
+        for name, params, _, note in sorted(table):
+            lines.append(f"| `{module}.{name}` | `{params}` | {note} |")
+        lines.append("")
 
     lines.append("## No gradient\n")
     lines.append(

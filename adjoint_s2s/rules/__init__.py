@@ -275,3 +275,4 @@ except ImportError:  # scipy is optional
 else:
     from . import scipy as _scipy  # noqa: E402,F401
     from . import scipy_linalg as _scipy_linalg  # noqa: E402,F401
+    from . import scipy_signal as _scipy_signal  # noqa: E402,F401

@@ -239,14 +239,30 @@ from ..rules.numpy.constructors import (
     np_tolist_adjoint,
 )
 from ..rules.numpy.scipy_linalg import (
+    sp_cho_factor_adjoint,
     sp_cho_solve_adjoint_b,
     sp_cho_solve_adjoint_c,
     sp_expm_adjoint,
     sp_linalg,
+    sp_logm_adjoint,
+    sp_lu_factor_adjoint,
     sp_lu_solve_adjoint_b,
     sp_lu_solve_adjoint_lu,
+    sp_solve_banded_adjoint_ab,
+    sp_solve_banded_adjoint_b,
+    sp_solve_sylvester_adjoint_a,
+    sp_solve_sylvester_adjoint_b,
+    sp_solve_sylvester_adjoint_q,
     sp_solve_triangular_adjoint_a,
     sp_solve_triangular_adjoint_b,
+    sp_sqrtm_adjoint,
+)
+from ..rules.numpy.scipy_signal import (
+    sp_convolve_adjoint_in1,
+    sp_convolve_adjoint_in2,
+    sp_correlate_adjoint_in1,
+    sp_correlate_adjoint_in2,
+    sp_signal,
 )
 from ..rules.numpy.scipy_special import (
     sp_i1_partial,
@@ -621,4 +637,21 @@ __all__ = [
 ]
 
 # the rules of the run time's own helpers register themselves when imported
+__all__ += [  # the helpers of the scipy.linalg (sqrtm ... solve_banded) and scipy.signal rules
+    "sp_cho_factor_adjoint",
+    "sp_convolve_adjoint_in1",
+    "sp_convolve_adjoint_in2",
+    "sp_correlate_adjoint_in1",
+    "sp_correlate_adjoint_in2",
+    "sp_logm_adjoint",
+    "sp_lu_factor_adjoint",
+    "sp_signal",
+    "sp_solve_banded_adjoint_ab",
+    "sp_solve_banded_adjoint_b",
+    "sp_solve_sylvester_adjoint_a",
+    "sp_solve_sylvester_adjoint_b",
+    "sp_solve_sylvester_adjoint_q",
+    "sp_sqrtm_adjoint",
+]
+
 from . import rules_calls, rules_helpers  # noqa: E402,F401

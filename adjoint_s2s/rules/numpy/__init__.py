@@ -20,6 +20,7 @@ with ``None`` for outputs that got no gradient.
     constructors.py   array, linspace & co, ndarray methods, functions with no gradient
     scipy_special.py  helpers of the scipy.special rules (rules/scipy.py)
     scipy_linalg.py   helpers of the scipy.linalg rules (rules/scipy_linalg.py)
+    scipy_signal.py   helpers of the scipy.signal rules (rules/scipy_signal.py)
     fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
     misc.py           append, ediff1d, rollaxis, partition, select, polyval, trapezoid,
                       convolve, correlate, interp, median/quantile/percentile, nanprod/var/std
@@ -28,5 +29,5 @@ with ``None`` for outputs that got no gradient.
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
-from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg  # noqa: F401,E402
+from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg, scipy_signal  # noqa: F401,E402
 from . import fft, linalg_more, misc  # noqa: F401,E402

@@ -25,9 +25,10 @@ from adjoint_s2s.testing import isapprox, numerical_gradient
 
 try:
     import scipy.linalg as sl
+    import scipy.signal as ss
     import scipy.special as sc
 except ImportError:  # scipy is optional: its rows are skipped
-    sc = sl = None
+    sc = sl = ss = None
 
 SCIPY = pytest.mark.skipif(sc is None, reason="scipy is not installed")
 
@@ -598,6 +599,48 @@ ROWS += [
         + sl.lu_solve((lu, np.array([2, 1, 2])), b=b, trans=trans),
         [(SQ(3, 3), A(3)), (SQ(3, 3), A(3, 2), 1), (SQ(3, 3), A(3, 2), 2)],
         cplx=True),
+    _sl("sqrtm", lambda x: sl.sqrtm(x), [SQ(3, 3), SQ(1, 1), SPD(4, 4), SQ(2, 3, 3)], cplx=True),
+    _sl("logm", lambda x: sl.logm(x), [SQ(3, 3), SQ(1, 1), SPD(2, 2), SQ(2, 2, 2)], cplx=True),
+    _sl("solve_sylvester", lambda a, b, q: sl.solve_sylvester(a, b, q),
+        [(SQ(3, 3), SQ(2, 2), A(3, 2)), (SQ(2, 2), SQ(2, 2), A(2, 2)), (SQ(1, 1), SQ(3, 3), A(1, 3))],
+        cplx=True),
+    # the whole result (c, lower): c carries the other triangle of a unchanged
+    _sl("cho_factor", lambda a, lower=False: sl.cho_factor(a, lower),
+        [SPD(3, 3), (SPD(4, 4), True), (SPD(2, 2), False)], cplx=True),
+    _sl("cho_factor+cho_solve",
+        lambda a, b, lower=False: sl.cho_solve(sl.cho_factor(a, lower=lower), b),
+        [(SPD(3, 3), A(3)), (SPD(4, 4), A(4, 2), True)], cplx=True),
+    _sl("lu_factor", lambda a: sl.lu_factor(a), [SQ(3, 3), A(4, 4), SQ(1, 1)], cplx=True),
+    _sl("lu_factor+lu_solve", lambda a, b, trans=0: sl.lu_solve(sl.lu_factor(a), b, trans),
+        [(A(3, 3), A(3)), (SQ(4, 4), A(4, 2), 1), (A(3, 3), A(3, 2), 2)], cplx=True),
+    _sl("solve_banded", lambda ab, b, l=1, u=1: sl.solve_banded((l, u), ab + _band_boost(ab, u), b),
+        [(A(3, 4), A(4)), (A(2, 5), A(5, 2), 1, 0), (A(4, 5), A(5), 1, 2), (A(1, 3), A(3), 0, 0),
+         (A(3, 6), A(6, 3), 0, 2)],
+        cplx=True),
+]
+
+
+def _band_boost(ab, u):
+    """4 on the main diagonal of banded storage: a well-conditioned banded matrix."""
+    out = np.zeros(np.shape(ab))
+    out[u] = 4.0
+    return out
+
+
+def _ss(name, fn, cases, **kw):
+    return Row("scipy.signal." + name, "scipy.signal." + name, fn, cases, marks=[SCIPY], **kw)
+
+
+_CONV = [(A(5), A(3)), (A(3), A(5), "same"), (A(6), A(3), "valid"), (A(3), A(6), "valid"),
+         (A(4), A(4), "same", "fft"), (A(3, 4), A(2, 3), "same", "direct"),
+         (A(4, 5), A(2, 2), "valid", "fft"), (A(2, 3), A(3, 4), "full", "fft"),
+         (A(2, 2, 3), A(2, 1, 2), "same")]
+
+ROWS += [
+    _ss("convolve", lambda a, b, mode="full", method="auto": ss.convolve(a, b, mode, method),
+        _CONV, cplx=True),
+    _ss("correlate", lambda a, b, mode="full", method="auto":
+        ss.correlate(a, b, mode=mode, method=method), _CONV, cplx=True),
 ]
 
 
