@@ -249,8 +249,10 @@ from ..rules.numpy.scipy_linalg import (
     sp_solve_triangular_adjoint_b,
 )
 from ..rules.numpy.scipy_special import (
+    sp_declined,
     sp_i1_partial,
     sp_i1e_partial,
+    sp_ive_partial,
     sp_log_softmax_adjoint,
     sp_logsumexp_adjoint,
     sp_logsumexp_adjoint_b,

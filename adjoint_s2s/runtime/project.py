@@ -155,6 +155,8 @@ def unbroadcast(g, like):
                 return out
     elif g is None:
         return None
+    elif type(g) is Thunk:  # stay lazy: a declined derivative (sp_declined) raises if used
+        return Thunk(lambda: unbroadcast(g.unthunk(), like))
     elif type(g) is float and type(like) is float:
         return g  # scalar code: nothing to undo
     elif type(g) is Scattered:
