@@ -8,8 +8,9 @@ Templates reach scipy through ``_rt.sp_special`` (``scipy.special``, imported la
 A partial given as ``Declined(reason)`` is a derivative adjoint_s2s does not compute
 (the order of a Bessel function, the shape parameters of the incomplete gamma and beta
 functions: no closed form): differentiating that argument raises
-``NotDifferentiableError`` with the reason, an integer value passes (no derivative by
-nature), and a fixed value costs nothing (``_rt.sp_declined``). Never a zero.
+``NotDifferentiableError`` with the reason, and a fixed value costs nothing
+(``_rt.sp_declined``). Never a zero. Integer-only parameters (yn's and polygamma's n)
+have no gradient (``None``).
 """
 from . import nondifferentiable_builtin
 from .numpy import rule
@@ -34,7 +35,7 @@ class Declined:
 
 
 _ORDER = Declined("the derivative in the order of a Bessel function has no closed form "
-                  "(a series in the order); integer orders have none by nature")
+                  "(a series in the order; at an integer order too, where it is not zero)")
 _GAMMA_A = Declined("the derivative of the regularized incomplete gamma function in its "
                     "shape a has no closed form (JAX sums a series; adjoint_s2s does not "
                     "yet)")
@@ -119,8 +120,8 @@ NOTES = {
                "closed form",
     "betaincc": "gradient in x; declined in a and b (refused when differentiated): no "
                 "closed form",
-    "jv": "gradient in z; declined in the order v (refused when differentiated, None for "
-          "an integer v): no closed form",
+    "jv": "gradient in z; declined in the order v (refused when differentiated, an "
+          "integer v too: the derivative exists there): no closed form",
     "yv": "gradient in z; the order v as jv's",
     "iv": "gradient in z; the order v as jv's",
     "kv": "gradient in z; the order v as jv's",

@@ -248,6 +248,21 @@ from ..rules.numpy.scipy_linalg import (
     sp_solve_triangular_adjoint_a,
     sp_solve_triangular_adjoint_b,
 )
+from ..rules.numpy.scipy_stats import (
+    sp_beta_cdf_d,
+    sp_beta_logpdf_d,
+    sp_dirichlet_adjoint_alpha,
+    sp_dirichlet_adjoint_x,
+    sp_gamma_cdf_d,
+    sp_gamma_logpdf_d,
+    sp_mvn_adjoint_cov,
+    sp_mvn_adjoint_mean,
+    sp_mvn_adjoint_x,
+    sp_poisson_cdf_dmu,
+    sp_poisson_logpmf_dmu,
+    sp_t_cdf_d,
+    sp_t_logpdf_d,
+)
 from ..rules.numpy.scipy_special import (
     sp_declined,
     sp_i1_partial,

@@ -80,15 +80,6 @@ def sp_trigamma(x):
     return out if isinstance(x, np.ndarray) else out[()]
 
 
-def _integral(v):
-    """An integer order or count (an int, an integer array): no derivative by nature."""
-    if isinstance(v, (bool, np.bool_)):
-        return True
-    if isinstance(v, (int, np.integer)):
-        return True
-    return isinstance(v, np.ndarray) and v.dtype.kind in "biu"
-
-
 # "scipy.special.jv.v" -> (path, parameter, reason): the derivatives declined (filled by
 # rules/scipy.py and rules/scipy_stats.py; templates name them by key)
 DECLINED = {}
@@ -96,14 +87,12 @@ DECLINED = {}
 
 def sp_declined(key, value):
     """The adjoint of a parameter whose derivative adjoint_s2s declines (the order of a
-    Bessel function, the shape parameter of an incomplete gamma or beta function):
-    None for an integer value (no derivative by nature), else a thunk that raises
-    ``NotDifferentiableError`` when the gradient is used, and only then. The run-time
-    version of a rule computes every parameter's adjoint, while the caller reads only
-    those of the arguments it differentiates: a fixed order passes, a differentiated
-    one is refused, never given a zero."""
-    if _integral(value):
-        return None
+    Bessel function, the shape parameter of an incomplete gamma or beta function): a
+    thunk that raises ``NotDifferentiableError`` when the gradient is used, and only
+    then. The run-time version of a rule computes every parameter's adjoint, while the
+    caller reads only those of the arguments it differentiates: a fixed order passes, a
+    differentiated one is refused, never given a zero. An integer given for a real
+    order is refused too: the function has a derivative there, and it is not zero."""
     path, param, reason = DECLINED[key]
 
     def declined_gradient():
