@@ -165,7 +165,7 @@ def _declined(path, params, partials):
             # the key has no bare identifier a template's parameters would replace
             key = f"{path}.{name}"
             DECLINED[key] = (path, name, d.reason)
-            adjoints[name] = f"_rt.sp_declined({key!r}, {name})"
+            adjoints[name] = f"_rt.sp_declined({key!r})"
             out.append(None)
         else:
             out.append(d)

@@ -136,7 +136,7 @@ def _split(path, params, spec):
         if isinstance(d, Declined):
             key = f"{path}.{name}"
             DECLINED[key] = (path, name, d.reason)
-            adjoints[name] = f"_rt.sp_declined({key!r}, {name})"
+            adjoints[name] = f"_rt.sp_declined({key!r})"
             partials.append(None)
         else:
             partials.append(d)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .base import _float, _keep, np_fit
 from ...errors import NotDifferentiableError
-from ...tangents import Thunk
+from ...tangents import DeclinedGradient
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "sp_declined",
@@ -85,7 +85,7 @@ def sp_trigamma(x):
 DECLINED = {}
 
 
-def sp_declined(key, value):
+def sp_declined(key):
     """The adjoint of a parameter whose derivative adjoint_s2s declines (the order of a
     Bessel function, the shape parameter of an incomplete gamma or beta function): a
     thunk that raises ``NotDifferentiableError`` when the gradient is used, and only
@@ -102,7 +102,7 @@ def sp_declined(key, value):
             f"otherwise give the call a rule of your own (@adjoint_s2s.adjoint)"
         )
 
-    return Thunk(declined_gradient)
+    return DeclinedGradient(declined_gradient)
 
 
 def sp_ive_partial(v, z, ans):
