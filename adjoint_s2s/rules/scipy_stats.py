@@ -67,6 +67,11 @@ _DISCRETE = ("gradient in mu; none in k and loc (integer-valued: the pmf is a st
 _SHAPE_DECLINED = "; declined in the shape parameters (refused when differentiated)"
 
 
+_DIRICHLET_NOTE = ("gradient in alpha and in x (components along axis 0): with K-1 of them, "
+                   "the last being 1 - their sum; with all K, the partial derivatives of the "
+                   "density's formula (scipy refuses x off the simplex)")
+
+
 def _dirichlet(scale):
     g = "g * ans" if scale else "g"
     return {"x": f"_rt.sp_dirichlet_adjoint_x({g}, x, alpha)",
@@ -109,10 +114,8 @@ TABLE = [
     ("poisson", "cdf", _POISSON, (None, "_rt.sp_poisson_cdf_dmu(k, mu, loc)", None), _DISCRETE),
     ("poisson", "logcdf", _POISSON, (None, "_rt.sp_poisson_cdf_dmu(k, mu, loc, ans)", None),
      _DISCRETE),
-    ("dirichlet", "logpdf", "x, alpha", _dirichlet(False),
-     "gradient in x (K or K-1 components along axis 0) and alpha"),
-    ("dirichlet", "pdf", "x, alpha", _dirichlet(True),
-     "gradient in x (K or K-1 components along axis 0) and alpha"),
+    ("dirichlet", "logpdf", "x, alpha", _dirichlet(False), _DIRICHLET_NOTE),
+    ("dirichlet", "pdf", "x, alpha", _dirichlet(True), _DIRICHLET_NOTE),
     ("multivariate_normal", "logpdf", _MVN, _mvn(False),
      "gradient in x, mean and cov (to the lower triangle scipy reads; the diagonal of a "
      "1-d cov, the trace for a scalar); cov must be invertible"),
