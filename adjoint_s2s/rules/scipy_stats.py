@@ -80,7 +80,9 @@ def _dirichlet(scale):
 
 def _mvn(scale):
     g = "g * ans" if scale else "g"
-    return {p: f"_rt.sp_mvn_adjoint_{p}({g}, x, mean, cov)" for p in ("x", "mean", "cov")}
+    return {"x": f"_rt.sp_mvn_adjoint_x({g}, x, mean, cov)",
+            "mean": f"_rt.sp_mvn_adjoint_mean({g}, x, mean, cov)",
+            "cov": f"_rt.sp_mvn_adjoint_cov({g}, x, mean, cov)"}
 
 
 TABLE = [
