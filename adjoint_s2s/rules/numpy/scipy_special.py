@@ -88,11 +88,13 @@ DECLINED = {}
 def sp_declined(key):
     """The adjoint of a parameter whose derivative adjoint_s2s declines (the order of a
     Bessel function, the shape parameter of an incomplete gamma or beta function): a
-    thunk that raises ``NotDifferentiableError`` when the gradient is used, and only
-    then. The run-time version of a rule computes every parameter's adjoint, while the
-    caller reads only those of the arguments it differentiates: a fixed order passes, a
-    differentiated one is refused, never given a zero. An integer given for a real
-    order is refused too: the function has a derivative there, and it is not zero."""
+    ``DeclinedGradient``, a contagious thunk that raises ``NotDifferentiableError`` where
+    the gradient is read, and only there. The run-time version of a rule computes every
+    parameter's adjoint, while the caller reads only those of the arguments it
+    differentiates (and a rule's pullback differentiated again computes adjoints of the
+    constants it captured): a fixed order passes, a differentiated one is refused, never
+    given a zero. An integer given for a real order is refused too: the function has a
+    derivative there, and it is not zero."""
     path, param, reason = DECLINED[key]
 
     def declined_gradient():

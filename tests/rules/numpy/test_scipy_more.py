@@ -6,8 +6,8 @@ them. The second-order sweep (tests/rules/test_second_order_sweep.py) runs these
 too, and ``test_rules.test_every_numpy_rule_has_a_row`` counts them.
 
 Then: the derivatives adjoint_s2s declines are refused when differentiated (never a
-zero), pass for integer orders and cost nothing when the argument is fixed; each rule's
-parameters are scipy's.
+zero, an integer given for a real order too) and cost nothing when the argument is
+fixed; yn's integer n has no gradient; each rule's parameters are scipy's.
 """
 import inspect
 
