@@ -405,6 +405,29 @@ class Thunk:
         return "Thunk(...)" if not self._done else f"Thunk({self._value!r})"
 
 
+class DeclinedGradient(Thunk):
+    """A gradient adjoint_s2s declines to compute (the order of a Bessel function):
+    ``fn()`` raises the refusal. It is contagious: sums, products, projections with it
+    give it back unforced, so a gradient nobody reads (an argument held fixed, a
+    constant captured by a rule's pullback at second order) never raises, while reading
+    one that depends on it (the value given to the user) does."""
+
+    __slots__ = ()
+    __array_ufunc__ = None  # ndarray + it: NumPy defers to the reflected operators below
+
+    def _same(self, *_):
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _same
+    __truediv__ = __rtruediv__ = __pow__ = __matmul__ = __rmatmul__ = _same
+
+    def __neg__(self):
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+
 class InplaceableThunk(Thunk):
     """A thunk that can also add itself into an existing gradient (ChainRules' ``add!``).
 
@@ -526,7 +549,11 @@ def add(a, b):
         return None if isinstance(b, AbstractZero) else b
     if b is None or isinstance(b, AbstractZero):
         return a
+    if type(b) is DeclinedGradient:  # contagious: forced only where it is read
+        return b
     ta = type(a)
+    if ta is DeclinedGradient:
+        return a
     if ta is float or ta is complex or ta is int:
         if isinstance(b, Thunk):
             b = b.unthunk()
@@ -592,6 +619,7 @@ __all__ = [
     "NoTangent",
     "Tangent",
     "Thunk",
+    "DeclinedGradient",
     "InplaceableThunk",
     "unthunk",
     "iszero",

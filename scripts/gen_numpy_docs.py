@@ -286,11 +286,39 @@ def render_coverage(R):
     return lines
 
 
+def _scipy_stats_and_declined():
+    """The scipy.stats section and the derivatives the scipy rules decline."""
+    from adjoint_s2s.rules import scipy_stats as SS
+    from adjoint_s2s.rules.numpy.scipy_special import DECLINED
+
+    lines = ["## scipy.stats\n",
+             "Registered when scipy is installed: the methods of the module-level "
+             "distributions (`scipy.stats.norm.logpdf(x, loc, scale)`, by position or "
+             "keyword). Frozen distributions (`norm(loc, scale).logpdf(x)`) are not yet "
+             "differentiated: call the method with the parameters.\n",
+             "| function | parameters | notes |", "| --- | --- | --- |"]
+    for dist, method, params, _, note in SS.TABLE:
+        lines.append(f"| `scipy.stats.{dist}.{method}` | `{params}` | {note} |")
+    lines.append("")
+    lines.append("### Declined derivatives\n")
+    lines.append("Differentiating these arguments raises `NotDifferentiableError` with the "
+                 "reason (never a zero gradient); holding them fixed, or "
+                 "`adjoint_s2s.dropgrad(arg)`, costs nothing.\n")
+    lines.append("| function | argument | reason |")
+    lines.append("| --- | --- | --- |")
+    for key in sorted(DECLINED):
+        path, param, reason = DECLINED[key]
+        lines.append(f"| `{path}` | `{param}` | {reason} |")
+    lines.append("")
+    return lines
+
+
 def render():
     import adjoint_s2s  # noqa: F401  (loads the rules)
     from adjoint_s2s import rules as R
     from adjoint_s2s.rules import numpy as N
     from adjoint_s2s.rules import scipy as S
+    from adjoint_s2s.rules import scipy_stats as SS
 
     by_path = {}
     fns = {}
@@ -302,8 +330,9 @@ def render():
 
     lines = [HEADER]
     lines.append(
-        f"{len(by_path)} NumPy functions, {len(R.ARRAY_METHODS)} array methods and "
-        f"{len(S.TABLE)} scipy.special functions have rules.\n"
+        f"{len(by_path)} NumPy functions, {len(R.ARRAY_METHODS)} array methods, "
+        f"{len(S.TABLE)} scipy.special functions and {len(SS.TABLE)} scipy.stats "
+        f"methods have rules.\n"
     )
     for section in N.SECTION_ORDER:
         paths = sorted(p for p in by_path if N.SECTIONS.get(p) == section)
@@ -342,6 +371,9 @@ def render():
     for name, params, spec in sorted(S.TABLE):
         lines.append(f"| `scipy.special.{name}` | `{params}` | {S.NOTES.get(name, '')} |")
     lines.append("")
+    lines.append(", ".join(f"`scipy.special.{n}`" for n in S.NONDIFF)
+                 + ": no gradient (piecewise constant, as `np.sign`).\n")
+    lines.extend(_scipy_stats_and_declined())
 
     from adjoint_s2s.rules import scipy_linalg as SL
     from adjoint_s2s.rules import scipy_signal as SS

@@ -194,6 +194,8 @@ class Queries:
             base = self.resolve(node.value)
             if isinstance(base, (types.ModuleType, type)):
                 return getattr(base, node.attr, None)
+            if type(base) in R.BOUND_RULE_CLASSES:  # scipy.stats.norm.logpdf: a rule's key
+                return getattr(base, node.attr, None)
         return None
 
     def iter_item_kind(self, it):

@@ -17,6 +17,7 @@ so a new rule invalidates exactly what depended on it.
 """
 import inspect
 import re
+import types
 import weakref
 
 EPOCH = [0]
@@ -72,6 +73,7 @@ NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
 USER_RULES = {}  # fn object -> UserRule
 SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
 STOPS_GRADIENT = set()  # functions whose result carries no gradient (dropgrad)
+BOUND_RULE_CLASSES = set()  # classes of the instances with rules on their bound methods
 ARRAY_METHODS = {}  # ndarray method name -> the function whose rule it uses (x.sum -> np.sum)
 ARRAY_CONST_METHODS = {"argmax", "argmin", "argsort", "nonzero", "any", "all"}
 
@@ -144,6 +146,11 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
         defaults,
     )
     PRIMITIVES.setdefault(fn, {})[len(names)] = prim
+    owner = getattr(fn, "__self__", None)
+    if isinstance(fn, types.MethodType) and not isinstance(owner, (types.ModuleType, type)):
+        # a rule keyed on a bound method of an instance (scipy.stats.norm.logpdf): calls
+        # obj.name(...) on that class consult the table before the method's source
+        BOUND_RULE_CLASSES.add(type(owner))
     return prim
 
 
@@ -238,6 +245,7 @@ def fill(template, mapping):
 __all__ = [
     "EPOCH",
     "PRIMITIVES",
+    "BOUND_RULE_CLASSES",
     "NONDIFF",
     "STOPS_GRADIENT",
     "USER_RULES",
@@ -276,3 +284,4 @@ else:
     from . import scipy as _scipy  # noqa: E402,F401
     from . import scipy_linalg as _scipy_linalg  # noqa: E402,F401
     from . import scipy_signal as _scipy_signal  # noqa: E402,F401
+    from . import scipy_stats as _scipy_stats  # noqa: E402,F401

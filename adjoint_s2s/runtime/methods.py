@@ -10,12 +10,16 @@ from ..tangents import AbstractZero
 from .sites import _at, _Attribute
 from .project import conj
 from .structure import part
-from .dispatch import call
+from .dispatch import call, rule_pair
 from . import wrappers
 
 
 def call_method(obj, name, /, *args, **kwargs):
     """(y, pullback) of obj.name(*args); the pullback returns (dobj, *dargs)."""
+    if type(obj) in R.BOUND_RULE_CLASSES:  # a rule on the bound method (scipy.stats.norm.logpdf)
+        pair = rule_pair(getattr(obj, name), len(args), tuple(kwargs))
+        if pair is not None:
+            return pair(*args, **kwargs)  # its pullback gives (d(method), *dargs)
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
         y, pb = call(meth, obj, *args, **kwargs)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..tangents import AbstractZero, Thunk
+from ..tangents import AbstractZero, DeclinedGradient, Thunk
 
 
 # ----- zeros, seeds and projection ----------------------------------------------------------
@@ -27,6 +27,8 @@ def real(x):
     if x is None or isinstance(x, AbstractZero):
         return 0.0
     if isinstance(x, Thunk):  # stay lazy: the thunk runs only if its value is used
+        if type(x) is DeclinedGradient:
+            return x
         return Thunk(lambda: real(x.unthunk()))
     if t is complex or isinstance(x, complex):
         return x.real
@@ -155,6 +157,8 @@ def unbroadcast(g, like):
                 return out
     elif g is None:
         return None
+    elif type(g) is DeclinedGradient:  # stays lazy: it raises where it is read
+        return g
     elif type(g) is float and type(like) is float:
         return g  # scalar code: nothing to undo
     elif type(g) is Scattered:

@@ -21,6 +21,9 @@ import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
 from .numpy.test_rules import ROWS, _cotangent, _opaque, _re_pair, _realise, _rng
+from .numpy.test_rules import _scipy_more_rows
+
+ROWS = ROWS + _scipy_more_rows()  # scipy.stats and more of scipy.special (with scipy)
 
 # row id -> reason: rules whose pullback is not differentiated again (they refuse)
 REFUSED = {}

@@ -6,9 +6,13 @@ import importlib
 import numpy as np
 
 from .base import _float, _keep, np_fit
+from ...errors import NotDifferentiableError
+from ...tangents import DeclinedGradient
 
 __all__ = [  # the helpers templates reach as _rt.<name>
+    "sp_declined",
     "sp_i1_partial",
+    "sp_ive_partial",
     "sp_i1e_partial",
     "sp_log_softmax_adjoint",
     "sp_logsumexp_adjoint",
@@ -76,29 +80,82 @@ def sp_trigamma(x):
     return out if isinstance(x, np.ndarray) else out[()]
 
 
-def _no_sign(return_sign):
-    if return_sign:
-        raise NotImplementedError("no gradient for logsumexp(..., return_sign=True)")
+# "scipy.special.jv.v" -> (path, parameter, reason): the derivatives declined (filled by
+# rules/scipy.py and rules/scipy_stats.py; templates name them by key)
+DECLINED = {}
+
+
+def sp_declined(key):
+    """The adjoint of a parameter whose derivative adjoint_s2s declines (the order of a
+    Bessel function, the shape parameter of an incomplete gamma or beta function): a
+    ``DeclinedGradient``, a contagious thunk that raises ``NotDifferentiableError`` where
+    the gradient is read, and only there. The run-time version of a rule computes every
+    parameter's adjoint, while the caller reads only those of the arguments it
+    differentiates (and a rule's pullback differentiated again computes adjoints of the
+    constants it captured): a fixed order passes, a differentiated one is refused, never
+    given a zero. An integer given for a real order is refused too: the function has a
+    derivative there, and it is not zero."""
+    path, param, reason = DECLINED[key]
+
+    def declined_gradient():
+        raise NotDifferentiableError(
+            f"{path} is not differentiable in {param} in adjoint_s2s: {reason}. If its "
+            f"gradient is not wanted, hold it fixed with adjoint_s2s.dropgrad({param}); "
+            f"otherwise give the call a rule of your own (@adjoint_s2s.adjoint)"
+        )
+
+    return DeclinedGradient(declined_gradient)
+
+
+def sp_ive_partial(v, z, ans):
+    """d/dz ive(v, z) = (ive(v-1, z) + ive(v+1, z))/2 - sign(z)·ive(v, z) for real z;
+    complex z is refused (e^-|Re z| is not holomorphic)."""
+    if np.iscomplexobj(z):
+        raise NotDifferentiableError(
+            "scipy.special.ive(v, z) of a complex z is not differentiable in adjoint_s2s: "
+            "its factor exp(-|Re z|) is not holomorphic (use iv(v, z) * exp(-abs(z.real)))"
+        )
+    return (sp_special.ive(v - 1, z) + sp_special.ive(v + 1, z)) / 2 - np.sign(z) * ans
+
+
+def _lse_parts(g, a, ans, b, return_sign):
+    """(shape, cotangent of log|s|, log|s|, 1/sign) of logsumexp's result."""
+    a_ = np.asarray(a)
+    shape = np.shape(a_ * b) if b is not None else a_.shape
+    if not return_sign:
+        return shape, g, ans, 1
+    if np.iscomplexobj(a_) or np.iscomplexobj(b):
+        raise NotDifferentiableError(
+            "scipy.special.logsumexp(..., return_sign=True) of complex numbers: not "
+            "differentiable in adjoint_s2s (log|s| of a complex s): use return_sign=False"
+        )
+    return shape, g[0], ans[0], ans[1]
 
 
 def sp_logsumexp_adjoint(g, a, ans, axis=None, b=None, keepdims=False, return_sign=False):
-    """ā = g·b·exp(a - ans) (the softmax, weighted)."""
-    _no_sign(return_sign)
-    a_ = np.asarray(a)
-    shape = np.broadcast(a_, b).shape if b is not None else a_.shape
-    w = np.exp(a_ - _keep(ans, shape, axis, keepdims))
+    """ā = g·b·exp(a - ans) (the softmax, weighted); with return_sign, the result is
+    (log|s|, sign s) and ā = g·b·exp(a - log|s|)·sign s (the sign has no gradient)."""
+    shape, g, lse, sign = _lse_parts(g, a, ans, b, return_sign)
+    if g is None:
+        return None
+    w = np.exp(np.asarray(a) - _keep(lse, shape, axis, keepdims))
     if b is not None:
         w = w * b
+    if return_sign:
+        w = w * _keep(sign, shape, axis, keepdims)
     return np_fit(_keep(g, shape, axis, keepdims) * np.conj(w), a)
 
 
 def sp_logsumexp_adjoint_b(g, a, ans, axis=None, b=None, keepdims=False, return_sign=False):
-    _no_sign(return_sign)
+    """b̄ = g·exp(a - ans) (times sign s with return_sign)."""
     if b is None:
         return None
-    a_ = np.asarray(a)
-    shape = np.broadcast(a_, b).shape
-    w = np.exp(a_ - _keep(ans, shape, axis, keepdims))
+    shape, g, lse, sign = _lse_parts(g, a, ans, b, return_sign)
+    if g is None:
+        return None
+    w = np.exp(np.asarray(a) - _keep(lse, shape, axis, keepdims))
+    if return_sign:
+        w = w * _keep(sign, shape, axis, keepdims)
     return np_fit(_keep(g, shape, axis, keepdims) * np.conj(w), b)
 
 

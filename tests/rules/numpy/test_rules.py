@@ -939,10 +939,19 @@ def _numpy_rules():
     return fns
 
 
+def _scipy_more_rows():
+    """The rows of test_scipy_more.py (scipy.stats, more of scipy.special): none without scipy."""
+    if sc is None:
+        return []
+    from .test_scipy_more import ROWS as SCIPY_MORE
+
+    return SCIPY_MORE
+
+
 def test_every_numpy_rule_has_a_row():
     from .test_rules_more import ROWS as MORE  # the rules added for issue 14
 
-    rows = ROWS + MORE
+    rows = ROWS + MORE + _scipy_more_rows()
     covered_fns = {id(c) for row in rows for c in row.covers if not isinstance(c, str)}
     covered_methods = {c for row in rows for c in row.covers if isinstance(c, str)}
     covered_paths = {c for c in covered_methods if c.startswith("scipy.")}
@@ -956,7 +965,7 @@ def test_every_numpy_rule_has_a_row():
 def test_every_scipy_rule_has_a_row():
     from adjoint_s2s.rules import scipy as sp_rules
 
-    covered = {c for row in ROWS for c in row.covers if isinstance(c, str)}
+    covered = {c for row in ROWS + _scipy_more_rows() for c in row.covers if isinstance(c, str)}
     missing = [name for name, _, _ in sp_rules.TABLE if f"scipy.special.{name}" not in covered]
     assert not missing, f"scipy rules without a test row: {missing}"
 
@@ -970,12 +979,12 @@ def test_helper_names_reach_templates_unshadowed():
     from adjoint_s2s import runtime
     from adjoint_s2s.rules.numpy import (
         base, constructors, decompositions, elementwise, fft, linalg, reductions, scipy_special,
-        shape, linalg_more, misc,
+        shape, linalg_more, misc, scipy_stats,
     )
 
     helpers = {}
     for mod in (base, elementwise, reductions, shape, linalg, decompositions, constructors,
-                scipy_special, fft, linalg_more, misc):
+                scipy_special, fft, linalg_more, misc, scipy_stats):
         for name in mod.__all__:
             assert name not in helpers, name  # no helper shadows another
             helpers[name] = getattr(mod, name)
