@@ -313,6 +313,7 @@ from ..rules.numpy.misc import (
     np_trapezoid_adjoint_x,
     np_trapezoid_adjoint_y,
 )
+from ..rules.numpy.ufunc_methods import np_ufunc_outer_adjoint, np_ufunc_outer_left
 from ..rules.scalar_adjoints import (
     acosh_partial,
     angle_adjoint,
@@ -547,6 +548,8 @@ __all__ = [
     "np_trapezoid_adjoint_dx",
     "np_trapezoid_adjoint_x",
     "np_trapezoid_adjoint_y",
+    "np_ufunc_outer_adjoint",
+    "np_ufunc_outer_left",
     "np_unroll",
     "np_unrot90",
     "np_unstack_adjoint",

@@ -24,9 +24,10 @@ with ``None`` for outputs that got no gradient.
     misc.py           append, ediff1d, rollaxis, partition, select, polyval, trapezoid,
                       convolve, correlate, interp, median/quantile/percentile, nanprod/var/std
     linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
+    ufunc_methods.py  np.add.reduce, np.multiply.accumulate, np.add.outer, ...; np.add.at refused
 
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg  # noqa: F401,E402
-from . import fft, linalg_more, misc  # noqa: F401,E402
+from . import fft, linalg_more, misc, ufunc_methods  # noqa: F401,E402
