@@ -900,11 +900,15 @@ def test_every_numpy_rule_has_a_row():
     from .test_rules_more import ROWS as MORE  # the rules added for issue 14
 
     rows = ROWS + MORE
+    # by identity, or by equality: NumPy makes a new bound method at each read of
+    # np.add.reduce, and they compare equal (the rule table is keyed the same way)
     covered_fns = {id(c) for row in rows for c in row.covers if not isinstance(c, str)}
+    covered_eq = [c for row in rows for c in row.covers if not isinstance(c, str)]
     covered_methods = {c for row in rows for c in row.covers if isinstance(c, str)}
     covered_paths = {c for c in covered_methods if c.startswith("scipy.")}
     missing = [path for path, fn in _numpy_rules().items()
                if id(fn) not in covered_fns and path not in covered_paths
+               and not any(c is fn or (type(c) is type(fn) and c == fn) for c in covered_eq)
                and not path.startswith("ndarray.")]
     missing += [f"ndarray.{name}" for name in R.ARRAY_METHODS if name not in covered_methods]
     assert not missing, f"rules without a test row: {sorted(missing)}"

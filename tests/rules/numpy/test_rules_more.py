@@ -370,7 +370,139 @@ MISC_ROWS = [
     Row("nanstd", np.nanstd, f_nanstd, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS
+# ----- ufunc methods, np.vectorize, np.r_ / np.c_ ---------------------------------------------
+
+
+def f_add_reduce(a, axis=0, keepdims=False):
+    return np.add.reduce(a, axis, keepdims=keepdims)
+
+
+def f_multiply_reduce(a, axis=0):
+    return np.multiply.reduce(a, axis=axis)
+
+
+def f_maximum_reduce(a, axis=0):
+    return np.maximum.reduce(a, axis)
+
+
+def f_minimum_reduce(a, axis=0, keepdims=False):
+    return np.minimum.reduce(a, axis, None, None, keepdims)
+
+
+def f_add_accumulate(a, axis=0):
+    return np.add.accumulate(a, axis)
+
+
+def f_multiply_accumulate(a, axis=0):
+    return np.multiply.accumulate(a, axis=axis)
+
+
+def _outer_fn(u):
+    def f_outer(a, b):
+        return u.outer(a, b)
+
+    f_outer.__name__ = f"f_{u.__name__}_outer"
+    return f_outer
+
+
+def f_ufunc_chain(x):
+    """Methods on a ufunc chosen when the function runs (the run-time path)."""
+    u = [np.add, np.multiply][1]
+    return u.reduce(np.sin(x)) + np.add.outer(x[0], x[-1])
+
+
+def _vsoftplus(t):
+    if t > 0.0:
+        return t + np.log1p(np.exp(-t))
+    return np.log1p(np.exp(t))
+
+
+VSOFTPLUS = np.vectorize(_vsoftplus)
+
+
+def f_vectorize(x):
+    return VSOFTPLUS(x)
+
+
+def f_vectorize_closure(x, w):
+    scaled = np.vectorize(lambda t: np.sin(t * w) * t)
+    return scaled(x)
+
+
+def f_vectorize_two(x, y):
+    return np.vectorize(lambda a, b: a * b + a ** 3)(x, y)
+
+
+def f_vectorize_otypes(x):
+    return np.vectorize(lambda t: t * t, otypes=[np.float64])(x)
+
+
+def f_vectorize_excluded(x, p):
+    poly = np.vectorize(lambda t, c: c[0] + c[1] * t + c[2] * t * t, excluded={1})
+    return poly(x, p)
+
+
+def f_vectorize_outputs(x):
+    y, z = np.vectorize(lambda t: (t * t, 2.0 * t + t ** 3))(x)
+    return y * z
+
+
+def f_r_(x, y):
+    return np.r_[x, y, 0:2, 2.0 * x]
+
+
+def f_c_(x, y):
+    return np.c_[x, y, 1:4]
+
+
+def f_c_matrices(a, x):
+    return np.c_[a, x, a * 2.0]
+
+
+UFUNC_ROWS = [
+    Row("add.reduce", np.add.reduce, f_add_reduce,
+        [A(4), (A(3, 4), 1), (A(2, 3, 2), (0, 2), True), (A(3, 4), None)], cplx=True),
+    Row("multiply.reduce", np.multiply.reduce, f_multiply_reduce,
+        [A(4), (A(3, 4), 1), (A(2, 3, 2), None)], cplx=True),
+    Row("maximum.reduce", np.maximum.reduce, f_maximum_reduce, [A(5), (A(3, 4), 1), (A(2, 3, 2), -1)]),
+    Row("minimum.reduce", np.minimum.reduce, f_minimum_reduce,
+        [A(5), (A(3, 4), 1, True), (A(2, 3, 2), 0)]),
+    Row("add.accumulate", np.add.accumulate, f_add_accumulate, [A(4), (A(3, 4), 1), (A(2, 3, 2), -1)],
+        cplx=True),
+    Row("multiply.accumulate", np.multiply.accumulate, f_multiply_accumulate,
+        [A(4), (A(3, 4), 1), (A(2, 3, 2), 0)], cplx=True),
+    Row("add.outer", np.add.outer, _outer_fn(np.add), [(A(3), A(2)), (A(2, 2), A(3)), (A(2), S())],
+        cplx=True),
+    Row("subtract.outer", np.subtract.outer, _outer_fn(np.subtract),
+        [(A(3), A(2)), (A(2, 2), A(3))], cplx=True),
+    Row("multiply.outer", np.multiply.outer, _outer_fn(np.multiply),
+        [(A(3), A(2)), (A(2, 2), A(3)), (A(3), A(2, 2))], cplx=True),
+    Row("divide.outer", np.divide.outer, _outer_fn(np.divide), [(P(3), P(2)), (P(2, 2), P(3))],
+        cplx=True),
+    Row("power.outer", np.power.outer, _outer_fn(np.power), [(P(3), A(2)), (P(2, 2), A(3))],
+        cplx=True),
+    Row("maximum.outer", np.maximum.outer, _outer_fn(np.maximum), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("minimum.outer", np.minimum.outer, _outer_fn(np.minimum), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("hypot.outer", np.hypot.outer, _outer_fn(np.hypot), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("arctan2.outer", np.arctan2.outer, _outer_fn(np.arctan2), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("logaddexp.outer", np.logaddexp.outer, _outer_fn(np.logaddexp),
+        [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("ufunc-method-at-run-time", np.multiply.reduce, f_ufunc_chain, [A(3, 2), A(4, 3)]),
+    Row("vectorize", [np.vectorize, np.vectorize.__call__], f_vectorize, [A(4), A(2, 3), S()]),
+    Row("vectorize-closure", [np.vectorize, np.vectorize.__call__], f_vectorize_closure,
+        [(A(4), S()), (A(2, 3), S())]),
+    Row("vectorize-two", np.vectorize.__call__, f_vectorize_two,
+        [(A(3), A(3)), (A(2, 3), A(3)), (S(), A(2, 2))], cplx=True),
+    Row("vectorize-otypes", np.vectorize.__call__, f_vectorize_otypes, [A(3), A(2, 2)]),
+    Row("vectorize-excluded", np.vectorize.__call__, f_vectorize_excluded,
+        [(A(4), A(3)), (A(2, 3), A(3))]),
+    Row("vectorize-outputs", np.vectorize.__call__, f_vectorize_outputs, [A(3), A(2, 2)]),
+    Row("r_", "np.r_", f_r_, [(A(3), A(2)), (A(4), S())], cplx=True),
+    Row("c_", "np.c_", f_c_, [(A(3), A(3)), (A(3, 2), A(3, 1))], cplx=True),
+    Row("c_-matrices", "np.c_", f_c_matrices, [(A(2, 3), A(2)), (A(3, 2), A(3, 2))]),
+]
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS
 
 
 def _params():
