@@ -617,3 +617,34 @@ def test_a_rule_pair_keeps_its_rule_alive():
     for fn, pair in pairs:
         y, _ = pair(np.array([0.3]))
         assert np.allclose(y, fn(np.array([0.3]))), fn
+
+
+# ----- third order through np.trace (issue 14) ------------------------------------------------
+
+
+def _trace_cubed(x):
+    return np.trace(x @ x @ x) ** 2
+
+
+def _trace_offsets(x):
+    return np.trace(x, 1) ** 3 + np.trace(np.sin(x), -1, 0, 1)
+
+
+@pytest.mark.parametrize("fn", [_trace_cubed, _trace_offsets], ids=lambda f: f.__name__)
+def test_third_order_through_trace(fn):
+    """The third derivative reads the cotangent of a 0-d array's `g[..., None, None]`
+    (trace's adjoint), which arrives as a number: it used to stop with "expected a tuple
+    or list gradient, got float"."""
+    rng = np.random.default_rng(3)
+    x, u, v = (rng.standard_normal((3, 3)) for _ in range(3))
+
+    def d1(x):
+        return np.sum(ad.gradient(fn, x)[0] * u)
+
+    def d2(x):
+        return np.sum(ad.gradient(d1, x)[0] * v)
+
+    for f in (d1, d2):
+        (got,) = ad.gradient(f, x)
+        (want,) = numerical_gradient(f, x)
+        assert isapprox(got, want, rtol=1e-5, atol=1e-6), f.__name__
