@@ -282,6 +282,8 @@ from ..rules.numpy.linalg_more import (
 )
 from ..rules.numpy.misc import (
     np_gradient_adjoint,
+    np_gradient_spaced_adjoint_f,
+    np_gradient_spaced_adjoint_h,
     np_append_adjoint_arr,
     np_append_adjoint_values,
     np_convolve_adjoint_a,
@@ -459,6 +461,8 @@ __all__ = [
     "np_geomspace_adjoint",
     "np_hfft_adjoint",
     "np_gradient_adjoint",
+    "np_gradient_spaced_adjoint_f",
+    "np_gradient_spaced_adjoint_h",
     "np_hstack_adjoint",
     "np_ifft_adjoint",
     "np_ifftn_adjoint",

@@ -20,7 +20,11 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .numpy.test_rules import ROWS, _cotangent, _opaque, _re_pair, _realise, _rng
+from .numpy.test_rules import ROWS as _ROWS, _cotangent, _opaque, _re_pair, _realise, _rng
+from .numpy.test_rules_more import ROWS as _MORE
+
+# the rows of both tables (test_rules_more.py: the rules added for issue 14)
+ROWS = _ROWS + _MORE
 
 # row id -> reason: rules whose pullback is not differentiated again (they refuse)
 REFUSED = {}

@@ -13,6 +13,7 @@ import numpy as np
 from .. import nondifferentiable_builtin, special
 from ...errors import MissingAdjointError
 from ...runtime.dispatch import call
+from ...runtime.fields import forget_fields, take_field_grad
 from ...runtime.sites import _at
 from ...runtime.structure import field
 from ...tangents import Tangent, add
@@ -31,6 +32,8 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_ediff1d_adjoint_end",
     "np_ediff1d_adjoint_begin",
     "np_gradient_adjoint",
+    "np_gradient_spaced_adjoint_f",
+    "np_gradient_spaced_adjoint_h",
     "np_interp_adjoint_fp",
     "np_interp_adjoint_left",
     "np_interp_adjoint_right",
@@ -543,10 +546,113 @@ def np_gradient_adjoint(g, f, axis=None, edge_order=1):
     return np_fit(out, f)
 
 
+def _gradient_call(f, *rest):
+    """np.gradient with every parameter in position: f, the spacings, axis, edge_order
+    (differentiated again at second order: no rule of its own)."""
+    spacings = rest[:-2]
+    return np.gradient(f, *spacings, axis=rest[-2], edge_order=rest[-1])
+
+
 _by_keyword(rule(np.gradient, "f, axis=None, edge_order=1", kind="other",
                  adjoints={"f": "_rt.np_gradient_adjoint(g, f, axis, edge_order)"},
-                 note="unit spacing (no spacing arguments)"),
-            call=lambda f, axis=None, edge_order=1: np.gradient(f, axis=axis, edge_order=edge_order))
+                 note="spacings: one scalar, or one scalar or coordinate array per axis"),
+            call=_gradient_call)
+
+
+# ----- np.gradient with spacings ------------------------------------------------------------------
+# With spacings (np.gradient(f, h) or np.gradient(f, x, y) with coordinate arrays), the
+# derivative with respect to the spacings is not linear: the adjoints differentiate
+# _gradient_last, NumPy's formulas written with array operations, through its own pair
+# (so they differentiate again at every order).
+
+
+def _gradient_last(f, h, edge_order):
+    """np.gradient(f, h, axis=-1, edge_order=edge_order): h a number (uniform spacing) or
+    the coordinates along the last axis."""
+    if np.ndim(h) == 0:
+        interior = (f[..., 2:] - f[..., :-2]) / (2.0 * h)
+        if edge_order == 1:
+            first = (f[..., 1:2] - f[..., 0:1]) / h
+            last = (f[..., -1:] - f[..., -2:-1]) / h
+        else:
+            first = (-1.5 * f[..., 0:1] + 2.0 * f[..., 1:2] - 0.5 * f[..., 2:3]) / h
+            last = (0.5 * f[..., -3:-2] - 2.0 * f[..., -2:-1] + 1.5 * f[..., -1:]) / h
+        return np.concatenate([first, interior, last], -1)
+    dx = np.diff(h)
+    dx1 = dx[:-1]
+    dx2 = dx[1:]
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    interior = a * f[..., :-2] + b * f[..., 1:-1] + c * f[..., 2:]
+    if edge_order == 1:
+        first = (f[..., 1:2] - f[..., 0:1]) / dx[0]
+        last = (f[..., -1:] - f[..., -2:-1]) / dx[-1]
+    else:
+        d1, d2 = dx[0], dx[1]
+        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * f[..., 0:1]
+                 + (d1 + d2) / (d1 * d2) * f[..., 1:2] - d1 / (d2 * (d1 + d2)) * f[..., 2:3])
+        d1, d2 = dx[-2], dx[-1]
+        last = (d2 / (d1 * (d1 + d2)) * f[..., -3:-2] - (d2 + d1) / (d1 * d2) * f[..., -2:-1]
+                + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * f[..., -1:])
+    return np.concatenate([first, interior, last], -1)
+
+
+def _gradient_axes(f, axis):
+    nd = np.ndim(f)
+    if axis is None:
+        return list(range(nd))
+    if isinstance(axis, (tuple, list)):
+        return [int(a) % nd for a in axis]
+    return [int(axis) % nd]
+
+
+nondifferentiable_builtin(_gradient_axes, reason="it computes axes")
+
+
+def _gradient_pullbacks(g, f, spacing, axis, edge_order):
+    """[(axis, spacing index, grads of _gradient_last)] for each axis with a cotangent."""
+    axes = _gradient_axes(f, axis)
+    if len(axes) == 1 and (axis is not None or np.ndim(f) == 1):
+        parts = [g]
+    else:
+        parts = list(np_parts(g, len(axes)))
+    out = []
+    for k in range(len(axes)):
+        if parts[k] is None:
+            continue
+        ax = axes[k]
+        which = 0 if len(spacing) == 1 else k
+        fm = np.moveaxis(np.asarray(f), ax, -1)
+        _, pb = call(_gradient_last, fm, spacing[which], edge_order)
+        out.append((ax, which, pb(np.moveaxis(np.asarray(parts[k]), ax, -1))))
+    return out
+
+
+def np_gradient_spaced_adjoint_f(g, f, spacing, axis=None, edge_order=1):
+    total = None
+    for ax, _, grads in _gradient_pullbacks(g, f, spacing, axis, edge_order):
+        if grads[1] is not None:
+            total = add(total, np.moveaxis(grads[1], -1, ax))
+    return None if total is None else np_fit(total, f)
+
+
+def np_gradient_spaced_adjoint_h(g, f, spacing, which, axis=None, edge_order=1):
+    total = None
+    for _, k, grads in _gradient_pullbacks(g, f, spacing, axis, edge_order):
+        if k == which:
+            total = add(total, grads[2])
+    return None if total is None else np_fit(total, spacing[which])
+
+
+for _n in range(1, 5):  # np.gradient(f, *varargs): one spacing, or one per axis
+    _hs = [f"h{i}" for i in range(_n)]
+    _tuple = "(" + ", ".join(_hs) + ",)"
+    _adj = {"f": f"_rt.np_gradient_spaced_adjoint_f(g, f, {_tuple}, axis, edge_order)"}
+    for _i, _h in enumerate(_hs):
+        _adj[_h] = f"_rt.np_gradient_spaced_adjoint_h(g, f, {_tuple}, {_i}, axis, edge_order)"
+    rule(np.gradient, f"f, {', '.join(_hs)}, axis=None, edge_order=1", kind="other",
+         adjoints=_adj)
 
 
 # ----- quantiles ignoring NaNs ------------------------------------------------------------------
@@ -633,7 +739,12 @@ def np_vectorize_pair(pyfunc, *args, **kwargs):
     n = len(args)
 
     def vectorize_pullback(g):
-        d = (None, field(g, "pyfunc")) + (None,) * n
+        # the tangent of pyfunc: from the object's tangent (vec(...)'s pullback gives one),
+        # and from the field store, where differentiated code reading vec.pyfunc (the call
+        # pair, differentiated again) leaves it, as for any mutable object's field
+        d_pyfunc = add(field(g, "pyfunc"), take_field_grad(vec, "pyfunc"))
+        forget_fields(vec)
+        d = (None, d_pyfunc) + (None,) * n
         if kwargs:
             return d + ({},)
         return d

@@ -293,6 +293,28 @@ def f_gradient_square(f):
     return np.gradient(f * f, edge_order=2)
 
 
+def f_gradient_h(f, h, edge_order=1):
+    return np.gradient(f, h, edge_order=edge_order)
+
+
+def f_gradient_h_axis(f, h, axis):
+    return np.gradient(f, h, axis=axis, edge_order=2)
+
+
+def f_gradient_coordinates(f, x, edge_order=1):
+    return np.gradient(f, x, edge_order=edge_order)
+
+
+def f_gradient_mixed(f, h, y):
+    """One spacing per axis: a number for the first, coordinates for the second."""
+    return np.gradient(f, h, y, edge_order=2)
+
+
+def f_gradient_spacing_nonlinear(f, x):
+    gx = np.gradient(f, x)
+    return gx * gx
+
+
 def f_nanmedian(a, axis=None, keepdims=False):
     return np.nanmedian(a, axis, keepdims=keepdims)
 
@@ -360,6 +382,19 @@ MISC_ROWS = [
     Row("gradient-axis", np.gradient, f_gradient_axis,
         [(A(5), 0, 2), (A(3, 4), 1), (A(3, 4), -2, 2), (A(3, 4, 2), (0, 2))], cplx=True),
     Row("gradient-square", np.gradient, f_gradient_square, [A(4), A(3, 4)]),
+    Row("gradient-spacing", np.gradient, f_gradient_h,
+        [(A(5), S("pos")), (A(4), S("pos"), 2), (A(3, 4), S("pos")), (A(3, 4), S("pos"), 2)],
+        cplx=True),
+    Row("gradient-spacing-axis", np.gradient, f_gradient_h_axis,
+        [(A(3, 4), S("pos"), 1), (A(4, 3, 3), S("pos"), (0, 2))], cplx=True),
+    Row("gradient-coordinates", np.gradient, f_gradient_coordinates,
+        [(A(5), Q(0.0, 0.5, 1.5, 1.7, 3.0)), (A(4), Q(-1.0, 0.2, 0.5, 2.0), 2),
+         (A(3), Q(0.0, 1.0, 2.5), 2)], cplx=True),
+    Row("gradient-mixed", np.gradient, f_gradient_mixed,
+        [(A(3, 4), S("pos"), Q(0.0, 0.4, 1.1, 2.0)), (A(4, 3), S("pos"), Q(0.0, 0.7, 1.0))],
+        cplx=True),
+    Row("gradient-spacing-nonlinear", np.gradient, f_gradient_spacing_nonlinear,
+        [(A(5), Q(0.0, 0.5, 1.5, 1.7, 3.0)), (A(4), Q(0.0, 0.3, 1.0, 1.2))]),
     Row("nanmedian", np.nanmedian, f_nanmedian, [NAN(5), NAN(6), (NAN(3, 4), 1), (NAN(4, 3), 0, True)]),
     Row("nanquantile", np.nanquantile, f_nanquantile,
         [(NAN(6), Q(0.3)), (NAN(3, 5), Q(0.2, 0.7), 1), (NAN(5, 3), Q(0.45), 0)]),

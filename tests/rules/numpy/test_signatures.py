@@ -33,7 +33,7 @@ from adjoint_s2s.testing import check_grads, isapprox
 from .test_rules import (
     A, Arg, NAN, P, SPD, SQ, U, S, _cotangent, _numeric, _opaque, _realise, _rng,
 )
-from .test_rules_more import _tensor_square
+from .test_rules_more import Fixed, _tensor_square
 
 _EMPTY = inspect.Parameter.empty
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
@@ -120,8 +120,8 @@ VARIADIC = {
     "np.pad": "pad(array, pad_width, mode, **kwargs): constant_values is the keyword "
               "the rule differentiates (the other modes' keywords are not accepted)",
     "np.clip": "clip(..., **kwargs): the ufunc keywords go to **kwargs (declined above)",
-    "np.gradient": "gradient(f, *varargs, axis=None, edge_order=1): unit spacing only; "
-                   "spacing arguments (varargs) are not yet accepted",
+    "np.gradient": "gradient(f, *varargs, axis=None, edge_order=1): variants for no "
+                   "spacing and for one to four (h0, h1, ...: a number or coordinates each)",
 }
 # the methods of ufuncs: reduce(array, /, axis=0, dtype=None, out=None, **kwargs) takes
 # keepdims by keyword (initial= and where= are refused: no variant takes them);
@@ -307,6 +307,13 @@ EXAMPLES.update({
     "np.convolve": {"a": A(5), "v": A(3), "mode": "same"},
     "np.correlate": {"a": A(5), "v": A(3), "mode": "full"},
     "np.gradient": {"f": A(3, 4), "axis": 1, "edge_order": 2},
+    # (by number of parameters where a function's variants need different examples)
+    "np.gradient/4": {"f": A(3, 4), "h0": S("pos"), "axis": 1, "edge_order": 2},
+    "np.gradient/5": {"f": A(3, 4), "h0": S("pos"), "h1": Fixed([0.0, 0.4, 1.1, 2.0])},
+    "np.gradient/6": {"f": A(2, 3, 4), "h0": S("pos"), "h1": Fixed([0.0, 0.5, 1.6]),
+                      "h2": S("pos"), "edge_order": 1},
+    "np.gradient/7": {"f": A(3, 3, 3, 4), "h0": S("pos"), "h1": S("pos"), "h2": S("pos"),
+                      "h3": Fixed([0.0, 0.4, 1.1, 2.0]), "edge_order": 2, "axis": None},
     "np.interp": {"x": U(2, 3), "xp": np.array([-1.0, -0.2, 0.5, 1.5]), "fp": A(4),
                   "left": S(), "right": S()},
     "np.linalg.eig": {"a": SQ(3, 3)},
@@ -345,9 +352,14 @@ DROP = {
 SYMMETRISED = {"np.linalg.cholesky", "np.linalg.eigh", "np.linalg.eigvalsh"}
 
 
+def _given(path, prim):
+    """The example values chosen for prim (by path and number of parameters, or path)."""
+    return EXAMPLES.get(f"{path}/{len(prim.params)}") or EXAMPLES.get(path) or {}
+
+
 def _example(path, prim):
     """{param: value or Arg} for a call of prim (required parameters and chosen ones)."""
-    given = EXAMPLES.get(path) or {}
+    given = _given(path, prim)
     out = {}
     for name in prim.params:
         if name in given:
@@ -371,6 +383,12 @@ def _keyword_function(path, fn, prim, example, only=None):
     positional = [n for n, p in sig.parameters.items()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     args, pieces, consts = [], [], {}
+    has_varargs = sig is not None and any(
+        p.kind is p.VAR_POSITIONAL for p in sig.parameters.values())
+    # the positions of NumPy's *args (np.gradient's spacings), and all before them, go
+    # in position
+    last_vararg = max([i for i, n in enumerate(prim.params)
+                       if has_varargs and n not in sig.parameters], default=-1)
     for i, name in enumerate(prim.params):
         if only is not None and name not in only:
             continue
@@ -382,8 +400,11 @@ def _keyword_function(path, fn, prim, example, only=None):
         else:
             ref = f"C_{name}"
             consts[ref] = value
-        if name in posonly or (i < len(positional) and positional[i] in posonly):
-            pieces.append(ref)  # positional-only in NumPy (the rule may rename it: value=)
+        if name in posonly or (i < len(positional) and positional[i] in posonly) \
+                or i <= last_vararg:
+            # positional-only in NumPy (the rule may rename it: value=), or a position of
+            # NumPy's *args (np.gradient's spacings)
+            pieces.append(ref)
         else:
             pieces.append(f"{name}={ref}")
     fname = "kw_" + path.replace(".", "_") + ("_plain" if only is not None else "")
@@ -417,7 +438,7 @@ def test_keyword_call(path, nparams, where):
     rng = _rng("signatures", path, nparams)
     values, diff = _realise([example[n] for n in names], rng, False)
     # the rule's defaults, spelled out, are NumPy's: the same call without them
-    given = set(EXAMPLES.get(path) or ()) | {n for n in prim.params if n not in prim.defaults}
+    given = set(_given(path, prim)) | {n for n in prim.params if n not in prim.defaults}
     f_plain, plain_names = _keyword_function(path, fn, prim, example, only=given)
     plain = f_plain(*[values[names.index(n)] for n in plain_names])
     y = f(*values)
