@@ -13,7 +13,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .test_rules import NAN, SQ, A, Arg, P, Row, S, _check, _cotangent, _realise, _rng
+from .test_rules import NAN, SQ, A, Arg, P, Row, S, U, _check, _cotangent, _realise, _rng
 
 # ----- np.fft ----------------------------------------------------------------------------------
 
@@ -225,6 +225,15 @@ def f_select_default(a, d):
     return np.select([a > 0.0], [a], d)
 
 
+def f_select_complex(a, b):
+    """Conditions on the real parts, complex choices (and a complex default)."""
+    return np.select([np.real(a) > 0.5, np.real(b) > 0.0], [a * 2.0, b * b], 1.0 - 0.5j)
+
+
+def f_logspace_ends(a, b):
+    return np.logspace(a, b, 4) + np.sum(np.logspace(a, b, 3, endpoint=False, base=2.0), 0)
+
+
 def f_real_if_close(a):
     return np.real_if_close(a * 1.0 + 0j) * 2.0
 
@@ -350,11 +359,13 @@ MISC_ROWS = [
     Row("ediff1d", np.ediff1d, f_ediff1d, [A(5), A(2, 3)], cplx=True),
     Row("ediff1d-ends", np.ediff1d, f_ediff1d_ends, [(A(4), A(2), A(1)), (A(2, 3), A(1), A(3))]),
     Row("rollaxis", np.rollaxis, f_rollaxis,
-        [(A(2, 3, 4), 2), (A(2, 3, 4), 0, 3), (A(2, 3, 4), -1, 1), (A(2, 3, 4), 1, 0)], cplx=True),
+        [(A(2, 3, 4), 2), (A(2, 3, 4), 0, 3), (A(2, 3, 4), -1, 1), (A(2, 3, 4), 1, 0),
+         (A(3, 2), 1), (A(2, 2, 3, 2), 3, 1)], cplx=True),
     Row("partition", np.partition, f_partition, [(A(6), 2), (A(3, 5), 1), (A(4, 3), (0, 2), 0)]),
     Row("select", np.select, f_select, [(A(5), A(5)), (A(2, 3), A(3))]),
     Row("select-default", np.select, f_select_default, [(A(5), S()), (A(2, 3), A(3))]),
-    Row("real_if_close", np.real_if_close, f_real_if_close, [A(4), A(2, 3)]),
+    Row("select-complex", np.select, f_select_complex, [(A(5), A(5)), (A(2, 3), A(3))], cplx=True),
+    Row("real_if_close", np.real_if_close, f_real_if_close, [A(4), A(2, 3)], cplx=True),
     Row("polyval", np.polyval, f_polyval, [(A(3), A(4)), (A(4), S()), (A(1), A(2, 3))],
         cplx=True),
     Row("trapezoid", np.trapezoid, f_trapezoid,
@@ -378,6 +389,8 @@ MISC_ROWS = [
          (A(4, 3), Q(0.4), 0, True)]),
     Row("percentile", np.percentile, f_percentile,
         [(A(5), Q(30.0)), (A(3, 6), Q(10.0, 75.0), 1)]),
+    Row("logspace-ends", np.logspace, f_logspace_ends, [(U(2), S("unit")), (S("unit"), U(3, 2))],
+        cplx=True),
     Row("gradient", np.gradient, f_gradient, [A(5), A(2), A(3, 4), A(2, 3, 4)], cplx=True),
     Row("gradient-axis", np.gradient, f_gradient_axis,
         [(A(5), 0, 2), (A(3, 4), 1), (A(3, 4), -2, 2), (A(3, 4, 2), (0, 2))], cplx=True),
