@@ -696,3 +696,57 @@ def test_third_order_through_trace(fn):
         (got,) = ad.gradient(f, x)
         (want,) = numerical_gradient(f, x)
         assert isapprox(got, want, rtol=1e-5, atol=1e-6), f.__name__
+
+
+# ----- np.vectorize: what it refuses, keywords, outputs without a gradient ----------------------
+
+
+def _vec_signature(x):
+    return np.sum(np.vectorize(lambda v: v * 2.0, signature="(n)->(n)")(x))
+
+
+def test_vectorize_signature_is_refused():
+    from adjoint_s2s.errors import MissingAdjointError
+
+    with pytest.raises(MissingAdjointError, match="signature="):
+        ad.gradient(_vec_signature, np.ones((2, 3)))
+
+
+def _vec_keywords(x, y):
+    return np.sum(np.vectorize(lambda a, b=1.0: a * b * b)(x, b=y))
+
+
+def _vec_int_output(x):
+    counts = np.vectorize(lambda t: int(t > 0.0))(x)
+    return np.sum(x * x) + np.sum(counts)
+
+
+def _vec_excluded_keyword(x, w):
+    scale = np.vectorize(lambda t, c=None: t * c[0] + c[1], excluded={"c"})
+    return np.sum(scale(x, c=w) ** 2)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_vec_keywords, (np.array([0.3, -1.2, 2.0]), np.array([1.5, 0.5, -0.7]))),
+    (_vec_int_output, (np.array([[0.3, -1.2], [2.0, 0.1]]),)),
+    (_vec_excluded_keyword, (np.array([0.3, -1.2, 2.0]), np.array([0.8, -0.4]))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_vectorize_first_and_second_order(fn, args):
+    from adjoint_s2s.testing import check_grads
+
+    check_grads(fn, *args)
+    ws = [np.random.default_rng(1).standard_normal(np.shape(a)) for a in args]
+
+    def second(*xs):
+        gs = ad.gradient(fn, *xs)
+        return sum(np.sum(np.asarray(g) * w) for g, w in zip(gs, ws))
+
+    check_grads(second, *args, rtol=1e-5, atol=1e-6)
+
+
+def test_vectorize_value_is_numpys():
+    vec = np.vectorize(lambda t: t * t if t > 0 else -t)
+    x = np.array([[0.5, -1.0], [2.0, -0.3]])
+    y, back = ad.pullback(lambda v: vec(v), x)
+    assert y.dtype == vec(x).dtype and np.array_equal(y, vec(x))
+    assert np.array_equal(back(np.ones((2, 2)))[0], np.where(x > 0, 2 * x, -1.0))
