@@ -22,7 +22,8 @@ with ``None`` for outputs that got no gradient.
     scipy_linalg.py   helpers of the scipy.linalg rules (rules/scipy_linalg.py)
     fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
     misc.py           append, ediff1d, rollaxis, partition, select, polyval, trapezoid,
-                      convolve, correlate, interp, median/quantile/percentile, nanprod/var/std
+                      convolve, correlate, interp, median/quantile/percentile, nanprod/var/std,
+                      gradient (spacings), np.vectorize
     linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
     ufunc_methods.py  np.add.reduce, np.multiply.accumulate, np.add.outer, ...; np.add.at refused
 

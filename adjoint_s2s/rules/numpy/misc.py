@@ -1,6 +1,7 @@
 """More NumPy functions: append, ediff1d, rollaxis, polyval, trapezoid, convolve,
 correlate, interp, median/percentile/quantile, nanprod/nanvar/nanstd, partition, select,
-real_if_close.
+real_if_close, gradient (with spacings), and np.vectorize (element by element, through
+the vectorized function's own pair).
 
 The pullbacks are written with NumPy functions that have rules (one-hot weight matrices
 and ``einsum``/``take_along_axis`` rather than ``np.add.at``), so they differentiate again.
