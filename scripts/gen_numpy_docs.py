@@ -55,6 +55,20 @@ Conventions, the same for every rule:
   `norm` is the inverse transform with the dual one (`"backward"` and `"forward"` swap,
   `"ortho"` stays); `n`/`s` padding or cropping is undone, `rfft`'s halved spectrum is
   padded back and `irfft`'s interior bins count twice.
+* Methods of ufuncs have rules of their own, listed below by path (`np.add.reduce`,
+  `np.multiply.accumulate`, `np.add.outer`, ...): `reduce` and `accumulate` are the
+  reductions and scans of the same function (`sum`, `prod`, `max`, `min`, `cumsum`,
+  `cumprod`, with NumPy's `axis=0` default); `outer` uses the partial derivatives of the
+  elementwise rule. `ufunc.at` (`np.add.at(a, i, b)`) changes `a` in place, which the
+  pullback cannot follow: it is refused with a `MutationError` that shows the
+  replacement (a one-hot product), never differentiated wrongly.
+* `np.vectorize(f)` is differentiated element by element: each element's call goes
+  through `f`'s own pair (its source transformed, or its rule), so `f` may branch on its
+  argument; gradients reach the variables `f` captures. `otypes=` and `excluded=`
+  (arguments passed whole to every call: their gradients add up) are supported, and so
+  are functions returning tuples; `signature=` is refused with a `MissingAdjointError`.
+  Applying `f` to whole arrays would be faster but computes something else as soon as
+  `f` branches on or reduces its argument, so it is never done.
 """
 
 HOW_TO = """\
@@ -169,7 +183,7 @@ NO_DERIVATIVE = {
 }
 
 # NumPy types (classes) whose instances carry a gradient but have no rule yet
-_TYPES_NOT_YET = {"matrix", "poly1d", "vectorize", "asmatrix"}
+_TYPES_NOT_YET = {"matrix", "poly1d", "asmatrix"}
 
 
 def _namespace():
@@ -214,6 +228,10 @@ def _status(label, name, obj, R, nature):
 # each checked by a test
 _BY_SOURCE = {
     "np.row_stack": "through its source (np.vstack); tests/rules/numpy/test_signatures.py",
+    "np.r_": "an index trick: `np.r_[...]` is differentiated as the concatenation it "
+             "computes (string directives refused); tests/rules/numpy/test_rules_more.py",
+    "np.c_": "an index trick: `np.c_[...]` is differentiated as the concatenation it "
+             "computes (string directives refused); tests/rules/numpy/test_rules_more.py",
 }
 
 

@@ -192,7 +192,7 @@ class Queries:
             return bi.get(node.id)
         if isinstance(node, gast.Attribute):
             base = self.resolve(node.value)
-            if isinstance(base, (types.ModuleType, type)):
+            if isinstance(base, (types.ModuleType, type, np.ufunc)):  # np.add.reduce too
                 return getattr(base, node.attr, None)
             if type(base) in R.BOUND_RULE_CLASSES:  # scipy.stats.norm.logpdf: a rule's key
                 return getattr(base, node.attr, None)

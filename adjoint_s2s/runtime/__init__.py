@@ -315,6 +315,8 @@ from ..rules.numpy.linalg_more import (
 )
 from ..rules.numpy.misc import (
     np_gradient_adjoint,
+    np_gradient_spaced_adjoint_f,
+    np_gradient_spaced_adjoint_h,
     np_append_adjoint_arr,
     np_append_adjoint_values,
     np_convolve_adjoint_a,
@@ -346,6 +348,7 @@ from ..rules.numpy.misc import (
     np_trapezoid_adjoint_x,
     np_trapezoid_adjoint_y,
 )
+from ..rules.numpy.ufunc_methods import np_ufunc_outer_adjoint, np_ufunc_outer_left
 from ..rules.scalar_adjoints import (
     acosh_partial,
     angle_adjoint,
@@ -491,6 +494,8 @@ __all__ = [
     "np_geomspace_adjoint",
     "np_hfft_adjoint",
     "np_gradient_adjoint",
+    "np_gradient_spaced_adjoint_f",
+    "np_gradient_spaced_adjoint_h",
     "np_hstack_adjoint",
     "np_ifft_adjoint",
     "np_ifftn_adjoint",
@@ -580,6 +585,8 @@ __all__ = [
     "np_trapezoid_adjoint_dx",
     "np_trapezoid_adjoint_x",
     "np_trapezoid_adjoint_y",
+    "np_ufunc_outer_adjoint",
+    "np_ufunc_outer_left",
     "np_unroll",
     "np_unrot90",
     "np_unstack_adjoint",

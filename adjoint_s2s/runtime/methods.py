@@ -10,7 +10,7 @@ from ..tangents import AbstractZero
 from .sites import _at, _Attribute
 from .project import conj
 from .structure import part
-from .dispatch import call, rule_pair
+from .dispatch import call, resolve, rule_pair
 from . import wrappers
 
 
@@ -45,6 +45,10 @@ def call_method(obj, name, /, *args, **kwargs):
     if callable(bound) and not isinstance(bound, types.BuiltinMethodType):
         y, pb = call(bound, *args, **kwargs)
         return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if isinstance(obj, np.ufunc):  # np.add.reduce of a ufunc known when it runs: its rule
+        pair = resolve(bound, len(args), tuple(kwargs))
+        y, pb = pair(*args, **kwargs)
+        return y, pb
     if type(obj) in (list, dict, set) and name in _CONTAINER_WRITES:
         # a container the transformer does not follow (a global, a field read through a
         # value of unknown kind): a rule for list.append is not the way out

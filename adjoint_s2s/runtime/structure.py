@@ -36,6 +36,10 @@ def part(g, i):
         return g[i] if -len(g) <= i < len(g) else None
     if isinstance(g, np.ndarray):
         return g[i]
+    if isinstance(g, (float, complex, np.generic)) and isinstance(i, tuple):
+        # a 0-d array's cotangent as a number (x[..., None] of a 0-d x, differentiated
+        # again through np.trace's adjoint at third order)
+        return np.asarray(g)[i]
     raise NotDifferentiableError(
         f"expected a tuple or list gradient, got {type(g).__name__} ({g!r}); "
         "a rule or pullback returned the wrong structure"

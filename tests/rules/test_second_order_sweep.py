@@ -20,10 +20,13 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .numpy.test_rules import ROWS, _cotangent, _opaque, _re_pair, _realise, _rng
+from .numpy.test_rules import ROWS as _ROWS, _cotangent, _opaque, _re_pair, _realise, _rng
 from .numpy.test_rules import _scipy_more_rows
+from .numpy.test_rules_more import ROWS as _MORE
 
-ROWS = ROWS + _scipy_more_rows()  # scipy.stats and more of scipy.special (with scipy)
+# the rows of both tables (test_rules_more.py: the rules added for issue 14), and with
+# scipy, scipy.stats and more of scipy.special
+ROWS = _ROWS + _MORE + _scipy_more_rows()
 
 # row id -> reason: rules whose pullback is not differentiated again (they refuse)
 REFUSED = {}

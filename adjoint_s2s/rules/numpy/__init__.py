@@ -23,11 +23,13 @@ with ``None`` for outputs that got no gradient.
     scipy_signal.py   helpers of the scipy.signal rules (rules/scipy_signal.py)
     fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
     misc.py           append, ediff1d, rollaxis, partition, select, polyval, trapezoid,
-                      convolve, correlate, interp, median/quantile/percentile, nanprod/var/std
+                      convolve, correlate, interp, median/quantile/percentile, nanprod/var/std,
+                      gradient (spacings), np.vectorize
     linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
+    ufunc_methods.py  np.add.reduce, np.multiply.accumulate, np.add.outer, ...; np.add.at refused
 
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg, scipy_signal  # noqa: F401,E402
-from . import fft, linalg_more, misc  # noqa: F401,E402
+from . import fft, linalg_more, misc, ufunc_methods  # noqa: F401,E402

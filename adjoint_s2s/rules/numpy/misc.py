@@ -1,6 +1,7 @@
 """More NumPy functions: append, ediff1d, rollaxis, polyval, trapezoid, convolve,
 correlate, interp, median/percentile/quantile, nanprod/nanvar/nanstd, partition, select,
-real_if_close.
+real_if_close, gradient (with spacings), and np.vectorize (element by element, through
+the vectorized function's own pair).
 
 The pullbacks are written with NumPy functions that have rules (one-hot weight matrices
 and ``einsum``/``take_along_axis`` rather than ``np.add.at``), so they differentiate again.
@@ -10,7 +11,13 @@ cotangent to the elements at the positions they read, as ``sort`` does; only
 """
 import numpy as np
 
-from .. import nondifferentiable_builtin
+from .. import nondifferentiable_builtin, special
+from ...errors import MissingAdjointError
+from ...runtime.dispatch import call
+from ...runtime.fields import forget_fields, take_field_grad
+from ...runtime.sites import _at
+from ...runtime.structure import field
+from ...tangents import Tangent, add
 from .base import _by_keyword, _CURRENT, _keep, np_fit, np_parts, rule
 from .reductions import np_prod_adjoint
 from .shape import _pack
@@ -26,6 +33,8 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_ediff1d_adjoint_end",
     "np_ediff1d_adjoint_begin",
     "np_gradient_adjoint",
+    "np_gradient_spaced_adjoint_f",
+    "np_gradient_spaced_adjoint_h",
     "np_interp_adjoint_fp",
     "np_interp_adjoint_left",
     "np_interp_adjoint_right",
@@ -538,10 +547,113 @@ def np_gradient_adjoint(g, f, axis=None, edge_order=1):
     return np_fit(out, f)
 
 
+def _gradient_call(f, *rest):
+    """np.gradient with every parameter in position: f, the spacings, axis, edge_order
+    (differentiated again at second order: no rule of its own)."""
+    spacings = rest[:-2]
+    return np.gradient(f, *spacings, axis=rest[-2], edge_order=rest[-1])
+
+
 _by_keyword(rule(np.gradient, "f, axis=None, edge_order=1", kind="other",
                  adjoints={"f": "_rt.np_gradient_adjoint(g, f, axis, edge_order)"},
-                 note="unit spacing (no spacing arguments)"),
-            call=lambda f, axis=None, edge_order=1: np.gradient(f, axis=axis, edge_order=edge_order))
+                 note="spacings: one scalar, or one scalar or coordinate array per axis"),
+            call=_gradient_call)
+
+
+# ----- np.gradient with spacings ------------------------------------------------------------------
+# With spacings (np.gradient(f, h) or np.gradient(f, x, y) with coordinate arrays), the
+# derivative with respect to the spacings is not linear: the adjoints differentiate
+# _gradient_last, NumPy's formulas written with array operations, through its own pair
+# (so they differentiate again at every order).
+
+
+def _gradient_last(f, h, edge_order):
+    """np.gradient(f, h, axis=-1, edge_order=edge_order): h a number (uniform spacing) or
+    the coordinates along the last axis."""
+    if np.ndim(h) == 0:
+        interior = (f[..., 2:] - f[..., :-2]) / (2.0 * h)
+        if edge_order == 1:
+            first = (f[..., 1:2] - f[..., 0:1]) / h
+            last = (f[..., -1:] - f[..., -2:-1]) / h
+        else:
+            first = (-1.5 * f[..., 0:1] + 2.0 * f[..., 1:2] - 0.5 * f[..., 2:3]) / h
+            last = (0.5 * f[..., -3:-2] - 2.0 * f[..., -2:-1] + 1.5 * f[..., -1:]) / h
+        return np.concatenate([first, interior, last], -1)
+    dx = np.diff(h)
+    dx1 = dx[:-1]
+    dx2 = dx[1:]
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    interior = a * f[..., :-2] + b * f[..., 1:-1] + c * f[..., 2:]
+    if edge_order == 1:
+        first = (f[..., 1:2] - f[..., 0:1]) / dx[0]
+        last = (f[..., -1:] - f[..., -2:-1]) / dx[-1]
+    else:
+        d1, d2 = dx[0], dx[1]
+        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * f[..., 0:1]
+                 + (d1 + d2) / (d1 * d2) * f[..., 1:2] - d1 / (d2 * (d1 + d2)) * f[..., 2:3])
+        d1, d2 = dx[-2], dx[-1]
+        last = (d2 / (d1 * (d1 + d2)) * f[..., -3:-2] - (d2 + d1) / (d1 * d2) * f[..., -2:-1]
+                + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * f[..., -1:])
+    return np.concatenate([first, interior, last], -1)
+
+
+def _gradient_axes(f, axis):
+    nd = np.ndim(f)
+    if axis is None:
+        return list(range(nd))
+    if isinstance(axis, (tuple, list)):
+        return [int(a) % nd for a in axis]
+    return [int(axis) % nd]
+
+
+nondifferentiable_builtin(_gradient_axes, reason="it computes axes")
+
+
+def _gradient_pullbacks(g, f, spacing, axis, edge_order):
+    """[(axis, spacing index, grads of _gradient_last)] for each axis with a cotangent."""
+    axes = _gradient_axes(f, axis)
+    if len(axes) == 1 and (axis is not None or np.ndim(f) == 1):
+        parts = [g]
+    else:
+        parts = list(np_parts(g, len(axes)))
+    out = []
+    for k in range(len(axes)):
+        if parts[k] is None:
+            continue
+        ax = axes[k]
+        which = 0 if len(spacing) == 1 else k
+        fm = np.moveaxis(np.asarray(f), ax, -1)
+        _, pb = call(_gradient_last, fm, spacing[which], edge_order)
+        out.append((ax, which, pb(np.moveaxis(np.asarray(parts[k]), ax, -1))))
+    return out
+
+
+def np_gradient_spaced_adjoint_f(g, f, spacing, axis=None, edge_order=1):
+    total = None
+    for ax, _, grads in _gradient_pullbacks(g, f, spacing, axis, edge_order):
+        if grads[1] is not None:
+            total = add(total, np.moveaxis(grads[1], -1, ax))
+    return None if total is None else np_fit(total, f)
+
+
+def np_gradient_spaced_adjoint_h(g, f, spacing, which, axis=None, edge_order=1):
+    total = None
+    for _, k, grads in _gradient_pullbacks(g, f, spacing, axis, edge_order):
+        if k == which:
+            total = add(total, grads[2])
+    return None if total is None else np_fit(total, spacing[which])
+
+
+for _n in range(1, 5):  # np.gradient(f, *varargs): one spacing, or one per axis
+    _hs = [f"h{i}" for i in range(_n)]
+    _tuple = "(" + ", ".join(_hs) + ",)"
+    _adj = {"f": f"_rt.np_gradient_spaced_adjoint_f(g, f, {_tuple}, axis, edge_order)"}
+    for _i, _h in enumerate(_hs):
+        _adj[_h] = f"_rt.np_gradient_spaced_adjoint_h(g, f, {_tuple}, {_i}, axis, edge_order)"
+    rule(np.gradient, f"f, {', '.join(_hs)}, axis=None, edge_order=1", kind="other",
+         adjoints=_adj)
 
 
 # ----- quantiles ignoring NaNs ------------------------------------------------------------------
@@ -602,3 +714,164 @@ rule(np.nanpercentile, _Q,
      adjoints={"a": "_rt.np_nanquantile_adjoint_a(g, a, q, axis, method, keepdims, 100.0)",
                "q": "_rt.np_nanquantile_adjoint_q(g, a, q, axis, method, keepdims, 100.0)"},
      note="method='linear'")
+
+
+# ----- np.vectorize -----------------------------------------------------------------------------
+# A vectorized Python function is differentiated element by element: each element's call
+# goes through the function's own pair (transformed from its source, or its rule), and
+# the pullback calls each element's pullback with that element's cotangent. Applying the
+# function to whole arrays would be faster, but it computes something else as soon as
+# the function branches on its argument or reduces it (``t / np.sum(t)``): never done.
+# Both pairs are plain Python with rules for what they call, so they differentiate again.
+
+
+def _vectorize_check(vec):
+    """Refuse what the element-by-element pair does not reproduce."""
+    if vec.signature is not None:
+        raise MissingAdjointError(
+            vec, "np.vectorize(..., signature=...) (generalised core dimensions) has no "
+            "rule yet: call the function on the core slices in a loop and np.stack the "
+            "results" + _at())
+
+
+def np_vectorize_pair(pyfunc, *args, **kwargs):
+    """np.vectorize(pyfunc, ...): the object, whose tangent is pyfunc's."""
+    vec = np.vectorize(pyfunc, *args, **kwargs)
+    n = len(args)
+
+    def vectorize_pullback(g):
+        # the tangent of pyfunc: from the object's tangent (vec(...)'s pullback gives one),
+        # and from the field store, where differentiated code reading vec.pyfunc (the call
+        # pair, differentiated again) leaves it, as for any mutable object's field
+        d_pyfunc = add(field(g, "pyfunc"), take_field_grad(vec, "pyfunc"))
+        forget_fields(vec)
+        d = (None, d_pyfunc) + (None,) * n
+        if kwargs:
+            return d + ({},)
+        return d
+
+    return vec, vectorize_pullback
+
+
+def _entry(row, i):
+    """An element's gradient of argument i (0.0 where none reached it)."""
+    if row is None or row[i] is None:
+        return 0.0
+    return row[i]
+
+
+def _kw_entry(row, name):
+    if row is None or row[-1].get(name) is None:
+        return 0.0
+    return row[-1].get(name)
+
+
+def _inexact(otypes):
+    """Which outputs (by type character) are float or complex: the others carry no gradient."""
+    return [np.dtype(c).kind in "fc" for c in otypes]
+
+
+def _elements(x, shape):
+    """x broadcast to shape, as a flat list of Python numbers (NumPy passes each element
+    to the function as a Python object too)."""
+    return np.ravel(np.broadcast_to(x, shape)).tolist()
+
+
+def np_vectorize_call_pair(vec, *args, **kwargs):
+    """vec(*args, **kwargs) for vec = np.vectorize(pyfunc): the element-wise calls."""
+    _vectorize_check(vec)
+    excluded = vec.excluded
+    pos = [i for i in range(len(args)) if i not in excluded]
+    names = [k for k in kwargs if k not in excluded]
+    shapes = [np.shape(args[i]) for i in pos] + [np.shape(kwargs[k]) for k in names]
+    shape = np.broadcast_shapes(*shapes)
+    size = 1
+    for s in shape:
+        size = size * s
+    if size == 0:  # NumPy's own answer (a refusal without otypes=); nothing to differentiate
+        y0 = vec(*args, **kwargs)
+        return y0, lambda g: (None, None) + (None,) * len(args) + (({},) if kwargs else ())
+    flat_pos = [_elements(args[i], shape) for i in pos]
+    flat_kw = [_elements(kwargs[k], shape) for k in names]
+    ys = []
+    pbs = []
+    for j in range(size):
+        a = list(args)
+        for k in range(len(pos)):
+            a[pos[k]] = flat_pos[k][j]
+        kw = dict(kwargs)
+        for k in range(len(names)):
+            kw[names[k]] = flat_kw[k][j]
+        y, pb = call(vec.pyfunc, *a, **kw)
+        ys.append(y)
+        pbs.append(pb)
+    nout = len(ys[0]) if isinstance(ys[0], tuple) else 1
+    otypes = vec.otypes
+    if otypes is None:  # as NumPy: the types of the first element's outputs
+        if nout == 1:
+            otypes = np.asarray(ys[0]).dtype.char
+        else:
+            otypes = "".join([np.asarray(ys[0][k]).dtype.char for k in range(nout)])
+    inexact = _inexact(otypes)
+    if nout == 1:
+        out = np.reshape(np.asarray(ys, dtype=otypes[0]), shape)
+    else:
+        out = tuple([np.reshape(np.asarray([y[k] for y in ys], dtype=otypes[k]), shape)
+                     for k in range(nout)])
+
+    def vectorize_call_pullback(g):
+        parts = [g] if nout == 1 else list(np_parts(g, nout))
+        flat_g = []
+        for k in range(nout):
+            gk = parts[k]
+            if gk is None or not inexact[k]:
+                flat_g.append(None)  # no cotangent, or an integer/bool output
+            else:
+                flat_g.append(_elements(gk, shape))
+        d_f = None
+        rows = []  # each element's gradients (None: no cotangent reached it)
+        for j in range(size):
+            if nout == 1:
+                gj = flat_g[0][j] if flat_g[0] is not None else None
+            else:
+                gj = tuple([None if fg is None else fg[j] for fg in flat_g])
+            if gj is None or (nout > 1 and all(e is None for e in gj)):
+                rows.append(None)
+                continue
+            grads = pbs[j](gj)
+            rows.append(grads)
+            d_f = add(d_f, grads[0])
+        d_args = []
+        for i in range(len(args)):
+            if i in excluded:  # passed whole to every element: the gradients add up
+                total = None
+                for row in rows:
+                    if row is not None:
+                        total = add(total, row[1 + i])
+                d_args.append(total)
+            else:
+                d_args.append(np_fit(np.reshape(np.asarray(
+                    [_entry(row, 1 + i) for row in rows]), shape), args[i]))
+        d_vec = None if d_f is None else Tangent(np.vectorize, pyfunc=d_f)
+        if not kwargs:
+            return (None, d_vec) + tuple(d_args)
+        d_kwargs = {}
+        for k in kwargs:
+            if k in excluded:
+                total = None
+                for row in rows:
+                    if row is not None:
+                        total = add(total, row[-1].get(k))
+                d_kwargs[k] = total
+            else:
+                d_kwargs[k] = np_fit(np.reshape(np.asarray(
+                    [_kw_entry(row, k) for row in rows]), shape), kwargs[k])
+        return (None, d_vec) + tuple(d_args) + (d_kwargs,)
+
+    return out, vectorize_call_pullback
+
+
+special(np.vectorize)(np_vectorize_pair)
+special(np.vectorize.__call__)(np_vectorize_call_pair)
+nondifferentiable_builtin(_vectorize_check, _inexact,
+                          reason="it checks the vectorized function's options")

@@ -13,7 +13,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .test_rules import NAN, SQ, A, Arg, P, Row, S, _check, _cotangent, _realise, _rng
+from .test_rules import NAN, SQ, A, Arg, P, Row, S, U, _check, _cotangent, _realise, _rng
 
 # ----- np.fft ----------------------------------------------------------------------------------
 
@@ -225,6 +225,15 @@ def f_select_default(a, d):
     return np.select([a > 0.0], [a], d)
 
 
+def f_select_complex(a, b):
+    """Conditions on the real parts, complex choices (and a complex default)."""
+    return np.select([np.real(a) > 0.5, np.real(b) > 0.0], [a * 2.0, b * b], 1.0 - 0.5j)
+
+
+def f_logspace_ends(a, b):
+    return np.logspace(a, b, 4) + np.sum(np.logspace(a, b, 3, endpoint=False, base=2.0), 0)
+
+
 def f_real_if_close(a):
     return np.real_if_close(a * 1.0 + 0j) * 2.0
 
@@ -293,6 +302,28 @@ def f_gradient_square(f):
     return np.gradient(f * f, edge_order=2)
 
 
+def f_gradient_h(f, h, edge_order=1):
+    return np.gradient(f, h, edge_order=edge_order)
+
+
+def f_gradient_h_axis(f, h, axis):
+    return np.gradient(f, h, axis=axis, edge_order=2)
+
+
+def f_gradient_coordinates(f, x, edge_order=1):
+    return np.gradient(f, x, edge_order=edge_order)
+
+
+def f_gradient_mixed(f, h, y):
+    """One spacing per axis: a number for the first, coordinates for the second."""
+    return np.gradient(f, h, y, edge_order=2)
+
+
+def f_gradient_spacing_nonlinear(f, x):
+    gx = np.gradient(f, x)
+    return gx * gx
+
+
 def f_nanmedian(a, axis=None, keepdims=False):
     return np.nanmedian(a, axis, keepdims=keepdims)
 
@@ -328,11 +359,13 @@ MISC_ROWS = [
     Row("ediff1d", np.ediff1d, f_ediff1d, [A(5), A(2, 3)], cplx=True),
     Row("ediff1d-ends", np.ediff1d, f_ediff1d_ends, [(A(4), A(2), A(1)), (A(2, 3), A(1), A(3))]),
     Row("rollaxis", np.rollaxis, f_rollaxis,
-        [(A(2, 3, 4), 2), (A(2, 3, 4), 0, 3), (A(2, 3, 4), -1, 1), (A(2, 3, 4), 1, 0)], cplx=True),
+        [(A(2, 3, 4), 2), (A(2, 3, 4), 0, 3), (A(2, 3, 4), -1, 1), (A(2, 3, 4), 1, 0),
+         (A(3, 2), 1), (A(2, 2, 3, 2), 3, 1)], cplx=True),
     Row("partition", np.partition, f_partition, [(A(6), 2), (A(3, 5), 1), (A(4, 3), (0, 2), 0)]),
     Row("select", np.select, f_select, [(A(5), A(5)), (A(2, 3), A(3))]),
     Row("select-default", np.select, f_select_default, [(A(5), S()), (A(2, 3), A(3))]),
-    Row("real_if_close", np.real_if_close, f_real_if_close, [A(4), A(2, 3)]),
+    Row("select-complex", np.select, f_select_complex, [(A(5), A(5)), (A(2, 3), A(3))], cplx=True),
+    Row("real_if_close", np.real_if_close, f_real_if_close, [A(4), A(2, 3)], cplx=True),
     Row("polyval", np.polyval, f_polyval, [(A(3), A(4)), (A(4), S()), (A(1), A(2, 3))],
         cplx=True),
     Row("trapezoid", np.trapezoid, f_trapezoid,
@@ -356,10 +389,25 @@ MISC_ROWS = [
          (A(4, 3), Q(0.4), 0, True)]),
     Row("percentile", np.percentile, f_percentile,
         [(A(5), Q(30.0)), (A(3, 6), Q(10.0, 75.0), 1)]),
+    Row("logspace-ends", np.logspace, f_logspace_ends, [(U(2), S("unit")), (S("unit"), U(3, 2))],
+        cplx=True),
     Row("gradient", np.gradient, f_gradient, [A(5), A(2), A(3, 4), A(2, 3, 4)], cplx=True),
     Row("gradient-axis", np.gradient, f_gradient_axis,
         [(A(5), 0, 2), (A(3, 4), 1), (A(3, 4), -2, 2), (A(3, 4, 2), (0, 2))], cplx=True),
     Row("gradient-square", np.gradient, f_gradient_square, [A(4), A(3, 4)]),
+    Row("gradient-spacing", np.gradient, f_gradient_h,
+        [(A(5), S("pos")), (A(4), S("pos"), 2), (A(3, 4), S("pos")), (A(3, 4), S("pos"), 2)],
+        cplx=True),
+    Row("gradient-spacing-axis", np.gradient, f_gradient_h_axis,
+        [(A(3, 4), S("pos"), 1), (A(4, 3, 3), S("pos"), (0, 2))], cplx=True),
+    Row("gradient-coordinates", np.gradient, f_gradient_coordinates,
+        [(A(5), Q(0.0, 0.5, 1.5, 1.7, 3.0)), (A(4), Q(-1.0, 0.2, 0.5, 2.0), 2),
+         (A(3), Q(0.0, 1.0, 2.5), 2)], cplx=True),
+    Row("gradient-mixed", np.gradient, f_gradient_mixed,
+        [(A(3, 4), S("pos"), Q(0.0, 0.4, 1.1, 2.0)), (A(4, 3), S("pos"), Q(0.0, 0.7, 1.0))],
+        cplx=True),
+    Row("gradient-spacing-nonlinear", np.gradient, f_gradient_spacing_nonlinear,
+        [(A(5), Q(0.0, 0.5, 1.5, 1.7, 3.0)), (A(4), Q(0.0, 0.3, 1.0, 1.2))]),
     Row("nanmedian", np.nanmedian, f_nanmedian, [NAN(5), NAN(6), (NAN(3, 4), 1), (NAN(4, 3), 0, True)]),
     Row("nanquantile", np.nanquantile, f_nanquantile,
         [(NAN(6), Q(0.3)), (NAN(3, 5), Q(0.2, 0.7), 1), (NAN(5, 3), Q(0.45), 0)]),
@@ -370,7 +418,139 @@ MISC_ROWS = [
     Row("nanstd", np.nanstd, f_nanstd, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS
+# ----- ufunc methods, np.vectorize, np.r_ / np.c_ ---------------------------------------------
+
+
+def f_add_reduce(a, axis=0, keepdims=False):
+    return np.add.reduce(a, axis, keepdims=keepdims)
+
+
+def f_multiply_reduce(a, axis=0):
+    return np.multiply.reduce(a, axis=axis)
+
+
+def f_maximum_reduce(a, axis=0):
+    return np.maximum.reduce(a, axis)
+
+
+def f_minimum_reduce(a, axis=0, keepdims=False):
+    return np.minimum.reduce(a, axis, None, None, keepdims)
+
+
+def f_add_accumulate(a, axis=0):
+    return np.add.accumulate(a, axis)
+
+
+def f_multiply_accumulate(a, axis=0):
+    return np.multiply.accumulate(a, axis=axis)
+
+
+def _outer_fn(u):
+    def f_outer(a, b):
+        return u.outer(a, b)
+
+    f_outer.__name__ = f"f_{u.__name__}_outer"
+    return f_outer
+
+
+def f_ufunc_chain(x):
+    """Methods on a ufunc chosen when the function runs (the run-time path)."""
+    u = [np.add, np.multiply][1]
+    return u.reduce(np.sin(x)) + np.add.outer(x[0], x[-1])
+
+
+def _vsoftplus(t):
+    if t > 0.0:
+        return t + np.log1p(np.exp(-t))
+    return np.log1p(np.exp(t))
+
+
+VSOFTPLUS = np.vectorize(_vsoftplus)
+
+
+def f_vectorize(x):
+    return VSOFTPLUS(x)
+
+
+def f_vectorize_closure(x, w):
+    scaled = np.vectorize(lambda t: np.sin(t * w) * t)
+    return scaled(x)
+
+
+def f_vectorize_two(x, y):
+    return np.vectorize(lambda a, b: a * b + a ** 3)(x, y)
+
+
+def f_vectorize_otypes(x):
+    return np.vectorize(lambda t: t * t, otypes=[np.float64])(x)
+
+
+def f_vectorize_excluded(x, p):
+    poly = np.vectorize(lambda t, c: c[0] + c[1] * t + c[2] * t * t, excluded={1})
+    return poly(x, p)
+
+
+def f_vectorize_outputs(x):
+    y, z = np.vectorize(lambda t: (t * t, 2.0 * t + t ** 3))(x)
+    return y * z
+
+
+def f_r_(x, y):
+    return np.r_[x, y, 0:2, 2.0 * x]
+
+
+def f_c_(x, y):
+    return np.c_[x, y, 1:4]
+
+
+def f_c_matrices(a, x):
+    return np.c_[a, x, a * 2.0]
+
+
+UFUNC_ROWS = [
+    Row("add.reduce", np.add.reduce, f_add_reduce,
+        [A(4), (A(3, 4), 1), (A(2, 3, 2), (0, 2), True), (A(3, 4), None)], cplx=True),
+    Row("multiply.reduce", np.multiply.reduce, f_multiply_reduce,
+        [A(4), (A(3, 4), 1), (A(2, 3, 2), None)], cplx=True),
+    Row("maximum.reduce", np.maximum.reduce, f_maximum_reduce, [A(5), (A(3, 4), 1), (A(2, 3, 2), -1)]),
+    Row("minimum.reduce", np.minimum.reduce, f_minimum_reduce,
+        [A(5), (A(3, 4), 1, True), (A(2, 3, 2), 0)]),
+    Row("add.accumulate", np.add.accumulate, f_add_accumulate, [A(4), (A(3, 4), 1), (A(2, 3, 2), -1)],
+        cplx=True),
+    Row("multiply.accumulate", np.multiply.accumulate, f_multiply_accumulate,
+        [A(4), (A(3, 4), 1), (A(2, 3, 2), 0)], cplx=True),
+    Row("add.outer", np.add.outer, _outer_fn(np.add), [(A(3), A(2)), (A(2, 2), A(3)), (A(2), S())],
+        cplx=True),
+    Row("subtract.outer", np.subtract.outer, _outer_fn(np.subtract),
+        [(A(3), A(2)), (A(2, 2), A(3))], cplx=True),
+    Row("multiply.outer", np.multiply.outer, _outer_fn(np.multiply),
+        [(A(3), A(2)), (A(2, 2), A(3)), (A(3), A(2, 2))], cplx=True),
+    Row("divide.outer", np.divide.outer, _outer_fn(np.divide), [(P(3), P(2)), (P(2, 2), P(3))],
+        cplx=True),
+    Row("power.outer", np.power.outer, _outer_fn(np.power), [(P(3), A(2)), (P(2, 2), A(3))],
+        cplx=True),
+    Row("maximum.outer", np.maximum.outer, _outer_fn(np.maximum), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("minimum.outer", np.minimum.outer, _outer_fn(np.minimum), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("hypot.outer", np.hypot.outer, _outer_fn(np.hypot), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("arctan2.outer", np.arctan2.outer, _outer_fn(np.arctan2), [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("logaddexp.outer", np.logaddexp.outer, _outer_fn(np.logaddexp),
+        [(A(3), A(2)), (A(2, 2), A(3))]),
+    Row("ufunc-method-at-run-time", np.multiply.reduce, f_ufunc_chain, [A(3, 2), A(4, 3)]),
+    Row("vectorize", [np.vectorize, np.vectorize.__call__], f_vectorize, [A(4), A(2, 3), S()]),
+    Row("vectorize-closure", [np.vectorize, np.vectorize.__call__], f_vectorize_closure,
+        [(A(4), S()), (A(2, 3), S())]),
+    Row("vectorize-two", np.vectorize.__call__, f_vectorize_two,
+        [(A(3), A(3)), (A(2, 3), A(3)), (S(), A(2, 2))], cplx=True),
+    Row("vectorize-otypes", np.vectorize.__call__, f_vectorize_otypes, [A(3), A(2, 2)]),
+    Row("vectorize-excluded", np.vectorize.__call__, f_vectorize_excluded,
+        [(A(4), A(3)), (A(2, 3), A(3))]),
+    Row("vectorize-outputs", np.vectorize.__call__, f_vectorize_outputs, [A(3), A(2, 2)]),
+    Row("r_", "np.r_", f_r_, [(A(3), A(2)), (A(4), S())], cplx=True),
+    Row("c_", "np.c_", f_c_, [(A(3), A(3)), (A(3, 2), A(3, 1))], cplx=True),
+    Row("c_-matrices", "np.c_", f_c_matrices, [(A(2, 3), A(2)), (A(3, 2), A(3, 2))]),
+]
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS
 
 
 def _params():
@@ -485,3 +665,88 @@ def test_a_rule_pair_keeps_its_rule_alive():
     for fn, pair in pairs:
         y, _ = pair(np.array([0.3]))
         assert np.allclose(y, fn(np.array([0.3]))), fn
+
+
+# ----- third order through np.trace (issue 14) ------------------------------------------------
+
+
+def _trace_cubed(x):
+    return np.trace(x @ x @ x) ** 2
+
+
+def _trace_offsets(x):
+    return np.trace(x, 1) ** 3 + np.trace(np.sin(x), -1, 0, 1)
+
+
+@pytest.mark.parametrize("fn", [_trace_cubed, _trace_offsets], ids=lambda f: f.__name__)
+def test_third_order_through_trace(fn):
+    """The third derivative reads the cotangent of a 0-d array's `g[..., None, None]`
+    (trace's adjoint), which arrives as a number: it used to stop with "expected a tuple
+    or list gradient, got float"."""
+    rng = np.random.default_rng(3)
+    x, u, v = (rng.standard_normal((3, 3)) for _ in range(3))
+
+    def d1(x):
+        return np.sum(ad.gradient(fn, x)[0] * u)
+
+    def d2(x):
+        return np.sum(ad.gradient(d1, x)[0] * v)
+
+    for f in (d1, d2):
+        (got,) = ad.gradient(f, x)
+        (want,) = numerical_gradient(f, x)
+        assert isapprox(got, want, rtol=1e-5, atol=1e-6), f.__name__
+
+
+# ----- np.vectorize: what it refuses, keywords, outputs without a gradient ----------------------
+
+
+def _vec_signature(x):
+    return np.sum(np.vectorize(lambda v: v * 2.0, signature="(n)->(n)")(x))
+
+
+def test_vectorize_signature_is_refused():
+    from adjoint_s2s.errors import MissingAdjointError
+
+    with pytest.raises(MissingAdjointError, match="signature="):
+        ad.gradient(_vec_signature, np.ones((2, 3)))
+
+
+def _vec_keywords(x, y):
+    return np.sum(np.vectorize(lambda a, b=1.0: a * b * b)(x, b=y))
+
+
+def _vec_int_output(x):
+    counts = np.vectorize(lambda t: int(t > 0.0))(x)
+    return np.sum(x * x) + np.sum(counts)
+
+
+def _vec_excluded_keyword(x, w):
+    scale = np.vectorize(lambda t, c=None: t * c[0] + c[1], excluded={"c"})
+    return np.sum(scale(x, c=w) ** 2)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_vec_keywords, (np.array([0.3, -1.2, 2.0]), np.array([1.5, 0.5, -0.7]))),
+    (_vec_int_output, (np.array([[0.3, -1.2], [2.0, 0.1]]),)),
+    (_vec_excluded_keyword, (np.array([0.3, -1.2, 2.0]), np.array([0.8, -0.4]))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_vectorize_first_and_second_order(fn, args):
+    from adjoint_s2s.testing import check_grads
+
+    check_grads(fn, *args)
+    ws = [np.random.default_rng(1).standard_normal(np.shape(a)) for a in args]
+
+    def second(*xs):
+        gs = ad.gradient(fn, *xs)
+        return sum(np.sum(np.asarray(g) * w) for g, w in zip(gs, ws))
+
+    check_grads(second, *args, rtol=1e-5, atol=1e-6)
+
+
+def test_vectorize_value_is_numpys():
+    vec = np.vectorize(lambda t: t * t if t > 0 else -t)
+    x = np.array([[0.5, -1.0], [2.0, -0.3]])
+    y, back = ad.pullback(lambda v: vec(v), x)
+    assert y.dtype == vec(x).dtype and np.array_equal(y, vec(x))
+    assert np.array_equal(back(np.ones((2, 2)))[0], np.where(x > 0, 2 * x, -1.0))

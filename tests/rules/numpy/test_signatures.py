@@ -31,8 +31,9 @@ from adjoint_s2s.errors import MissingAdjointError, NotDifferentiableError
 from adjoint_s2s.testing import check_grads, isapprox
 
 from .test_rules import (
-    A, Arg, P, SPD, SQ, U, S, _cotangent, _numeric, _opaque, _realise, _rng,
+    A, Arg, NAN, P, SPD, SQ, U, S, _cotangent, _numeric, _opaque, _realise, _rng,
 )
+from .test_rules_more import Fixed, _tensor_square
 
 _EMPTY = inspect.Parameter.empty
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
@@ -119,9 +120,19 @@ VARIADIC = {
     "np.pad": "pad(array, pad_width, mode, **kwargs): constant_values is the keyword "
               "the rule differentiates (the other modes' keywords are not accepted)",
     "np.clip": "clip(..., **kwargs): the ufunc keywords go to **kwargs (declined above)",
-    "np.gradient": "gradient(f, *varargs, axis=None, edge_order=1): unit spacing only; "
-                   "spacing arguments (varargs) are not yet accepted",
+    "np.gradient": "gradient(f, *varargs, axis=None, edge_order=1): variants for no "
+                   "spacing and for one to four (h0, h1, ...: a number or coordinates each)",
 }
+# the methods of ufuncs: reduce(array, /, axis=0, dtype=None, out=None, **kwargs) takes
+# keepdims by keyword (initial= and where= are refused: no variant takes them);
+# outer(A, B, /, **kwargs) takes the ufunc's keywords, all declined
+_UFUNC_METHODS = [p for p in RULES if isinstance(getattr(np, p.split(".")[1], None), np.ufunc)]
+for _fn in _UFUNC_METHODS:
+    if _fn.endswith(".reduce"):
+        VARIADIC[_fn] = ("ufunc.reduce(array, axis=0, dtype=None, out=None, **kwargs): keepdims "
+                         "is accepted; initial= and where= are not yet")
+    elif _fn.endswith(".outer"):
+        VARIADIC[_fn] = "ufunc.outer(A, B, **kwargs): the ufunc keywords (out=, where=...) are declined"
 
 # parameters NumPy lets out that the rule requires
 REQUIRED_HERE = {
@@ -288,35 +299,67 @@ EXAMPLES = {
     "np.einsum": None, "np.atleast_1d": None, "np.atleast_2d": None, "np.atleast_3d": None,
 }
 
+# the rules added for issue 14 (fft, linalg_more, misc, ufunc methods)
+_COND = [np.array([[True, False, True], [False, False, True]]),
+         np.array([[False, True, True], [True, False, False]])]
+EXAMPLES.update({
+    "np.append": {"arr": A(2, 3), "values": A(1, 3), "axis": 0},
+    "np.convolve": {"a": A(5), "v": A(3), "mode": "same"},
+    "np.correlate": {"a": A(5), "v": A(3), "mode": "full"},
+    "np.gradient": {"f": A(3, 4), "axis": 1, "edge_order": 2},
+    # (by number of parameters where a function's variants need different examples)
+    "np.gradient/4": {"f": A(3, 4), "h0": S("pos"), "axis": 1, "edge_order": 2},
+    "np.gradient/5": {"f": A(3, 4), "h0": S("pos"), "h1": Fixed([0.0, 0.4, 1.1, 2.0])},
+    "np.gradient/6": {"f": A(2, 3, 4), "h0": S("pos"), "h1": Fixed([0.0, 0.5, 1.6]),
+                      "h2": S("pos"), "edge_order": 1},
+    "np.gradient/7": {"f": A(3, 3, 3, 4), "h0": S("pos"), "h1": S("pos"), "h2": S("pos"),
+                      "h3": Fixed([0.0, 0.4, 1.1, 2.0]), "edge_order": 2, "axis": None},
+    "np.interp": {"x": U(2, 3), "xp": np.array([-1.0, -0.2, 0.5, 1.5]), "fp": A(4),
+                  "left": S(), "right": S()},
+    "np.linalg.eig": {"a": SQ(3, 3)},
+    "np.linalg.eigvals": {"a": SQ(3, 3)},
+    "np.linalg.multi_dot": {"arrays": [A(2, 3), A(3, 4), A(4, 2)]},
+    "np.linalg.tensorinv": {"a": _tensor_square((4, 2, 2), 1), "ind": 1},
+    "np.linalg.tensorsolve": {"a": _tensor_square((2, 3, 6), 2), "b": A(2, 3)},
+    "np.nanpercentile": {"a": NAN(3, 4), "q": 30.0, "axis": 1},
+    "np.nanquantile": {"a": NAN(3, 4), "q": 0.3, "axis": 1},
+    "np.partition": {"a": A(3, 4), "kth": 1, "axis": 0},
+    "np.percentile": {"a": A(3, 4), "q": 70.0, "axis": 1},
+    "np.quantile": {"a": A(3, 4), "q": 0.4, "axis": 0, "keepdims": True},
+    "np.polyval": {"p": A(3), "x": A(2, 3)},
+    "np.rollaxis": {"a": A(2, 3, 4), "axis": 2, "start": 1},
+    "np.select": {"condlist": _COND, "choicelist": [A(2, 3), A(2, 3)], "default": S()},
+})
+for _path in _UFUNC_METHODS:
+    if _path.endswith(".outer"):
+        _positive = _path in ("np.divide.outer", "np.power.outer")
+        EXAMPLES[_path] = {"A": P(3) if _positive else A(3), "B": P(2) if _positive else A(2)}
+
 # no keyword sweep (with the reason); each is still covered by tests/rules/numpy/test_rules.py
 NO_KEYWORD_SWEEP = {
     "np.float32": "float32 rounding: finite differences need a looser tolerance (test_rules)",
     "np.einsum": "no keyword parameters the rule takes (*operands); see the sublist tests below",
     "np.atleast_1d": "*arys only", "np.atleast_2d": "*arys only", "np.atleast_3d": "*arys only",
 }
-# the rules added last (fft, linalg_more, misc): their rows in test_rules_more.py check
-# them at first and second order, real and complex; the keyword sweep needs an example
-# call for each (square or solvable matrices, integer kth/axis, condition lists), not yet
-for _path in ("np.append", "np.convolve", "np.correlate", "np.gradient", "np.interp",
-              "np.linalg.eig", "np.linalg.eigvals", "np.linalg.multi_dot", "np.linalg.tensorinv",
-              "np.linalg.tensorsolve", "np.nanpercentile", "np.nanquantile", "np.partition",
-              "np.percentile", "np.polyval", "np.quantile", "np.rollaxis", "np.select"):
-    NO_KEYWORD_SWEEP[_path] = ("checked by its rows in test_rules_more.py; the keyword "
-                               "sweep's example call is not written yet")
-
 
 # tuple outputs whose later entries the rule does not differentiate (no cotangent fed)
 DROP = {
     "np.linalg.lstsq": (1, 2, 3),  # residuals, rank, singular values: the solution only
+    "np.linalg.eig": (1,),  # eigenvectors: LAPACK's phase, a gradient only for phase-free uses
 }
 
 # matrix functions of a symmetric argument whose gradient is symmetrised (docs/numpy.md)
 SYMMETRISED = {"np.linalg.cholesky", "np.linalg.eigh", "np.linalg.eigvalsh"}
 
 
+def _given(path, prim):
+    """The example values chosen for prim (by path and number of parameters, or path)."""
+    return EXAMPLES.get(f"{path}/{len(prim.params)}") or EXAMPLES.get(path) or {}
+
+
 def _example(path, prim):
     """{param: value or Arg} for a call of prim (required parameters and chosen ones)."""
-    given = EXAMPLES.get(path) or {}
+    given = _given(path, prim)
     out = {}
     for name in prim.params:
         if name in given:
@@ -340,6 +383,12 @@ def _keyword_function(path, fn, prim, example, only=None):
     positional = [n for n, p in sig.parameters.items()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     args, pieces, consts = [], [], {}
+    has_varargs = sig is not None and any(
+        p.kind is p.VAR_POSITIONAL for p in sig.parameters.values())
+    # the positions of NumPy's *args (np.gradient's spacings), and all before them, go
+    # in position
+    last_vararg = max([i for i, n in enumerate(prim.params)
+                       if has_varargs and n not in sig.parameters], default=-1)
     for i, name in enumerate(prim.params):
         if only is not None and name not in only:
             continue
@@ -351,8 +400,11 @@ def _keyword_function(path, fn, prim, example, only=None):
         else:
             ref = f"C_{name}"
             consts[ref] = value
-        if name in posonly or (i < len(positional) and positional[i] in posonly):
-            pieces.append(ref)  # positional-only in NumPy (the rule may rename it: value=)
+        if name in posonly or (i < len(positional) and positional[i] in posonly) \
+                or i <= last_vararg:
+            # positional-only in NumPy (the rule may rename it: value=), or a position of
+            # NumPy's *args (np.gradient's spacings)
+            pieces.append(ref)
         else:
             pieces.append(f"{name}={ref}")
     fname = "kw_" + path.replace(".", "_") + ("_plain" if only is not None else "")
@@ -386,7 +438,7 @@ def test_keyword_call(path, nparams, where):
     rng = _rng("signatures", path, nparams)
     values, diff = _realise([example[n] for n in names], rng, False)
     # the rule's defaults, spelled out, are NumPy's: the same call without them
-    given = set(EXAMPLES.get(path) or ()) | {n for n in prim.params if n not in prim.defaults}
+    given = set(_given(path, prim)) | {n for n in prim.params if n not in prim.defaults}
     f_plain, plain_names = _keyword_function(path, fn, prim, example, only=given)
     plain = f_plain(*[values[names.index(n)] for n in plain_names])
     y = f(*values)
