@@ -106,6 +106,10 @@ class CallsMixin:
         user = R.lookup_user(obj) if obj is not None else None
         if obj is _runtime_append() and len(e.args) == 2 and isinstance(e.args[0], gast.Name):
             return self.append(e.args[0].id, e.args[1], fwd, self.depth, length=x)
+        if obj in (min, max) and user is None:
+            rev = self.min_max(x, e, obj, fwd)
+            if rev is not None:
+                return rev
         if obj is not None and user is None and not _has_starred(e):
             rev = self.inline_primitive(x, e, obj, list(e.args), fwd)
             if rev is not None:
@@ -241,6 +245,20 @@ class CallsMixin:
         self.note_helpers(prim.path)
         extra = {p: prim.defaults[p] for p, _ in defaults}
         return self.elementwise(x, pairs, prim.partials, prim.adjoints, prim.kind, extra)
+
+    def min_max(self, x, e, obj, fwd):
+        """min(a, b) / max(a, b) of real numbers, inline: the gradient goes to the one
+        Python picks (a, unless b is strictly smaller / larger), as the run-time rule
+        gives it; None when the call does not fit (other kinds, keywords, one iterable)."""
+        if len(e.args) != 2 or e.keywords or _has_starred(e):
+            return None
+        if any(self.kind_of(a) != REAL for a in e.args) or self.kinds.get(x) != REAL:
+            return None
+        a, b = (src(v) for v in e.args)
+        op = "<" if obj is min else ">"
+        fwd.append(f"{x} = {src(e)}")
+        adjoints = {"a": f"(0.0 if {b} {op} {a} else g)", "b": f"(g if {b} {op} {a} else 0.0)"}
+        return self.elementwise(x, list(zip("ab", e.args)), {}, adjoints, "same")
 
     def conjugate(self, x, base):
         def rev(st):
