@@ -274,6 +274,9 @@ class Queries:
             return OTHER
         if R.lookup_user(obj) is not None:
             return OTHER
+        if type(obj) is types.FunctionType:
+            result = self.callee_result(e, obj)
+            return result[0] if result is not None else OTHER
         if obj in R.NONDIFF if hashable(obj) else False:
             # no gradient flows through it, but its value may still be written into
             # (a = np.zeros(n); a[i] = x): the kind says what the value is
@@ -314,6 +317,54 @@ class Queries:
             if not (isinstance(b, gast.Constant) and float(b.value).is_integer()):
                 return OTHER
         return out or REAL
+
+    def callee_result(self, e, obj):
+        """(kind, item kinds or None) of what a call of a module-level Python function
+        returns, from its generated code for these argument kinds (made now: the call
+        needs it anyway), or None when that is not known statically.
+
+        Sound because what it rests on is part of this function's cache entry: the
+        callee is a global read by name (its identity is recorded, so a redefinition
+        makes this code again), it shares this function's globals (the globals its code
+        assumed are recorded here too, and guarded), it captures nothing, is called with
+        exactly its positional parameters of number and array kinds, and its rules'
+        versions join this function's (a rule registered for it drops this code)."""
+        code = obj.__code__
+        g = self.info.globals
+        if (
+            not isinstance(e.func, gast.Name)
+            or e.func.id in self.locals
+            or e.func.id in self.info.freevars
+            or e.keywords
+            or any(isinstance(a, gast.Starred) for a in e.args)
+            or len(e.args) != code.co_argcount
+            or code.co_kwonlyargcount
+            or code.co_flags & 0x2C  # *args, **kwargs, a generator
+            or obj.__closure__ is not None
+            or obj.__globals__ is not getattr(g, "_g", g)
+            or (obj in R.SPECIAL or obj in R.PRIMITIVES or obj in R.NONDIFF)
+        ):
+            return None
+        kinds = tuple(self.kind_of(a) for a in e.args)
+        if not all(k in NUMERIC for k in kinds):
+            self.callee_memo.pop(id(e), None)
+            return None
+        memo = self.callee_memo.get(id(e))
+        if memo is not None and memo[0] == kinds:
+            return memo[1]
+        emit = sys.modules[__name__.partition(".")[0] + ".emit"]
+        if emit.in_progress(code) or emit.runtime_code(code):
+            return None  # recursion: the callee's kinds wait on this function's
+        try:
+            entry = emit.entry_for(obj, emit.cache_key(obj, kinds))
+        except Exception:  # an error met again (and reported) when the call runs
+            self.callee_memo.pop(id(e), None)
+            return None
+        for name in entry.assumed:  # what the callee's code assumed, assumed here too
+            if type(name) is str:
+                g.get(name)
+        self.callee_memo[id(e)] = (kinds, entry.result, entry)
+        return entry.result
 
     def may_mutate(self, call):
         """Could this call store its arguments somewhere? Not for builtins and rules."""
@@ -386,6 +437,7 @@ class Activity(Queries):
                 counts[t] = counts.get(t, 0) + 1
         self._once = {t for t, n in counts.items() if n == 1 and t not in info.params}
         self.tuple_elts = {}
+        self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
@@ -393,6 +445,7 @@ class Activity(Queries):
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
         self.tuple_elts = MappingProxyType(self.tuple_elts)
+        self.callees = MappingProxyType({i: m[2] for i, m in self.callee_memo.items()})
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
@@ -406,6 +459,12 @@ class Activity(Queries):
                     if (isinstance(s.value, gast.Tuple) and t in self._once
                             and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
                         self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
+                    elif isinstance(s.value, gast.Call) and t in self._once:
+                        memo = self.callee_memo.get(id(s.value))
+                        if memo is not None and memo[1][1] is not None:
+                            self.tuple_elts[t] = memo[1][1]  # what a callee returns: a tuple
+                        else:
+                            self.tuple_elts.pop(t, None)
                     self.kinds[t] = join(self.kinds.get(t), k) if t in before or t in self.kinds else k
                 elif isinstance(s, gast.For):
                     k = self.iter_item_kind(s.iter)
@@ -541,6 +600,22 @@ def _argument_kinds(info, arg_kinds, free_kinds):
     for v, k in zip(info.freevars, free_kinds):
         kinds[v] = k
     return kinds
+
+
+def result_kinds(facts):
+    """(kind, item kinds or None) of what an analysed function returns: the join over its
+    return statements; item kinds when every one returns a tuple of one length."""
+    kind, elts = None, None
+    for s in walk_block(facts.fn.body):
+        if isinstance(s, gast.Return):
+            v = s.value
+            kind = join(kind, CONST if v is None else facts.kind_of(v))
+            items = facts.tuple_elts.get(v.id) if isinstance(v, gast.Name) else None
+            if items is None or (elts is not None and len(elts) != len(items)):
+                elts = ()
+            elif elts != ():
+                elts = items if elts is None else tuple(join(a, b) for a, b in zip(elts, items))
+    return (kind or CONST), (elts or None)
 
 
 def analyse(fn_node, info, arg_kinds, free_kinds, user_names):

@@ -148,12 +148,24 @@ class CallsMixin:
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         keep = self._kept_arguments(x, e)
+        direct = self.facts.callees.get(id(e)) if not keep else None
         if keep:  # the caller reads these containers again: the callee must not write them
             fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
+        elif direct is not None:  # its pair for these kinds, made with this code
+            fwd.append(f"{x}, {pbn} = {self.direct_name(func.id, direct)}({_args_src(e)})")
         else:
             fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), call=e)
         return self.take_kept(keep, e, rev, fwd)
+
+    def direct_name(self, fname, entry):
+        """The name this code calls entry's pair by (one per callee entry)."""
+        for name, e in self.direct.items():
+            if e is entry:
+                return name
+        name = self.namer.fresh(f"{fname}_pair")
+        self.direct[name] = entry
+        return name
 
     def take_kept(self, keep, e, rev, fwd):
         """After call_keeping: an argument the callee changed with `a op= v` (in place in

@@ -85,6 +85,10 @@ class DataMixin:
                 return rev
             fwd.append(f"{x} = {src(e)}")
             return None
+        items = self.unpacked.get(base.id)
+        if items is not None:  # `a, b = f(...)`: a copy of the item's adjoint
+            fwd.append(f"{x} = {src(e)}")
+            return self.rev_copy(x, items[e.slice.value])
         self.helpers.add("_rt")
         idx = C.index_value_src(e.slice)
         k = self.kind_of(base)

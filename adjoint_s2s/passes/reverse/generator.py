@@ -14,7 +14,7 @@ import builtins
 import gast
 
 from .. import codegen as C
-from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR, Queries, reads
+from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR, Queries, reads, walk_block
 from ..codegen import Block, Save, src
 from ... import rules as R
 from ...errors import UnsupportedSyntaxError
@@ -77,6 +77,14 @@ class Generator(
         self.field_of = {}  # name -> (obj, attr): bound by name = obj.attr, on every path
         self.kinds = dict(facts.kinds)
         self.active = set(facts.active)
+        self.direct = {}  # name -> Entry of a callee whose pair this code calls by that name
+        self.unpacked = self._unpacked_tuples()
+        for entry in facts.callees.values():
+            # the callee's result kinds rest on its code: on the rules it inlined too
+            for ref, ver in entry.deps:
+                obj = ref()
+                if obj is not None:
+                    self.deps.setdefault(obj, ver)
 
     @property
     def range_names(self):
@@ -85,6 +93,36 @@ class Generator(
     @property
     def tuple_elts(self):
         return self.facts.tuple_elts
+
+    def _unpacked_tuples(self):
+        """Active tuples of numbers and arrays read only by `x = seq[i]` (i a constant:
+        the normalised `a, b = f(...)`): seq -> one stand-in name per item. Each read
+        adds its adjoint to its item's stand-in (a copy of a number, no run-time pair),
+        and the tuple's own adjoint is put together from them where seq is made."""
+        elts = {t: k for t, k in self.facts.tuple_elts.items()
+                if t in self.active and t not in self.info.params and all(x in NUMERIC for x in k)}
+        if not elts:
+            return {}
+        fine = set()
+        for s in walk_block(self.fn.body):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                    and isinstance(s.value, gast.Subscript):
+                v = s.value
+                if isinstance(v.value, gast.Name) and v.value.id in elts and isinstance(v.slice, gast.Constant) \
+                        and type(v.slice.value) is int and -len(elts[v.value.id]) <= v.slice.value < len(elts[v.value.id]):
+                    fine.add(id(v.value))
+        for n in gast.walk(self.fn):
+            if isinstance(n, gast.Name) and n.id in elts and isinstance(n.ctx, gast.Load) and id(n) not in fine:
+                elts.pop(n.id)
+        out = {}
+        for t in sorted(elts):
+            names = [self.namer.fresh(f"{t}_{i}") for i in range(len(elts[t]))]
+            for name, k in zip(names, elts[t]):
+                self.kinds[name] = k
+                self.active.add(name)
+                self.locals.add(name)
+            out[t] = names
+        return out
 
     # ----- names ---------------------------------------------------------------------
     def adj_name(self, name):
