@@ -115,7 +115,12 @@ def _fact(value):
 _BY_TYPE = {int, float, complex, bool, str, bytes, type(None), list, dict, tuple, set, frozenset}
 
 
+_ARRAY_ITEMS = "array items"  # the fact of a list or tuple of number arrays (see below)
+
+
 def _same_fact(fact, value):
+    if type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
+        return type(value) is fact[1] and len(value) > 0 and activity.all_number_arrays(value)
     if fact is _MISSING or type(fact) is type or type(fact) is tuple:
         return fact == _fact(value) if value is not _MISSING else fact is _MISSING
     return value is not _MISSING and fact() is value
@@ -127,7 +132,9 @@ def _data_guard(assumed):
     so every call checks them (a type and a dtype each) before reusing the code."""
     guard = []
     for name, fact in assumed.items():
-        if type(name) is str and (type(fact) is type or type(fact) is tuple):
+        if type(name) is str and type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
+            guard.append((name, fact[1], _ARRAY_ITEMS))  # a list of arrays: each item checked
+        elif type(name) is str and (type(fact) is type or type(fact) is tuple):
             kind = fact[1] if type(fact) is tuple else None
             guard.append((name, np.ndarray if kind is not None else fact, kind))
     return tuple(guard)
@@ -148,6 +155,10 @@ class _RecordingGlobals:
     def _note(self, name):
         if name not in self.read:
             self.read[name] = _fact(self._g.get(name, _MISSING))
+
+    def assume_array_items(self, name):
+        """The code assumes that global list (or tuple) holds number arrays only."""
+        self.read[name] = (_ARRAY_ITEMS, type(self._g[name]))
 
     def __contains__(self, name):
         self._note(name)

@@ -174,6 +174,23 @@ class Queries:
             return COMPLEX
         return OTHER
 
+    def global_items_kind(self, name):
+        """ARRAY for a global list or tuple of number arrays (data: `XS[t]` inside a
+        loop) that this function reads only as `x = XS[i]`; else OTHER. The code made
+        for it assumes so at every call (emit's data guard checks each item's type), so
+        a list changed later (a number, an object appended) gets code made again."""
+        if name in self.locals or name in self.info.freevars or name not in self.global_item_names:
+            return OTHER
+        g = self.info.globals
+        value = g.get(name) if name in g else None
+        if type(value) not in (list, tuple) or not value or not all_number_arrays(value):
+            return OTHER
+        assume = getattr(g, "assume_array_items", None)
+        if assume is None:
+            return OTHER
+        assume(name)
+        return ARRAY
+
     def is_active(self, node):
         return isinstance(node, gast.Name) and node.id in self.active
 
@@ -248,6 +265,13 @@ class Queries:
                 return const_kind(obj) if const_kind(obj) != OTHER else OTHER
             return OTHER
         if isinstance(e, gast.Subscript):
+            items = self.dict_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
+            if items is not None and isinstance(e.slice, gast.Constant) and _const_key(e.slice.value) \
+                    and e.slice.value in items:
+                return items[e.slice.value]  # p = {"a": x}; p["a"]: read only so, never changed
+            if isinstance(e.value, gast.Name) and isinstance(e.slice, (gast.Name, gast.Constant)) \
+                    and self.global_items_kind(e.value.id) == ARRAY:
+                return ARRAY  # XS[t] of a global list of arrays
             elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
             if elts is not None and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
                 i = e.slice.value
@@ -437,6 +461,12 @@ class Activity(Queries):
                 counts[t] = counts.get(t, 0) + 1
         self._once = {t for t, n in counts.items() if n == 1 and t not in info.params}
         self.tuple_elts = {}
+        # dicts bound once to a display with constant keys and read only as p[key]: the
+        # kinds of their values by key
+        self.dict_elts = {}
+        self._item_only = item_reads_only(fn_node, self._once)
+        self.global_item_names = item_reads_only(
+            fn_node, {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)} - self.locals, any_key=True)
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
@@ -445,6 +475,7 @@ class Activity(Queries):
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
         self.tuple_elts = MappingProxyType(self.tuple_elts)
+        self.dict_elts = MappingProxyType(self.dict_elts)
         self.callees = MappingProxyType({i: m[2] for i, m in self.callee_memo.items()})
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
@@ -459,6 +490,10 @@ class Activity(Queries):
                     if (isinstance(s.value, gast.Tuple) and t in self._once
                             and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
                         self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
+                    elif (isinstance(s.value, gast.Dict) and t in self._item_only
+                            and all(isinstance(k, gast.Constant) and _const_key(k.value) for k in s.value.keys)
+                            and len({k.value for k in s.value.keys}) == len(s.value.keys)):
+                        self.dict_elts[t] = {k.value: self.expr_kind(v) for k, v in zip(s.value.keys, s.value.values)}
                     elif isinstance(s.value, gast.Call) and t in self._once:
                         memo = self.callee_memo.get(id(s.value))
                         if memo is not None and memo[1][1] is not None:
@@ -600,6 +635,37 @@ def _argument_kinds(info, arg_kinds, free_kinds):
     for v, k in zip(info.freevars, free_kinds):
         kinds[v] = k
     return kinds
+
+
+def all_number_arrays(seq):
+    """Whether every item of seq is an ndarray of numbers."""
+    nd = np.ndarray
+    return all(type(a) is nd and a.dtype.kind in "iufc" for a in seq)
+
+
+def _const_key(v):
+    return type(v) in (str, int)
+
+
+def item_reads_only(fn_node, names, any_key=False):
+    """The names among `names` that the function reads only as `x = name[key]`, key a
+    constant string or integer (any_key: or a name): never passed on, changed, returned
+    or captured."""
+    fine = set()
+    for s in walk_block(fn_node.body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.Subscript):
+            v = s.value
+            if isinstance(v.value, gast.Name) and (
+                isinstance(v.slice, gast.Constant) and _const_key(v.slice.value)
+                or any_key and isinstance(v.slice, gast.Name)
+            ):
+                fine.add(id(v.value))
+    out = set(names)
+    for n in gast.walk(fn_node):
+        if isinstance(n, gast.Name) and n.id in out and isinstance(n.ctx, gast.Load) and id(n) not in fine:
+            out.discard(n.id)
+    return frozenset(out)
 
 
 def result_kinds(facts):

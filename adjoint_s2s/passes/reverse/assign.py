@@ -78,13 +78,28 @@ class AssignMixin:
             fwd.append(f"{x} = {src(e)}")
             rev = None
         if x in self.unpacked:
-            rev = self.rev_pack(x, rev)
+            rev = self.rev_pack(x, e, rev)
         return self.with_restore(rev, x, self.saves[mark:])
 
-    def rev_pack(self, x, rev):
-        """x a tuple read only item by item (see Generator._unpacked_tuples): its adjoint
-        is the tuple of its items' adjoints (a zero of its kind where an item has none)."""
-        names = self.unpacked[x]
+    def rev_pack(self, x, e, rev):
+        """x a tuple or dict read only item by item (see Generator._unpacked_tuples): made
+        by a display, each value takes its item's adjoint; else x's adjoint is the tuple
+        of its items' adjoints (a zero of its kind where an item has none)."""
+        items = self.unpacked[x]
+        names = list(items.values())
+        if isinstance(e, (gast.Dict, gast.Tuple)):
+            values = e.values if isinstance(e, gast.Dict) else e.elts
+            keys = [k.value for k in e.keys] if isinstance(e, gast.Dict) else range(len(values))
+
+            def from_display(st):
+                for key, v in zip(keys, values):
+                    n = items[key]
+                    if st.get(n) is not None and self.is_active(v):
+                        st.acc(v.id, st.adj(n), st.get(n) == NUM)
+                for n in names:
+                    st.consume(n)
+
+            return from_display
 
         def recipe(st):
             if any(st.get(n) is not None for n in names):
