@@ -140,6 +140,20 @@ def _data_guard(assumed):
     return tuple(guard)
 
 
+def _callee_guard(fn, facts):
+    """The globals naming callees whose result kinds (and pairs) the code took at
+    transform time, with the callees' own: each call checks they name the same
+    functions (a redefinition makes the code again). (name, None, weak reference)."""
+    guard = {}
+    for name in sorted(facts.callee_globals):
+        guard[name] = (name, None, _weak(fn.__globals__.get(name)))
+    for callee in facts.callees.values():
+        for item in callee.guard:
+            if item[1] is None:
+                guard.setdefault(item[0], item)
+    return tuple(guard.values())
+
+
 def data_guard_of(fn, key):
     """The data guard of fn's generated code for key (see _data_guard)."""
     return entry_for(fn, key).guard
@@ -349,7 +363,7 @@ def _generate(fn, key):
     entry.result = activity.result_kinds(gen.facts)
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)
-    entry.guard = _data_guard(entry.assumed)
+    entry.guard = _data_guard(entry.assumed) + _callee_guard(fn, gen.facts)
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry

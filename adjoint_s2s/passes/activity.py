@@ -179,7 +179,15 @@ class Queries:
         loop) that this function reads only as `x = XS[i]`; else OTHER. The code made
         for it assumes so at every call (emit's data guard checks each item's type), so
         a list changed later (a number, an object appended) gets code made again."""
-        if name in self.locals or name in self.info.freevars or name not in self.global_item_names:
+        if self._global_items is None:
+            # len(XS) reads no item: allowed too
+            sized = {id(c.args[0]) for c in gast.walk(self.fn) if isinstance(c, gast.Call)
+                     and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], gast.Name)
+                     and self.resolve(c.func) is len}
+            self._global_items = item_reads_only(
+                self.fn, {n.id for n in gast.walk(self.fn) if isinstance(n, gast.Name)} - self.locals,
+                any_key=True, also=sized)
+        if name in self.locals or name in self.info.freevars or name not in self._global_items:
             return OTHER
         g = self.info.globals
         value = g.get(name) if name in g else None
@@ -387,7 +395,7 @@ class Queries:
         for name in entry.assumed:  # what the callee's code assumed, assumed here too
             if type(name) is str:
                 g.get(name)
-        self.callee_memo[id(e)] = (kinds, entry.result, entry)
+        self.callee_memo[id(e)] = (kinds, entry.result, entry, e.func.id)
         return entry.result
 
     def may_mutate(self, call):
@@ -465,8 +473,7 @@ class Activity(Queries):
         # kinds of their values by key
         self.dict_elts = {}
         self._item_only = item_reads_only(fn_node, self._once)
-        self.global_item_names = item_reads_only(
-            fn_node, {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)} - self.locals, any_key=True)
+        self._global_items = None  # computed when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
@@ -477,6 +484,7 @@ class Activity(Queries):
         self.tuple_elts = MappingProxyType(self.tuple_elts)
         self.dict_elts = MappingProxyType(self.dict_elts)
         self.callees = MappingProxyType({i: m[2] for i, m in self.callee_memo.items()})
+        self.callee_globals = frozenset(m[3] for m in self.callee_memo.values())
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
@@ -647,11 +655,11 @@ def _const_key(v):
     return type(v) in (str, int)
 
 
-def item_reads_only(fn_node, names, any_key=False):
+def item_reads_only(fn_node, names, any_key=False, also=()):
     """The names among `names` that the function reads only as `x = name[key]`, key a
-    constant string or integer (any_key: or a name): never passed on, changed, returned
-    or captured."""
-    fine = set()
+    constant string or integer (any_key: or a name), or at the nodes `also`: never
+    passed on, changed, returned or captured."""
+    fine = set(also)
     for s in walk_block(fn_node.body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
                 and isinstance(s.value, gast.Subscript):
