@@ -190,7 +190,7 @@ class _RecordingGlobals:
 class Entry:
     __slots__ = (
         "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
-        "assumed", "guard", "result", "direct", "__weakref__",
+        "assumed", "guard", "result", "direct", "grads_num", "__weakref__",
     )
 
     def __init__(self, code, source, filename, deps, helpers, pair_name):
@@ -207,6 +207,7 @@ class Entry:
         self.guard = ()  # (name, type, dtype kind): the data globals, checked at every call
         self.result = None  # (kind, item kinds or None) of what the function returns
         self.direct = {}  # name in the code -> Entry of a callee called directly (its pair)
+        self.grads_num = ()  # per positional parameter: is its gradient surely a real number
 
     @property
     def callees(self):
@@ -360,6 +361,7 @@ def _generate(fn, key):
     helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers if h not in direct}
     entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
     entry.direct = direct
+    entry.grads_num = getattr(gen, "grads_num", ())
     entry.result = activity.result_kinds(gen.facts)
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)

@@ -357,7 +357,9 @@ class CallsMixin:
         direct = set()
         seen = set()
         pending = []
-        for a in args:
+        callee = self.facts.callees.get(id(call)) if call is not None else None
+        nums = callee.grads_num if callee is not None and not keywords else ()
+        for i, a in enumerate(args):
             if isinstance(a, gast.Name) and a.id in self.active:
                 if st.get(a.id) is None and a.id not in seen and self.kinds.get(a.id) not in SCALAR:
                     names.append(st.adj(a.id))
@@ -365,7 +367,9 @@ class CallsMixin:
                 else:
                     t = self.namer.fresh(f"{ADJOINT_PREFIX}{a.id}_part")
                     names.append(t)
-                    pending.append((a.id, t))
+                    # a real number from a pair made for these kinds: added as it is
+                    num = 0 < i <= len(nums) and nums[i - 1] and self.kinds.get(a.id) == REAL
+                    pending.append((a.id, t, num))
                 seen.add(a.id)
             else:
                 names.append("_")
@@ -376,8 +380,8 @@ class CallsMixin:
         st.line(f"{lhs} = {pbn}({g})")
         for n in direct:
             st.status[n] = MAYBE
-        for n, t in pending:
-            st.acc(n, t, False)
+        for n, t, num in pending:
+            st.acc(n, t, num)
         for n in handed:
             st.acc(n, f"_rt.take_items({n})", False)
         for k in keywords:

@@ -486,6 +486,9 @@ class Generator(
         hand their gradients back through the store (a line added to body)."""
         info = self.info
         grads = [self.adj_name(p) if st.get(p) is not None else "None" for p in info.positional]
+        # which gradients are surely real numbers: a caller calling this pair directly
+        # adds them as they are (Entry.grads_num)
+        self.grads_num = tuple(st.get(p) == NUM and self.kinds.get(p) == REAL for p in info.positional)
         extra = []
         if info.vararg:
             v = info.vararg
