@@ -105,6 +105,17 @@ def over_list(w):
     return s
 
 
+def sin_cos(x):
+    y, z = np.sin(x), np.cos(x)
+    return y, z
+
+
+def outer_arrays(x):
+    y, z = sin_cos(x)
+    y[0] = 2.0  # written into: the item keeps its own object
+    return np.sum(y * z)
+
+
 def over_items(x, vs):
     s = 0.0
     for v in vs:
@@ -238,3 +249,20 @@ def test_a_loop_that_still_dispatches_says_why(mod):
     assert lines[i + 1] == "# dispatched at run time: kind of v, s unknown"
     assert sum(ln.startswith("# dispatched at run time") for ln in lines) == 1
     assert ad.gradient(mod.over_items, 1.0, [1.0, 2.0])[0] == pytest.approx(3.0)
+
+
+def test_a_dict_written_through_a_shared_name_node_is_read_at_run_time():
+    def aug(x, v):
+        d = {"a": x, "b": v}
+        d["a"] += v  # the normalised code reads and writes d["a"] through one node
+        return d["a"] * d["b"]
+
+    assert "_rt.setitem" in ad.show_adjoint(aug, 0.7, 1.3)
+    assert ad.gradient(aug, 0.7, 1.3) == pytest.approx((1.3, 0.7 + 2 * 1.3))
+
+
+def test_a_tuple_of_arrays_from_a_callee_keeps_array_kinds(mod):
+    x = np.array([0.3, -0.4, 1.1])
+    text = ad.show_adjoint(mod.outer_arrays, x)
+    assert "sin_cos_pair(x)" in text and "_rt.binop" not in text
+    _close(mod.outer_arrays, x)

@@ -181,7 +181,7 @@ class Queries:
         a list changed later (a number, an object appended) gets code made again."""
         if self._global_items is None:
             # len(XS) reads no item: allowed too
-            sized = {id(c.args[0]) for c in gast.walk(self.fn) if isinstance(c, gast.Call)
+            sized = {id(c) for c in gast.walk(self.fn) if isinstance(c, gast.Call)
                      and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], gast.Name)
                      and self.resolve(c.func) is len}
             self._global_items = item_reads_only(
@@ -657,22 +657,39 @@ def _const_key(v):
 
 def item_reads_only(fn_node, names, any_key=False, also=()):
     """The names among `names` that the function reads only as `x = name[key]`, key a
-    constant string or integer (any_key: or a name), or at the nodes `also`: never
-    passed on, changed, returned or captured."""
-    fine = set(also)
-    for s in walk_block(fn_node.body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
-                and isinstance(s.value, gast.Subscript):
-            v = s.value
-            if isinstance(v.value, gast.Name) and (
-                isinstance(v.slice, gast.Constant) and _const_key(v.slice.value)
-                or any_key and isinstance(v.slice, gast.Name)
-            ):
-                fine.add(id(v.value))
+    constant string or integer (any_key: or a name), or in the calls `also` (ids of
+    `len(name)` nodes): never written into, passed on, returned or captured. (Statement
+    by statement: the normaliser may share one Name node between a read and a write.)"""
     out = set(names)
-    for n in gast.walk(fn_node):
-        if isinstance(n, gast.Name) and n.id in out and isinstance(n.ctx, gast.Load) and id(n) not in fine:
-            out.discard(n.id)
+
+    def visit(node):
+        if id(node) in also:
+            return
+        if isinstance(node, gast.Name) and node.id in out:
+            out.discard(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+
+    for s in walk_block(fn_node.body):
+        if not out:
+            break
+        if isinstance(s, gast.If):
+            visit(s.test)
+        elif isinstance(s, gast.For):
+            visit(s.target)
+            visit(s.iter)
+        elif isinstance(s, gast.While):
+            visit(s.test)
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.value
+            if (isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and (
+                    isinstance(v.slice, gast.Constant) and _const_key(v.slice.value)
+                    or any_key and isinstance(v.slice, gast.Name))):
+                visit(v.slice)
+            else:
+                visit(v)
+        else:
+            visit(s)
     return frozenset(out)
 
 

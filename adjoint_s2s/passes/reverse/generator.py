@@ -100,8 +100,9 @@ class Generator(
         return self.facts.tuple_elts
 
     def _unpacked_tuples(self):
-        """Active tuples and dicts of numbers and arrays read only by `x = seq[key]` (a
-        constant key: the normalised `a, b = f(...)`, `p["rate"]` of `p = {"rate": r}`):
+        """Active tuples and dicts of numbers (immutable: nothing writes into an item)
+        read only by `x = seq[key]` (a constant key: the normalised `a, b = f(...)`,
+        `p["rate"]` of `p = {"rate": r}`):
         seq -> {key: a stand-in name for that item}. Each read adds its adjoint to its
         item's stand-in (a copy of a number, no run-time pair); where seq is made, the
         items' adjoints go to the values of its display, or make the tuple's adjoint."""
@@ -109,7 +110,7 @@ class Generator(
         items = {t: dict(enumerate(k)) for t, k in facts.tuple_elts.items()}
         items.update((t, dict(k)) for t, k in facts.dict_elts.items())
         items = {t: k for t, k in items.items()
-                 if t in self.active and t not in self.info.params and all(x in NUMERIC for x in k.values())}
+                 if t in self.active and t not in self.info.params and all(x in SCALAR for x in k.values())}
         if not items:
             return {}
         only = item_reads_only(self.fn, items)
