@@ -37,6 +37,7 @@ from . import rules as R
 from . import adapters, runtime, source, transform
 from .errors import AdjointError, UnsupportedSyntaxError, short_name
 from .kinds import OTHER, cache_key
+from .passes import activity
 from .passes.cleanup import tokens as _tokens
 from .templates import _parse as _parse_template
 
@@ -114,7 +115,12 @@ def _fact(value):
 _BY_TYPE = {int, float, complex, bool, str, bytes, type(None), list, dict, tuple, set, frozenset}
 
 
+_ARRAY_ITEMS = "array items"  # the fact of a list or tuple of number arrays (see below)
+
+
 def _same_fact(fact, value):
+    if type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
+        return type(value) is fact[1] and len(value) > 0 and activity.all_number_arrays(value)
     if fact is _MISSING or type(fact) is type or type(fact) is tuple:
         return fact == _fact(value) if value is not _MISSING else fact is _MISSING
     return value is not _MISSING and fact() is value
@@ -126,10 +132,26 @@ def _data_guard(assumed):
     so every call checks them (a type and a dtype each) before reusing the code."""
     guard = []
     for name, fact in assumed.items():
-        if type(name) is str and (type(fact) is type or type(fact) is tuple):
+        if type(name) is str and type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
+            guard.append((name, fact[1], _ARRAY_ITEMS))  # a list of arrays: each item checked
+        elif type(name) is str and (type(fact) is type or type(fact) is tuple):
             kind = fact[1] if type(fact) is tuple else None
             guard.append((name, np.ndarray if kind is not None else fact, kind))
     return tuple(guard)
+
+
+def _callee_guard(fn, facts):
+    """The globals naming callees whose result kinds (and pairs) the code took at
+    transform time, with the callees' own: each call checks they name the same
+    functions (a redefinition makes the code again). (name, None, weak reference)."""
+    guard = {}
+    for name in sorted(facts.callee_globals):
+        guard[name] = (name, None, _weak(fn.__globals__.get(name)))
+    for callee in facts.callees.values():
+        for item in callee.guard:
+            if item[1] is None:
+                guard.setdefault(item[0], item)
+    return tuple(guard.values())
 
 
 def data_guard_of(fn, key):
@@ -148,6 +170,10 @@ class _RecordingGlobals:
         if name not in self.read:
             self.read[name] = _fact(self._g.get(name, _MISSING))
 
+    def assume_array_items(self, name):
+        """The code assumes that global list (or tuple) holds number arrays only."""
+        self.read[name] = (_ARRAY_ITEMS, type(self._g[name]))
+
     def __contains__(self, name):
         self._note(name)
         return name in self._g
@@ -164,7 +190,7 @@ class _RecordingGlobals:
 class Entry:
     __slots__ = (
         "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
-        "assumed", "guard", "__weakref__",
+        "assumed", "guard", "result", "direct", "grads_num", "__weakref__",
     )
 
     def __init__(self, code, source, filename, deps, helpers, pair_name):
@@ -179,6 +205,9 @@ class Entry:
         self._callees = []
         self.assumed = {}  # global (or captured module) name -> _fact of its value
         self.guard = ()  # (name, type, dtype kind): the data globals, checked at every call
+        self.result = None  # (kind, item kinds or None) of what the function returns
+        self.direct = {}  # name in the code -> Entry of a callee called directly (its pair)
+        self.grads_num = ()  # per positional parameter: is its gradient surely a real number
 
     @property
     def callees(self):
@@ -191,6 +220,8 @@ class Entry:
             obj = ref()
             if obj is None or R.version(obj) != ver or R.lookup_user(obj) is not None:
                 return False
+        if not all(e.valid() for e in self.direct.values()):
+            return False
         self.epoch = R.EPOCH[0]
         return True
 
@@ -268,8 +299,28 @@ def _helper_values():
     return {"_rt": runtime, "math": math, "cmath": cmath, "np": np, "operator": operator}
 
 
+_IN_PROGRESS = set()  # the code objects being transformed now (callee kinds wait on them)
+
+
+def in_progress(code):
+    return code in _IN_PROGRESS
+
+
+def runtime_code(code):
+    """Whether code is adjoint_s2s's own (its run time differentiated again)."""
+    return runtime._not_users(code.co_filename)
+
+
 def generate(fn, key):
     """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
+    _IN_PROGRESS.add(fn.__code__)
+    try:
+        return _generate(fn, key)
+    finally:
+        _IN_PROGRESS.discard(fn.__code__)
+
+
+def _generate(fn, key):
     code = fn.__code__
     node, filename, lines = _source_node(fn)
     node = _as_def(source.fresh_copy(node), code)  # normalisation rewrites the tree: never the cached one
@@ -291,7 +342,9 @@ def generate(fn, key):
             hint="please report this with the function's source; meanwhile give the function "
             "a rule with @adjoint_s2s.adjoint",
         ) from exc
-    helpers = sorted(h for h in gen.helpers | {"_rt"} if h not in code.co_freevars)
+    direct = dict(gen.direct)  # callees' pairs, called by name: bound with this code
+    helpers = sorted(h for h in gen.helpers | {"_rt"} if h not in code.co_freevars and h not in direct)
+    helpers += sorted(direct)
     params = helpers + list(code.co_freevars)
     pair_name = pair_src.split("(", 1)[0][4:]
     text = (
@@ -305,11 +358,14 @@ def generate(fn, key):
     _register_source(gname, text, pair_code)
     ORIGINS[gname] = _origins(text, gen.raw_items, filename)
     helper_vals = _helper_values()
-    helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers}
+    helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers if h not in direct}
     entry = Entry(pair_code, text, gname, dict(gen.deps), helper_cells, pair_name)
+    entry.direct = direct
+    entry.grads_num = getattr(gen, "grads_num", ())
+    entry.result = activity.result_kinds(gen.facts)
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)
-    entry.guard = _data_guard(entry.assumed)
+    entry.guard = _data_guard(entry.assumed) + _callee_guard(fn, gen.facts)
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry
@@ -446,6 +502,8 @@ def bind(fn, entry):
         cell = own.get(name)
         if cell is None:
             cell = entry.helpers.get(name)
+        if cell is None and name in entry.direct:
+            cell = types.CellType(_bind_direct(entry.direct[name], fn.__globals__))
         if cell is None:  # pragma: no cover
             cell = types.CellType()
         cells.append(cell)
@@ -453,6 +511,19 @@ def bind(fn, entry):
     if fn.__kwdefaults__:
         pair.__kwdefaults__ = dict(fn.__kwdefaults__)
     return pair
+
+
+def _bind_direct(entry, globals_):
+    """The pair of a callee called directly (a global function of these globals that
+    captures nothing, called with all its positional arguments: see
+    Queries.callee_result), bound to the globals it shares with its caller."""
+    cells = []
+    for name in entry.code.co_freevars:
+        cell = entry.helpers.get(name)
+        if cell is None:
+            cell = types.CellType(_bind_direct(entry.direct[name], globals_))
+        cells.append(cell)
+    return types.FunctionType(entry.code, globals_, entry.pair_name, None, tuple(cells))
 
 
 def raw_pair_for(fn, key):

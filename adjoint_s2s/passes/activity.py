@@ -174,6 +174,31 @@ class Queries:
             return COMPLEX
         return OTHER
 
+    def global_items_kind(self, name):
+        """ARRAY for a global list or tuple of number arrays (data: `XS[t]` inside a
+        loop) that this function reads only as `x = XS[i]`; else OTHER. The code made
+        for it assumes so at every call (emit's data guard checks each item's type), so
+        a list changed later (a number, an object appended) gets code made again."""
+        if self._global_items is None:
+            # len(XS) reads no item: allowed too
+            sized = {id(c) for c in gast.walk(self.fn) if isinstance(c, gast.Call)
+                     and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], gast.Name)
+                     and self.resolve(c.func) is len}
+            self._global_items = item_reads_only(
+                self.fn, {n.id for n in gast.walk(self.fn) if isinstance(n, gast.Name)} - self.locals,
+                any_key=True, also=sized)
+        if name in self.locals or name in self.info.freevars or name not in self._global_items:
+            return OTHER
+        g = self.info.globals
+        value = g.get(name) if name in g else None
+        if type(value) not in (list, tuple) or not value or not all_number_arrays(value):
+            return OTHER
+        assume = getattr(g, "assume_array_items", None)
+        if assume is None:
+            return OTHER
+        assume(name)
+        return ARRAY
+
     def is_active(self, node):
         return isinstance(node, gast.Name) and node.id in self.active
 
@@ -250,6 +275,13 @@ class Queries:
                 return const_kind(obj) if const_kind(obj) != OTHER else OTHER
             return OTHER
         if isinstance(e, gast.Subscript):
+            items = self.dict_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
+            if items is not None and isinstance(e.slice, gast.Constant) and _const_key(e.slice.value) \
+                    and e.slice.value in items:
+                return items[e.slice.value]  # p = {"a": x}; p["a"]: read only so, never changed
+            if isinstance(e.value, gast.Name) and isinstance(e.slice, (gast.Name, gast.Constant)) \
+                    and self.global_items_kind(e.value.id) == ARRAY:
+                return ARRAY  # XS[t] of a global list of arrays
             elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
             if elts is not None and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
                 i = e.slice.value
@@ -276,6 +308,9 @@ class Queries:
             return OTHER
         if R.lookup_user(obj) is not None:
             return OTHER
+        if type(obj) is types.FunctionType:
+            result = self.callee_result(e, obj)
+            return result[0] if result is not None else OTHER
         if obj in R.NONDIFF if hashable(obj) else False:
             # no gradient flows through it, but its value may still be written into
             # (a = np.zeros(n); a[i] = x): the kind says what the value is
@@ -316,6 +351,54 @@ class Queries:
             if not (isinstance(b, gast.Constant) and float(b.value).is_integer()):
                 return OTHER
         return out or REAL
+
+    def callee_result(self, e, obj):
+        """(kind, item kinds or None) of what a call of a module-level Python function
+        returns, from its generated code for these argument kinds (made now: the call
+        needs it anyway), or None when that is not known statically.
+
+        Sound because what it rests on is part of this function's cache entry: the
+        callee is a global read by name (its identity is recorded, so a redefinition
+        makes this code again), it shares this function's globals (the globals its code
+        assumed are recorded here too, and guarded), it captures nothing, is called with
+        exactly its positional parameters of number and array kinds, and its rules'
+        versions join this function's (a rule registered for it drops this code)."""
+        code = obj.__code__
+        g = self.info.globals
+        if (
+            not isinstance(e.func, gast.Name)
+            or e.func.id in self.locals
+            or e.func.id in self.info.freevars
+            or e.keywords
+            or any(isinstance(a, gast.Starred) for a in e.args)
+            or len(e.args) != code.co_argcount
+            or code.co_kwonlyargcount
+            or code.co_flags & 0x2C  # *args, **kwargs, a generator
+            or obj.__closure__ is not None
+            or obj.__globals__ is not getattr(g, "_g", g)
+            or (obj in R.SPECIAL or obj in R.PRIMITIVES or obj in R.NONDIFF)
+        ):
+            return None
+        kinds = tuple(self.kind_of(a) for a in e.args)
+        if not all(k in NUMERIC for k in kinds):
+            self.callee_memo.pop(id(e), None)
+            return None
+        memo = self.callee_memo.get(id(e))
+        if memo is not None and memo[0] == kinds:
+            return memo[1]
+        emit = sys.modules[__name__.partition(".")[0] + ".emit"]
+        if emit.in_progress(code) or emit.runtime_code(code):
+            return None  # recursion: the callee's kinds wait on this function's
+        try:
+            entry = emit.entry_for(obj, emit.cache_key(obj, kinds))
+        except Exception:  # an error met again (and reported) when the call runs
+            self.callee_memo.pop(id(e), None)
+            return None
+        for name in entry.assumed:  # what the callee's code assumed, assumed here too
+            if type(name) is str:
+                g.get(name)
+        self.callee_memo[id(e)] = (kinds, entry.result, entry, e.func.id)
+        return entry.result
 
     def may_mutate(self, call):
         """Could this call store its arguments somewhere? Not for builtins and rules."""
@@ -388,6 +471,12 @@ class Activity(Queries):
                 counts[t] = counts.get(t, 0) + 1
         self._once = {t for t, n in counts.items() if n == 1 and t not in info.params}
         self.tuple_elts = {}
+        # dicts bound once to a display with constant keys and read only as p[key]: the
+        # kinds of their values by key
+        self.dict_elts = {}
+        self._item_only = item_reads_only(fn_node, self._once)
+        self._global_items = None  # computed when first asked for
+        self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
@@ -395,6 +484,9 @@ class Activity(Queries):
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
         self.tuple_elts = MappingProxyType(self.tuple_elts)
+        self.dict_elts = MappingProxyType(self.dict_elts)
+        self.callees = MappingProxyType({i: m[2] for i, m in self.callee_memo.items()})
+        self.callee_globals = frozenset(m[3] for m in self.callee_memo.values())
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
@@ -408,6 +500,16 @@ class Activity(Queries):
                     if (isinstance(s.value, gast.Tuple) and t in self._once
                             and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
                         self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
+                    elif (isinstance(s.value, gast.Dict) and t in self._item_only
+                            and all(isinstance(k, gast.Constant) and _const_key(k.value) for k in s.value.keys)
+                            and len({k.value for k in s.value.keys}) == len(s.value.keys)):
+                        self.dict_elts[t] = {k.value: self.expr_kind(v) for k, v in zip(s.value.keys, s.value.values)}
+                    elif isinstance(s.value, gast.Call) and t in self._once:
+                        memo = self.callee_memo.get(id(s.value))
+                        if memo is not None and memo[1][1] is not None:
+                            self.tuple_elts[t] = memo[1][1]  # what a callee returns: a tuple
+                        else:
+                            self.tuple_elts.pop(t, None)
                     self.kinds[t] = join(self.kinds.get(t), k) if t in before or t in self.kinds else k
                 elif isinstance(s, gast.For):
                     k = self.iter_item_kind(s.iter)
@@ -543,6 +645,70 @@ def _argument_kinds(info, arg_kinds, free_kinds):
     for v, k in zip(info.freevars, free_kinds):
         kinds[v] = k
     return kinds
+
+
+def all_number_arrays(seq):
+    """Whether every item of seq is an ndarray of numbers."""
+    nd = np.ndarray
+    return all(type(a) is nd and a.dtype.kind in "iufc" for a in seq)
+
+
+def _const_key(v):
+    return type(v) in (str, int)
+
+
+def item_reads_only(fn_node, names, any_key=False, also=()):
+    """The names among `names` that the function reads only as `x = name[key]`, key a
+    constant string or integer (any_key: or a name), or in the calls `also` (ids of
+    `len(name)` nodes): never written into, passed on, returned or captured. (Statement
+    by statement: the normaliser may share one Name node between a read and a write.)"""
+    out = set(names)
+
+    def visit(node):
+        if id(node) in also:
+            return
+        if isinstance(node, gast.Name) and node.id in out:
+            out.discard(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+
+    for s in walk_block(fn_node.body):
+        if not out:
+            break
+        if isinstance(s, gast.If):
+            visit(s.test)
+        elif isinstance(s, gast.For):
+            visit(s.target)
+            visit(s.iter)
+        elif isinstance(s, gast.While):
+            visit(s.test)
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.value
+            if (isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and (
+                    isinstance(v.slice, gast.Constant) and _const_key(v.slice.value)
+                    or any_key and isinstance(v.slice, gast.Name))):
+                visit(v.slice)
+            else:
+                visit(v)
+        else:
+            visit(s)
+    return frozenset(out)
+
+
+def result_kinds(facts):
+    """(kind, item kinds or None) of what an analysed function returns: the join over its
+    return statements; item kinds when every one returns a tuple of one length."""
+    kind, elts = None, None
+    for s in walk_block(facts.fn.body):
+        if isinstance(s, gast.Return):
+            v = s.value
+            kind = join(kind, CONST if v is None else facts.kind_of(v))
+            items = facts.tuple_elts.get(v.id) if isinstance(v, gast.Name) else None
+            if items is None or (elts is not None and len(elts) != len(items)):
+                elts = ()
+            elif elts != ():
+                elts = items if elts is None else tuple(join(a, b) for a, b in zip(elts, items))
+    return (kind or CONST), (elts or None)
 
 
 def analyse(fn_node, info, arg_kinds, free_kinds, user_names):

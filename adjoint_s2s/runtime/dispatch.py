@@ -20,6 +20,7 @@ import numpy as np
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError
 from ..kinds import cell_kinds as _cell_kinds, kinds_of
+from ..passes.activity import all_number_arrays
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
 from .. import adapters, emit
@@ -64,8 +65,18 @@ def globals_fit(g, guard):
     """Whether the data globals the generated code assumed still have its kinds."""
     for name, typ, kind in guard:
         v = g.get(name)
-        if type(v) is not typ or (kind is not None and v.dtype.kind != kind):
+        if typ is None:  # a callee whose pair the code calls: the same function still
+            if kind() is not v:
+                return False
+            continue
+        if type(v) is not typ:
             return False
+        if kind is not None:
+            if len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
+                if not v or not all_number_arrays(v):
+                    return False
+            elif v.dtype.kind != kind:
+                return False
     return True
 
 

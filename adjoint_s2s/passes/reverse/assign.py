@@ -27,9 +27,9 @@ import ast
 
 import gast
 
-from ..activity import ARRAY, OTHER, free_names_of_function
+from ..activity import ARRAY, COMPLEX, OTHER, REAL, free_names_of_function
 from ..codegen import If, Raw, Restore, src
-from .common import NUM, _default_atoms
+from .common import MAYBE, NUM, _default_atoms, _tuple_src
 
 
 class AssignMixin:
@@ -77,7 +77,43 @@ class AssignMixin:
         else:
             fwd.append(f"{x} = {src(e)}")
             rev = None
+        if x in self.unpacked:
+            rev = self.rev_pack(x, e, rev)
         return self.with_restore(rev, x, self.saves[mark:])
+
+    def rev_pack(self, x, e, rev):
+        """x a tuple or dict read only item by item (see Generator._unpacked_tuples): made
+        by a display, each value takes its item's adjoint; else x's adjoint is the tuple
+        of its items' adjoints (a zero of its kind where an item has none)."""
+        items = self.unpacked[x]
+        names = list(items.values())
+        if isinstance(e, (gast.Dict, gast.Tuple)):
+            values = e.values if isinstance(e, gast.Dict) else e.elts
+            keys = [k.value for k in e.keys] if isinstance(e, gast.Dict) else range(len(values))
+
+            def from_display(st):
+                for key, v in zip(keys, values):
+                    n = items[key]
+                    if st.get(n) is not None and self.is_active(v):
+                        st.acc(v.id, st.adj(n), st.get(n) == NUM)
+                for n in names:
+                    st.consume(n)
+
+            return from_display
+
+        def recipe(st):
+            if any(st.get(n) is not None for n in names):
+                zero = {REAL: "0.0", COMPLEX: "0j"}
+                parts = [st.adj(n) if st.get(n) is not None else zero.get(self.kinds[n], "None")
+                         for n in names]
+                st.line(f"{st.adj(x)} = {_tuple_src(parts)}")
+                st.status[x] = MAYBE
+                for n in names:
+                    st.consume(n)
+            if rev is not None:
+                rev(st)
+
+        return recipe
 
     def _assign_inactive(self, x, e, active, fwd, depth):
         """``x = e`` with e a constant here (x may be active elsewhere)."""

@@ -106,6 +106,10 @@ class CallsMixin:
         user = R.lookup_user(obj) if obj is not None else None
         if obj is _runtime_append() and len(e.args) == 2 and isinstance(e.args[0], gast.Name):
             return self.append(e.args[0].id, e.args[1], fwd, self.depth, length=x)
+        if obj in (min, max) and user is None:
+            rev = self.min_max(x, e, obj, fwd)
+            if rev is not None:
+                return rev
         if obj is not None and user is None and not _has_starred(e):
             rev = self.inline_primitive(x, e, obj, list(e.args), fwd)
             if rev is not None:
@@ -144,12 +148,24 @@ class CallsMixin:
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
         keep = self._kept_arguments(x, e)
+        direct = self.facts.callees.get(id(e)) if not keep else None
         if keep:  # the caller reads these containers again: the callee must not write them
             fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
+        elif direct is not None:  # its pair for these kinds, made with this code
+            fwd.append(f"{x}, {pbn} = {self.direct_name(func.id, direct)}({_args_src(e)})")
         else:
             fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), call=e)
         return self.take_kept(keep, e, rev, fwd)
+
+    def direct_name(self, fname, entry):
+        """The name this code calls entry's pair by (one per callee entry)."""
+        for name, e in self.direct.items():
+            if e is entry:
+                return name
+        name = self.namer.fresh(f"{fname}_pair")
+        self.direct[name] = entry
+        return name
 
     def take_kept(self, keep, e, rev, fwd):
         """After call_keeping: an argument the callee changed with `a op= v` (in place in
@@ -242,6 +258,20 @@ class CallsMixin:
         extra = {p: prim.defaults[p] for p, _ in defaults}
         return self.elementwise(x, pairs, prim.partials, prim.adjoints, prim.kind, extra)
 
+    def min_max(self, x, e, obj, fwd):
+        """min(a, b) / max(a, b) of real numbers, inline: the gradient goes to the one
+        Python picks (a, unless b is strictly smaller / larger), as the run-time rule
+        gives it; None when the call does not fit (other kinds, keywords, one iterable)."""
+        if len(e.args) != 2 or e.keywords or _has_starred(e):
+            return None
+        if any(self.kind_of(a) != REAL for a in e.args) or self.kinds.get(x) != REAL:
+            return None
+        a, b = (src(v) for v in e.args)
+        op = "<" if obj is min else ">"
+        fwd.append(f"{x} = {src(e)}")
+        adjoints = {"a": f"(0.0 if {b} {op} {a} else g)", "b": f"(g if {b} {op} {a} else 0.0)"}
+        return self.elementwise(x, list(zip("ab", e.args)), {}, adjoints, "same")
+
     def conjugate(self, x, base):
         def rev(st):
             def body(g, num):
@@ -327,7 +357,9 @@ class CallsMixin:
         direct = set()
         seen = set()
         pending = []
-        for a in args:
+        callee = self.facts.callees.get(id(call)) if call is not None else None
+        nums = callee.grads_num if callee is not None and not keywords else ()
+        for i, a in enumerate(args):
             if isinstance(a, gast.Name) and a.id in self.active:
                 if st.get(a.id) is None and a.id not in seen and self.kinds.get(a.id) not in SCALAR:
                     names.append(st.adj(a.id))
@@ -335,7 +367,9 @@ class CallsMixin:
                 else:
                     t = self.namer.fresh(f"{ADJOINT_PREFIX}{a.id}_part")
                     names.append(t)
-                    pending.append((a.id, t))
+                    # a real number from a pair made for these kinds: added as it is
+                    num = 0 < i <= len(nums) and nums[i - 1] and self.kinds.get(a.id) == REAL
+                    pending.append((a.id, t, num))
                 seen.add(a.id)
             else:
                 names.append("_")
@@ -346,8 +380,8 @@ class CallsMixin:
         st.line(f"{lhs} = {pbn}({g})")
         for n in direct:
             st.status[n] = MAYBE
-        for n, t in pending:
-            st.acc(n, t, False)
+        for n, t, num in pending:
+            st.acc(n, t, num)
         for n in handed:
             st.acc(n, f"_rt.take_items({n})", False)
         for k in keywords:

@@ -185,6 +185,14 @@ class Status:
 
 
 
+def _item_key(sub, items):
+    """The key of items that sub (`seq[key]`, a constant key) reads, or None."""
+    key = sub.slice.value
+    if type(key) is int and len(items) and all(type(k) is int for k in items):
+        key = key + len(items) if -len(items) <= key < 0 else key
+    return key if key in items else None
+
+
 def _tuple_src(parts):
     return f"({', '.join(parts)},)" if len(parts) == 1 else f"({', '.join(parts)})"
 

@@ -24,6 +24,7 @@ from .. import codegen as C
 from ..activity import ARRAY, REAL, SCALAR
 from ..codegen import src
 from ...errors import UnsupportedSyntaxError
+from .common import _item_key
 
 
 class DataMixin:
@@ -85,6 +86,10 @@ class DataMixin:
                 return rev
             fwd.append(f"{x} = {src(e)}")
             return None
+        items = self.unpacked.get(base.id)
+        if items is not None:  # `a, b = f(...)`: a copy of the item's adjoint
+            fwd.append(f"{x} = {src(e)}")
+            return self.rev_copy(x, items[_item_key(e, items)])
         self.helpers.add("_rt")
         idx = C.index_value_src(e.slice)
         k = self.kind_of(base)

@@ -9,17 +9,19 @@ module, mixed in here: ``assign``, ``operators``, ``calls``, ``data``, ``mutatio
 ``control``.
 """
 import ast
+import re
 import builtins
 
 import gast
 
 from .. import codegen as C
-from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR, Queries, reads
+from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR, Queries, item_reads_only, reads, walk_block
 from ..codegen import Block, Save, src
 from ... import rules as R
 from ...errors import UnsupportedSyntaxError
 from ...naming import ADJOINT_PREFIX, PAIR_SUFFIX, PULLBACK_SUFFIX, Namer
 from .common import (
+    _item_key,
     MAYBE,
     NUM,
     Status,
@@ -36,6 +38,9 @@ from .control import ControlMixin
 from .data import DataMixin
 from .mutation import MutationMixin
 from .operators import OperatorsMixin
+
+
+_DISPATCHED = re.compile(r"_rt\.(binop|unop|call|call_keeping|call_method|call_method_keeping|getitem_pair|getattr_pair)\(")
 
 
 class Generator(
@@ -77,6 +82,14 @@ class Generator(
         self.field_of = {}  # name -> (obj, attr): bound by name = obj.attr, on every path
         self.kinds = dict(facts.kinds)
         self.active = set(facts.active)
+        self.direct = {}  # name -> Entry of a callee whose pair this code calls by that name
+        self.unpacked = self._unpacked_tuples()
+        for entry in facts.callees.values():
+            # the callee's result kinds rest on its code: on the rules it inlined too
+            for ref, ver in entry.deps:
+                obj = ref()
+                if obj is not None:
+                    self.deps.setdefault(obj, ver)
 
     @property
     def range_names(self):
@@ -85,6 +98,37 @@ class Generator(
     @property
     def tuple_elts(self):
         return self.facts.tuple_elts
+
+    def _unpacked_tuples(self):
+        """Active tuples and dicts of numbers (immutable: nothing writes into an item)
+        read only by `x = seq[key]` (a constant key: the normalised `a, b = f(...)`,
+        `p["rate"]` of `p = {"rate": r}`):
+        seq -> {key: a stand-in name for that item}. Each read adds its adjoint to its
+        item's stand-in (a copy of a number, no run-time pair); where seq is made, the
+        items' adjoints go to the values of its display, or make the tuple's adjoint."""
+        facts = self.facts
+        items = {t: dict(enumerate(k)) for t, k in facts.tuple_elts.items()}
+        items.update((t, dict(k)) for t, k in facts.dict_elts.items())
+        items = {t: k for t, k in items.items()
+                 if t in self.active and t not in self.info.params and all(x in SCALAR for x in k.values())}
+        if not items:
+            return {}
+        only = item_reads_only(self.fn, items)
+        for s in walk_block(self.fn.body):  # every key read is one of its items
+            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript):
+                v = s.value
+                if isinstance(v.value, gast.Name) and v.value.id in items and _item_key(v, items[v.value.id]) is None:
+                    only = only - {v.value.id}
+        out = {}
+        for t in sorted(only):
+            names = {}
+            for i, (key, k) in enumerate(items[t].items()):
+                name = names[key] = self.namer.fresh(f"{t}_{i}")
+                self.kinds[name] = k
+                self.active.add(name)
+                self.locals.add(name)
+            out[t] = names
+        return out
 
     # ----- names ---------------------------------------------------------------------
     def adj_name(self, name):
@@ -122,19 +166,62 @@ class Generator(
     # =====================================================================================
     def block(self, stmts, loop_depth):
         fwd, recipes = Block(), []
+        note = None  # in a loop: [where the user line's comment is, why it is dispatched]
         for s in stmts:
             origin = getattr(s, "origin", None)
             if isinstance(s, gast.Return):
                 origin = s.origin_end = None  # the return itself needs no code
             if origin:
+                self._note_dispatch(fwd, note)
                 fwd.append(f"# {origin}")
+                note = [len(fwd), []] if loop_depth else None
             self.refuse_unsupported(s)
             self.check_operands(s)
+            mark = len(fwd)
             r = self.stmt(s, fwd, loop_depth)
+            if note is not None:
+                self._why_dispatched(s, fwd[mark:], note[1])
             end = getattr(s, "origin_end", None)
             if end or r is not None:
                 recipes.append((r, end))
+        self._note_dispatch(fwd, note)
         return fwd, recipes
+
+    def _why_dispatched(self, s, lines, why):
+        """The reason, if a forward line of s (in a loop) takes a pair from the run time:
+        the names of unknown kind it computes with, or a callee known only then."""
+        if not any(type(t) is str and _DISPATCHED.search(t) for t in lines):
+            return
+        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if value is None:
+            return
+        func = value.func if isinstance(value, gast.Call) else None
+        skip = {id(n) for n in gast.walk(func)} if func is not None else set()
+        names = [n.id for n in gast.walk(value) if isinstance(n, gast.Name) and id(n) not in skip
+                 and isinstance(n.ctx, gast.Load) and self.kind_of(n) == OTHER
+                 and n.id in self.active]
+        for n in names:
+            if n not in why:
+                why.append(n)
+        if not names and func is not None:
+            name = f"callee {src(func)}"
+            if name not in why:
+                why.append(name)
+
+    def _note_dispatch(self, fwd, note):
+        """`# dispatched at run time: ...` under a user line's comment in a loop."""
+        if note is None or not note[1]:
+            return
+        kinds = [w for w in note[1] if not w.startswith("callee ")]
+        users = [k for k in kinds if k in self.user_names]
+        kinds = users or kinds  # the user's names first: temporaries follow from them
+        callees = [w[len("callee "):] for w in note[1] if w.startswith("callee ")]
+        parts = []
+        if kinds:
+            parts.append(f"kind of {', '.join(kinds)} unknown")
+        if callees:
+            parts.append(f"{', '.join(callees)} resolved when it runs")
+        fwd.insert(note[0], f"# dispatched at run time: {'; '.join(parts)}")
 
     def fresh_local(self, hint, fwd, depth):
         """A new primal name, saved like a user name if a loop overwrites it."""
@@ -400,6 +487,9 @@ class Generator(
         hand their gradients back through the store (a line added to body)."""
         info = self.info
         grads = [self.adj_name(p) if st.get(p) is not None else "None" for p in info.positional]
+        # which gradients are surely real numbers: a caller calling this pair directly
+        # adds them as they are (Entry.grads_num)
+        self.grads_num = tuple(st.get(p) == NUM and self.kinds.get(p) == REAL for p in info.positional)
         extra = []
         if info.vararg:
             v = info.vararg
