@@ -49,7 +49,9 @@ After::
 planning and the final assembly share with it.
 """
 import ast
+import bisect
 import functools
+import math
 import re
 
 from ..naming import ADJOINT_PREFIX
@@ -106,26 +108,56 @@ def _drop_round_trips(lines, primal):
     """Drop ``b_b = b_a`` when ``b_a = b_b`` came before it in the same block and neither
     name was bound again in between: both names already hold the same object, so the
     second copy does nothing. (The first copy then often goes too: see
-    ``_propagate_copies``.) Never for primal names that look like adjoints."""
+    ``_propagate_copies``.) Never for primal names that look like adjoints.
+
+    Linear in the number of lines: one pass finds where each line's block ends (the next
+    line at another indentation, or a block header) and the lines that bind each name;
+    the first line after a copy that binds either of its names decides."""
+    starts = [(i, m) for i, m in enumerate(map(_ANY_COPY.match, lines)) if m]
+    if not starts:
+        return lines
+    n = len(lines)
+    block_end = [n] * n
+    below = None  # the next non-blank line: (index, indentation, is a block header)
+    for i in range(n - 1, -1, -1):
+        line = lines[i]
+        body = line.lstrip()
+        if not body:
+            continue
+        ind = len(line) - len(body)
+        if below is not None:
+            j, j_ind, j_header = below
+            block_end[i] = j if j_ind != ind or j_header else block_end[j]
+        below = (i, ind, body[0] != "#" and line.rstrip().endswith(":"))
+    bound_at = _bound_at(lines)
     drop = set()
-    for i, line in enumerate(lines):
-        m = _ANY_COPY.match(line)
-        if not m or i in drop or m.group(2) in primal or m.group(3) in primal:
+    for i, m in starts:
+        if i in drop or m.group(2) in primal or m.group(3) in primal:
             continue
         ind, a, b = m.group(1), m.group(2), m.group(3)
-        for j in range(i + 1, len(lines)):
-            later = lines[j]
-            if not later.strip() or later.lstrip().startswith("#") and _indent(later) == len(ind):
-                continue
-            if _indent(later) != len(ind) or later.rstrip().endswith(":"):
-                break  # another block: left alone
-            if later == f"{ind}{b} = {a}":
-                drop.add(j)
-                break
-            targets = _TARGETS.match(later)
-            if targets and {a, b} & {t.strip() for t in targets.group(1).split(",")}:
-                break
+        j = min(_first_after(bound_at.get(a, ()), i), _first_after(bound_at.get(b, ()), i))
+        if j < block_end[i] and lines[j] == f"{ind}{b} = {a}":
+            drop.add(j)
     return [line for i, line in enumerate(lines) if i not in drop] if drop else lines
+
+
+def _bound_at(lines):
+    """name -> the ascending indexes of the lines (comments aside) that assign it."""
+    out = {}
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("#"):
+            continue
+        m = _TARGETS.match(line)
+        if m:
+            for name in m.group(1).split(","):
+                out.setdefault(name.strip(), []).append(i)
+    return out
+
+
+def _first_after(positions, i):
+    """The first of the ascending positions greater than i (infinity when none)."""
+    k = bisect.bisect_right(positions, i)
+    return positions[k] if k < len(positions) else math.inf
 
 
 def _drop_empty_headings(lines):
