@@ -185,6 +185,7 @@ _TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
+_WORD = re.compile(r"(?<![\w.])\w+")
 _TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
 
 
@@ -219,7 +220,12 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         out[i] = None
     if not renames:
         return lines
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renames)) + r")(?!\w)")
+    # every whole name (not an attribute) looked up in renames: one pattern for any
+    # number of names, where an alternation of the names costs their number per position
+    def rename(mm):
+        word = mm.group()
+        return renames.get(word, word)
+
     result = []
     for line in out:
         if line is None:
@@ -227,7 +233,7 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         if line.lstrip().startswith("#"):
             result.append(line)
             continue
-        result.append(pattern.sub(lambda mm: renames[mm.group(1)], line))
+        result.append(_WORD.sub(rename, line))
     return result
 
 
@@ -275,6 +281,7 @@ def tokens(line):
 def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
     nowhere else, read nowhere else, and nothing E reads changes in between."""
+    lines = list(lines)
     changed = True
     while changed:
         changed = False
@@ -316,9 +323,8 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
                     if name in lhs or rhs.count(name) != 1:
                         break
                     value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
-                    lines = lines[:i] + lines[i + 1 : j] + [
-                        lhs + " = " + replace_name(rhs, name, value)
-                    ] + lines[j + 1 :]
+                    # in place: a new list per fold made the pass quadratic
+                    lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
                     # every other name keeps its count; go on from the line after the
                     # removed one (another pass catches folds this one made possible)
                     counts[name] = 0
@@ -343,6 +349,7 @@ def fold_pure_temps(lines, temps, pure):
     math/cmath functions). The value is the same bit for bit (the expression tree is
     unchanged) and no side effect or exception moves past another.
     """
+    lines = list(lines)
     counts = {}
     for line in lines:
         if not line.lstrip().startswith("#"):
@@ -370,7 +377,7 @@ def fold_pure_temps(lines, temps, pure):
                         break
                     if name in used:
                         new = replace_name(rhs, name, f"({expr})", count=1)
-                        lines = lines[:i] + lines[i + 1 : j] + [f"{target} = {new}"] + lines[j + 1 :]
+                        lines[i : j + 1] = lines[i + 1 : j] + [f"{target} = {new}"]  # in place
                         changed.add(lines[j - 1])
                         counts[name] = 0
                         folded = True
