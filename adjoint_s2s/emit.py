@@ -22,6 +22,7 @@ and pdb of live pullbacks keep working). ``refresh()`` drops every entry and the
 source caches.
 """
 import builtins
+import gc
 import itertools
 import linecache
 import math
@@ -269,7 +270,23 @@ def _helper_values():
 
 
 def generate(fn, key):
-    """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
+    """Generate the source of fn's pair for argument kinds key. Returns an Entry.
+
+    The cyclic garbage collector is paused meanwhile: the transform allocates tens of
+    thousands of short-lived nodes, strings and sets (freed by reference counting), and
+    each collection they trigger walks every object the process holds (NumPy, SciPy,
+    the user's data), several times per transform. Its state is restored on the way out,
+    even on an error; a transform nested in another leaves it to the outer one."""
+    if not gc.isenabled():
+        return _generate(fn, key)
+    gc.disable()
+    try:
+        return _generate(fn, key)
+    finally:
+        gc.enable()
+
+
+def _generate(fn, key):
     code = fn.__code__
     node, filename, lines = _source_node(fn)
     node = _as_def(source.fresh_copy(node), code)  # normalisation rewrites the tree: never the cached one
