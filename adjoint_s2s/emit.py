@@ -22,6 +22,7 @@ and pdb of live pullbacks keep working). ``refresh()`` drops every entry and the
 source caches.
 """
 import builtins
+import gc
 import itertools
 import linecache
 import math
@@ -312,12 +313,23 @@ def runtime_code(code):
 
 
 def generate(fn, key):
-    """Generate the source of fn's pair for argument kinds key. Returns an Entry."""
+    """Generate the source of fn's pair for argument kinds key. Returns an Entry.
+
+    The cyclic garbage collector is paused meanwhile: the transform allocates tens of
+    thousands of short-lived nodes, strings and sets (freed by reference counting), and
+    each collection they trigger walks every object the process holds (NumPy, SciPy,
+    the user's data), several times per transform. Its state is restored on the way out,
+    even on an error; a transform nested in another leaves it to the outer one."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
     _IN_PROGRESS.add(fn.__code__)
     try:
         return _generate(fn, key)
     finally:
         _IN_PROGRESS.discard(fn.__code__)
+        if paused:
+            gc.enable()
 
 
 def _generate(fn, key):

@@ -10,6 +10,8 @@ import builtins
 import keyword
 import re
 
+import gast
+
 ADJOINT_PREFIX = "b_"  # b_x: the adjoint of x
 PULLBACK_SUFFIX = "_pullback"  # f_pullback: the pullback of f
 PAIR_SUFFIX = "_pair"  # f_pair: the primal-plus-pullback pair of f
@@ -48,3 +50,27 @@ class Namer:
         out = f"{base}_{i}"
         self.taken.add(out)
         return out
+
+
+def names_in(node, ctx=None):
+    """The ids of the names in node's tree (only those of context ctx, e.g. gast.Load, when
+    given): the same set as filtering gast.walk, walked with a stack, about twice as fast
+    (the transform asks for every statement)."""
+    out = set()
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    AST, Name = gast.AST, gast.Name
+    while stack:
+        n = pop()
+        if not isinstance(n, AST):
+            continue  # a string of Global.names, a None of Dict.keys
+        if isinstance(n, Name):
+            if ctx is None or isinstance(n.ctx, ctx):
+                out.add(n.id)
+        for field in n._fields:
+            v = getattr(n, field, None)
+            if isinstance(v, list):
+                extend(v)
+            elif isinstance(v, AST):
+                push(v)
+    return out

@@ -15,9 +15,8 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
 import builtins
 import types
 
-import gast
 
-from .naming import Namer
+from .naming import Namer, names_in
 from .passes import activity, anf, check, cleanup, codegen, reverse, sparse, tape
 
 
@@ -25,7 +24,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved):
     """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
     node is fn's parsed tree (rewritten in place); reserved: names generated code uses."""
     check.check(node, filename)
-    user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    user_names = names_in(node)
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
     info = function_info(fn, node, filename, globals_)

@@ -134,12 +134,25 @@ def _chain_root(node):
 
 
 def _imported_names(fn_node):
-    """Names the function binds with import statements (modules, or what they hold)."""
+    """Names the function binds with import statements (modules, or what they hold).
+    Imports are statements: only the statement lists are walked, never an expression."""
     out = set()
-    for n in gast.walk(fn_node):
+    stack = [fn_node]
+    while stack:
+        n = stack.pop()
         if isinstance(n, (gast.Import, gast.ImportFrom)):
             out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+            continue
+        for field in n._fields:
+            v = getattr(n, field, None)
+            if isinstance(v, list):
+                stack.extend(x for x in v if isinstance(x, _STATEMENT_LIKE))
     return out
+
+
+# what holds statements: a statement's body, an except clause, a match case
+_STATEMENT_LIKE = (gast.stmt, gast.excepthandler, gast.match_case) if hasattr(gast, "match_case") else (
+    gast.stmt, gast.excepthandler)
 
 
 class Normalizer:

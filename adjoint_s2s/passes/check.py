@@ -62,22 +62,33 @@ def check(fn_node, filename, line_offset=0):
 
 
 def _visit(node, filename, line_offset):
-    entry = _REJECT.get(type(node))
-    if entry is not None:
-        construct, hint = entry
-        raise UnsupportedSyntaxError(
-            construct,
-            filename,
-            getattr(node, "lineno", 0) + line_offset,
-            getattr(node, "col_offset", None),
-            hint=hint,
-        )
-    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-        # a nested function is a value here; its body is checked if it is differentiated
-        for d in getattr(node, "decorator_list", []):
-            _visit(d, filename, line_offset)
-        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-            _visit(d, filename, line_offset)
-        return
-    for child in gast.iter_child_nodes(node):
-        _visit(child, filename, line_offset)
+    """Raise for the first rejected node of node's tree, in source order (a depth-first
+    walk with a stack: the same order as recursing over ast.iter_child_nodes)."""
+    stack = [node]
+    AST = gast.AST
+    while stack:
+        node = stack.pop()
+        entry = _REJECT.get(type(node))
+        if entry is not None:
+            construct, hint = entry
+            raise UnsupportedSyntaxError(
+                construct,
+                filename,
+                getattr(node, "lineno", 0) + line_offset,
+                getattr(node, "col_offset", None),
+                hint=hint,
+            )
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            # a nested function is a value here; its body is checked if it is differentiated
+            children = list(getattr(node, "decorator_list", []))
+            children += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+        else:
+            children = []
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, AST):
+                    children.append(value)
+                elif isinstance(value, list):
+                    children.extend(v for v in value if isinstance(v, AST))
+        children.reverse()
+        stack.extend(children)

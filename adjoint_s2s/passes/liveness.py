@@ -3,6 +3,8 @@ being bound again (the activity analysis hands it to the reverse pass, which sav
 what is read again)."""
 import gast
 
+from ..naming import names_in
+
 
 
 def stmt_targets(s):
@@ -18,16 +20,20 @@ def stmt_targets(s):
     return []
 
 
-def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
 def live_after(body):
     """For each statement of a normalised body (by id), the names read after it before
     being bound again: a backward dataflow over blocks, branches and loops. Conservative
     where it is cheap to be (break and continue fall through; a nested def reads every
     name it mentions)."""
     out_of = {}
+    memo = {}  # id(node) -> the names it reads: a loop's body is visited once per round
+
+    def _loads(node):
+        key = id(node)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = names_in(node, gast.Load)
+        return got
 
     def block(stmts, live):
         live = set(live)
@@ -53,7 +59,7 @@ def live_after(body):
                 head |= new
             return head | (_loads(s.iter) if isinstance(s, gast.For) else set())
         if isinstance(s, gast.Return):
-            return _loads(s.value) if s.value is not None else set()
+            return set(_loads(s.value)) if s.value is not None else set()  # never the memo's
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             if isinstance(tgt, gast.Name):

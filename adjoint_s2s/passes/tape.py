@@ -164,32 +164,53 @@ def _restorable(draft, overwritten, shape_kept):
 
 
 def _first_assignments(draft):
-    """For each Save and LoopInit marker: the names that surely have a value at that
-    point; and the names surely bound at the end of the forward pass."""
-    out = {}
-    defined = set(draft.params_names) | set(draft.freevars)
+    """For each Save marker: its name if it surely has a value at that point; for each
+    LoopInit: which of its loop's saved names surely have one; and the names surely
+    bound at the end of the forward pass.
 
-    def walk(block, defined):
+    A branch or loop body adds to a layer of its own over the enclosing names (what both
+    branches add goes to the enclosing layer), and a marker keeps only the names it is
+    asked about: linear in the length of the function, where a copy of every name
+    defined so far per marker was quadratic."""
+    out = {}
+
+    def walk(block, scope):
         for item in block:
             if isinstance(item, C.LoopInit):
-                out[id(item)] = set(defined)
-                if item.loop is not None:  # it gives the loop's saved names a value
-                    defined.update(sv.name for sv in C.saves_in(item.loop.body))
+                inside = {sv.name for sv in C.saves_in(item.loop.body)} if item.loop is not None else set()
+                out[id(item)] = {n for n in inside if scope.has(n)}
+                scope.added.update(inside)  # it gives the loop's saved names a value
             elif isinstance(item, Save):
-                out[id(item)] = set(defined)
-                defined.add(item.name)
+                out[id(item)] = {item.name} if scope.has(item.name) else set()
+                scope.added.add(item.name)
             elif isinstance(item, If):
-                d1, d2 = set(defined), set(defined)
-                walk(item.body, d1)
-                walk(item.orelse, d2)
-                defined |= d1 & d2
+                s1, s2 = _Scope(scope), _Scope(scope)
+                walk(item.body, s1)
+                walk(item.orelse, s2)
+                scope.added.update(s1.added & s2.added)
             elif isinstance(item, Loop):
-                d = set(defined)
-                walk(item.body, d)
+                walk(item.body, _Scope(scope))
             elif isinstance(item, str) and " = " in item and not item.startswith("#"):
                 for head in item.split(" = ")[0].split(","):
                     if head.strip().isidentifier():
-                        defined.add(head.strip())
+                        scope.added.add(head.strip())
 
-    walk(draft.fwd, defined)
-    return out, defined
+    top = _Scope(None, set(draft.params_names) | set(draft.freevars))
+    walk(draft.fwd, top)
+    return out, top.added
+
+
+class _Scope:
+    """The names bound in one block, over those of the blocks around it."""
+
+    def __init__(self, parent, added=None):
+        self.parent = parent
+        self.added = set() if added is None else added
+
+    def has(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.added:
+                return True
+            scope = scope.parent
+        return False

@@ -75,3 +75,71 @@ def test_heading_comment_with_no_code_under_it_is_dropped():
 def test_a_name_folded_into_its_use_gets_no_parentheses():
     assert clean_pullback(["b_t = b_y", "b_x = b_t / 2.0", "return (None, b_x)"], SEED, set(), set()) == [
         "b_x = b_y / 2.0", "return (None, b_x)"]
+
+
+def test_arithmetic_printer_matches_ast_unparse():
+    """The folded forward lines are printed by cleanup.unparse_arithmetic where they are
+    arithmetic (ast.unparse otherwise): on random expressions it prints what ast.unparse
+    prints, parenthesis for parenthesis, or gives up."""
+    import ast
+    import random
+
+    from adjoint_s2s.passes.cleanup import _NotArithmetic, unparse_arithmetic
+
+    rng = random.Random(15)
+    binary = [ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.FloorDiv, ast.Pow,
+              ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd]
+    unary = [ast.Invert, ast.Not, ast.UAdd, ast.USub]
+    leaves = [0, 1, 10**20, 0.5, 1e-05, 1e300, 0.1, 1e16, float("inf"), True, None, "s", 1j]
+
+    def expr(depth):
+        r = rng.random()
+        if depth <= 0 or r < 0.2:
+            if rng.random() < 0.5:
+                return ast.Name(id=rng.choice(["x", "b_x", "math"]), ctx=ast.Load())
+            return ast.Constant(value=rng.choice(leaves))
+        if r < 0.55:
+            return ast.BinOp(left=expr(depth - 1), op=rng.choice(binary)(), right=expr(depth - 1))
+        if r < 0.7:
+            return ast.UnaryOp(op=rng.choice(unary)(), operand=expr(depth - 1))
+        if r < 0.8:
+            return ast.Attribute(value=expr(depth - 1), attr="real", ctx=ast.Load())
+        if r < 0.92:
+            args = [expr(depth - 1) for _ in range(rng.randrange(3))]
+            if rng.random() < 0.1:
+                args.append(ast.Starred(value=expr(0), ctx=ast.Load()))
+            keywords = [ast.keyword(arg=rng.choice(["axis", None]), value=expr(depth - 1))
+                        for _ in range(rng.randrange(2))]
+            return ast.Call(func=expr(depth - 1), args=args, keywords=keywords)
+        return ast.IfExp(test=expr(depth - 1), body=expr(depth - 1), orelse=expr(depth - 1))
+
+    printed = 0
+    for _ in range(3000):
+        tree = expr(rng.randrange(1, 6))
+        text = ast.unparse(tree)
+        for t in (tree, ast.parse(text, mode="eval").body):  # also as parsed back
+            try:
+                got = unparse_arithmetic(t)
+            except _NotArithmetic:
+                continue
+            assert got == ast.unparse(t)
+            printed += 1
+    assert printed > 1000
+
+
+def test_round_trip_only_within_its_block():
+    # the copy back after a block header, or at another indentation, is not the same block
+    lines = ["b_a = b_b", "if c:", "    b_b = b_a", "b_b = b_a", "return (None, b_a, b_b)"]
+    assert _drop_round_trips_only(lines) == lines
+    lines = ["b_a = b_b", "# heading", "b_y = b_a * 2.0", "b_b = b_a", "return (None, b_a)"]
+    assert _drop_round_trips_only(lines) == [
+        "b_a = b_b", "# heading", "b_y = b_a * 2.0", "return (None, b_a)"]
+    # either name bound again in between: kept
+    lines = ["b_a = b_b", "b_b = b_b * 2.0", "b_b = b_a", "return (None, b_b)"]
+    assert _drop_round_trips_only(lines) == lines
+
+
+def _drop_round_trips_only(lines):
+    from adjoint_s2s.passes.cleanup import _drop_round_trips
+
+    return _drop_round_trips(list(lines), set())
