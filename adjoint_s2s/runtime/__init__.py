@@ -71,6 +71,7 @@ from .numeric import (
     matmul_adjoint_b,
     np_pad_transpose,
     polygamma2,
+    shape_like,
     trigamma,
 )
 from .fields import (
@@ -585,6 +586,7 @@ __all__ = [
     "setitem_arg",
     "setitem_grad",
     "setitem_grad_acc",
+    "shape_like",
     "sp_cho_solve_adjoint_b",
     "sp_cho_solve_adjoint_c",
     "sp_expm_adjoint",
