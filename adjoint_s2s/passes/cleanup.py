@@ -400,9 +400,17 @@ def blank_shape_reads(line, names):
     return line
 
 
-# helpers that read an argument (a plain name) only for its shape and dtype: the
-# ``like`` of unbroadcast, the input of a sum's or a mean's adjoint
-_LIKES = (("_rt.unbroadcast(", 1, 2), ("_rt.np_sum_adjoint(", 1, 4), ("_rt.np_mean_adjoint(", 1, 4))
+# helpers that read an argument (a plain name) only for its shape and dtype, as
+# (helper, its position, the number of arguments): the ``like`` of unbroadcast, the
+# input of a sum's or a mean's adjoint, the old container of setitem_grad (an array's;
+# a list, which shape_like keeps whole, is read for its length)
+_LIKES = (
+    ("_rt.unbroadcast(", 1, 2),
+    ("_rt.np_sum_adjoint(", 1, 4),
+    ("_rt.np_mean_adjoint(", 1, 4),
+    ("_rt.setitem_grad(", 1, 4),
+    ("_rt.setitem_grad_acc(", 1, 5),
+)
 
 
 def blank_likes(line):
