@@ -203,7 +203,7 @@ def _project_args(grads, args):
             continue
         if (type(g) is np.ndarray and type(x) is np.ndarray and g.dtype == x.dtype
                 and g.shape == x.shape and x.dtype.kind in "fc"):
-            out.append(g)
+            out.append(g if g.flags.writeable else g.copy())  # a broadcast view: a copy
             continue
         g = _merge_object_fields(g, x)
         out.append(project(g, x))
@@ -280,7 +280,9 @@ def project(g: Any, x: Any) -> Any:
                 g = _rt.unbroadcast(g, x)
             return np.asarray(g, dtype=np.result_type(g.dtype, float))
         if type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype:
-            return g  # already the gradient of x
+            # already the gradient of x; a read-only broadcast view (a sum's adjoint)
+            # becomes an array of the caller's own
+            return g if g.flags.writeable else g.copy()
         g = np.asarray(unthunk(g))
         if not np.iscomplexobj(x) and np.iscomplexobj(g):
             g = g.real
@@ -288,7 +290,7 @@ def project(g: Any, x: Any) -> Any:
             g = _rt.unbroadcast(g, x)
         if g.dtype != x.dtype:
             g = g.astype(x.dtype)
-        return g
+        return g if not isinstance(g, np.ndarray) or g.flags.writeable else np.array(g)
     if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and not hasattr(x, "_fields"):
         items = [project(gi, xi) for gi, xi in zip(g, x)]
         items += [None] * (len(x) - len(items))

@@ -508,6 +508,35 @@ def blank_shape_reads(line, names):
     return line
 
 
+# helpers that read an argument (a plain name) only for its shape and dtype, as
+# (helper, its position, the number of arguments): the ``like`` of unbroadcast, the
+# input of a sum's or a mean's adjoint, the old container of setitem_grad (an array's;
+# a list, which shape_like keeps whole, is read for its length)
+_LIKES = (
+    ("_rt.unbroadcast(", 1, 2),
+    ("_rt.np_sum_adjoint(", 1, 4),
+    ("_rt.np_mean_adjoint(", 1, 4),
+    ("_rt.setitem_grad(", 1, 4),
+    ("_rt.setitem_grad_acc(", 1, 5),
+)
+
+
+def blank_likes(line):
+    """line with every argument that a helper of _LIKES reads only for its shape and
+    dtype blanked, when it is a plain name: the pullback needs no more of that value than
+    ``_rt.shape_like`` keeps."""
+    for fn, pos, nargs in _LIKES:
+        start = line.find(fn)
+        while start >= 0:
+            spans = call_args(line, start + len(fn))
+            if spans is not None and len(spans) == nargs:
+                a, b = spans[pos]
+                if line[a:b].strip().isidentifier():
+                    line = line[:a] + " " * (b - a) + line[b:]
+            start = line.find(fn, start + 1)
+    return line
+
+
 def call_args(line, i):
     """The (start, end) spans of the top-level arguments of the call whose '(' ends at
     line[i - 1], or None when the line ends first."""

@@ -8,7 +8,7 @@ import ast
 
 import gast
 
-from .cleanup import fix_empty_blocks
+from .cleanup import blank_likes, fix_empty_blocks, names_read
 
 _BIN = {
     gast.Add: "+",
@@ -251,7 +251,12 @@ def pair_text(draft, fwd_lines, pb_lines, passed):
     reads (passed) as default arguments."""
     lines = [f"def {draft.pair_name}({draft.params}):"]
     lines.extend("    " + line for line in fwd_lines)
-    params = ", ".join([draft.seed] + [f"{n}={n}" for n in passed])
+    # a local value read only for its shape and dtype is passed as _rt.shape_like(value):
+    # the pullback does not keep its data alive (the caller holds the arguments anyway)
+    read = names_read(fix_empty_blocks([blank_likes(line) for line in pb_lines]))
+    read |= set(draft.params_names) | set(draft.freevars)
+    params = ", ".join([draft.seed] + [
+        f"{n}={n}" if n in read else f"{n}=_rt.shape_like({n})" for n in passed])
     lines.append(f"    def {draft.pullback_name}({params}):")
     lines.extend("        " + line for line in pb_lines)
     lines.append(f"    return {draft.result}, {draft.pullback_name}")

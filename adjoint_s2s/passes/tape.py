@@ -41,16 +41,17 @@ Inside a loop the same Save is ``_tape.append(y)`` and the Restore
 (``y = x + 1.0; y = x * 3.0``) is not saved at all.
 """
 from . import codegen as C
-from .cleanup import blank_shape_reads, fix_empty_blocks, names_read
+from .cleanup import blank_likes, blank_shape_reads, fix_empty_blocks, names_read
 from .codegen import If, Loop, Release, Restore, Save
 
 
 class Plan:
     """What the save and restore markers of one draft render as."""
 
-    def __init__(self, draft, restorable, slots, tape_used):
+    def __init__(self, draft, restorable, slots, tape_used, shape_only=frozenset()):
         self.draft = draft
         self.restorable = frozenset(restorable)  # names whose old values are kept
+        self.shape_only = frozenset(shape_only)  # ... of which only shape and dtype
         self.slots = slots  # id(Save) -> the fresh name holding its value (outside loops)
         self.tape_used = tape_used
         self.assigned_first, self.defined_at_end = _first_assignments(draft)
@@ -71,10 +72,11 @@ class Plan:
         if isinstance(m, Save):
             if m.name not in restorable:
                 return []
+            kept = f"_rt.shape_like({m.name})" if m.name in self.shape_only else m.name
             if m.in_loop:
-                return [f"{draft.tape}.append({m.name})"]
+                return [f"{draft.tape}.append({kept})"]
             if m.name in self.defined(m):
-                return [f"{self.slots[id(m)]} = {m.name}"]
+                return [f"{self.slots[id(m)]} = {kept}"]
             return []
         if isinstance(m, C.LoopInit):
             inside = {sv.name for sv in C.saves_in(m.loop.body)}
@@ -102,6 +104,7 @@ def plan(draft, namer):
     """Which saved values the pullback reads, and where each is kept."""
     overwritten, shape_kept = _overwritten(draft)
     restorable = _restorable(draft, overwritten, shape_kept)
+    shape_only = _shape_only(draft, restorable)
     tape_used = False
     slots = {}
     for sv in draft.saves:
@@ -110,7 +113,21 @@ def plan(draft, namer):
                 tape_used = True
             else:
                 slots[id(sv)] = namer.fresh(f"{sv.name}_saved")
-    return Plan(draft, restorable, slots, tape_used)
+    return Plan(draft, restorable, slots, tape_used, shape_only)
+
+
+def _shape_only(draft, restorable):
+    """The restorable names the pullback reads only for their shape and dtype (see
+    cleanup.blank_likes): the tape keeps ``_rt.shape_like(x)`` (a few bytes) instead of
+    x's data."""
+    if not restorable:
+        return set()
+    probe = []
+    C.render(draft.pre, 0, lambda m: [], probe)
+    C.render(draft.body, 0, lambda m: [], probe)
+    probe.append(draft.ret_line)
+    read = names_read(fix_empty_blocks([blank_likes(line) for line in probe]))
+    return {n for n in restorable if n not in read}
 
 
 def render(draft, plan):

@@ -71,6 +71,7 @@ from .numeric import (
     matmul_adjoint_b,
     np_pad_transpose,
     polygamma2,
+    shape_like,
     trigamma,
 )
 from .fields import (
@@ -627,6 +628,7 @@ __all__ = [
     "setitem_grad_acc",
     "sp_beta_cdf_d",
     "sp_beta_logpdf_d",
+    "shape_like",
     "sp_cho_solve_adjoint_b",
     "sp_cho_solve_adjoint_c",
     "sp_expm_adjoint",

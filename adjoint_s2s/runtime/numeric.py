@@ -1,5 +1,6 @@
 """Template helpers of the math and matmul rules that need more than one expression:
-digamma and its derivatives, truncated division, the adjoints of ``a @ b``."""
+digamma and its derivatives, truncated division, the adjoints of ``a @ b``; and
+``shape_like``, what the tape keeps of an array the pullback reads only for its shape."""
 import math
 
 import numpy as np
@@ -74,6 +75,28 @@ def matmul_adjoint_b(g, a, b):
     else:
         out = np.swapaxes(ac, -1, -2) @ g
     return unbroadcast(out, b_) if isinstance(b, np.ndarray) else unbroadcast(out, b)
+
+
+_NO_DATA = bytes(64)  # the one element every shape_like array repeats (any itemsize)
+_SHAPE_LIKE = {}  # (shape, dtype) -> its stand-in (read-only, so one serves every use)
+
+
+def shape_like(x):
+    """A stand-in for the array x where the pullback reads it only for its shape and
+    dtype (the ``like`` of ``unbroadcast``): an array of x's shape and dtype whose every
+    element is one shared zero (strides 0, read-only), so the tape and the pullback keep
+    a few bytes, not x's data. Anything but a numeric array stays as it is."""
+    if type(x) is not np.ndarray:
+        return x
+    key = (x.shape, x.dtype)
+    out = _SHAPE_LIKE.get(key)
+    if out is None:
+        if x.dtype.kind not in "biufc" or x.dtype.itemsize > len(_NO_DATA) or x.size <= 1:
+            return x
+        if len(_SHAPE_LIKE) >= 512:
+            _SHAPE_LIKE.clear()
+        out = _SHAPE_LIKE[key] = np.ndarray(x.shape, x.dtype, buffer=_NO_DATA, strides=(0,) * x.ndim)
+    return out
 
 
 def np_pad_transpose(v, pad_width, mode="constant"):

@@ -32,6 +32,8 @@ primitive(project.neg, "v", adjoints={"v": "_rt.neg(g)"}, kind="other")
 primitive(accumulate.acc, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")
 primitive(add, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")  # (helpers call it)
 primitive(project.unbroadcast, "v, like", adjoints={"v": "_rt.broadcast_like(g, v)"}, kind="other")
+# what the tape keeps of an array read only for its shape: no gradient flows through it
+primitive(numeric.shape_like, "v", None, kind="same")
 primitive(structure.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="other")
 primitive(structure.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
 primitive(structure.field_adjoint, "name, v", adjoints={"v": "_rt.field(g, name)"}, kind="other")

@@ -31,11 +31,43 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 
 
 def np_mean_adjoint(g, a, axis=None, keepdims=False):
-    if axis is None and type(g) is float and type(a) is np.ndarray and a.dtype.kind == "f":
-        return np.full(a.shape, g / a.size, dtype=a.dtype)
+    if type(a) is np.ndarray and a.dtype.kind == "f":
+        view = _spread_view(g, a, axis, keepdims, True)
+        if view is not None:
+            return view
+        if axis is None and type(g) is float:
+            return np.full(a.shape, g / a.size, dtype=a.dtype)
     shape = np.shape(a)
     count = _count(shape, axis)
     return np_fit(_spread(g, shape, axis, keepdims) / count, a)
+
+
+_VIEW_MIN = 4096  # below this many elements a filled copy costs less than making a view
+
+
+def _spread_view(g, a, axis, keepdims, mean):
+    """The adjoint of a sum (or, mean, a mean) of the float array a: g spread back over
+    a's shape as a read-only broadcast view, not a copy, since the next step
+    (``b * exp_z``, ``unbroadcast``) reads it once. None when g is neither a float (for a
+    whole-array reduction) nor an array of a's dtype, or a is small (fewer than
+    _VIEW_MIN elements): the caller then spreads a copy.
+
+    A view is safe to hand on: every in-place accumulation (``acc``, the ``acc_*``
+    helpers, ``Scattered.add_into``) writes only into an array with no base that nothing
+    else holds, and ``api.project`` copies a read-only gradient before the user sees it."""
+    if a.size < _VIEW_MIN:
+        return None
+    if type(g) is float:
+        if axis is not None and a.ndim:
+            return None
+        gk = np.array(g / a.size if mean else g, a.dtype)
+    elif type(g) is np.ndarray and g.dtype == a.dtype:
+        gk = _keep(g, a.shape, axis, keepdims)
+        if mean:
+            gk = gk / _count(a.shape, axis)
+    else:
+        return None
+    return np.broadcast_to(gk, a.shape)
 
 
 def _count(shape, axis):
@@ -230,8 +262,12 @@ _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 
 
 def np_sum_adjoint(g, a, axis=None, keepdims=False):
-    if axis is None and type(g) is float and type(a) is np.ndarray and a.dtype.kind == "f":
-        return np.full(a.shape, g, dtype=a.dtype)  # a whole-array sum: one constant
+    if type(a) is np.ndarray and a.dtype.kind == "f":
+        view = _spread_view(g, a, axis, keepdims, False)
+        if view is not None:
+            return view
+        if axis is None and type(g) is float:
+            return np.full(a.shape, g, dtype=a.dtype)  # a whole-array sum: one constant
     return np_fit(_spread(g, np.shape(a), axis, keepdims), a)
 
 
