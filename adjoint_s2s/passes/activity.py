@@ -308,9 +308,10 @@ class Queries:
             return OTHER
         if R.lookup_user(obj) is not None:
             return OTHER
-        if type(obj) is types.FunctionType:
+        if type(obj) is types.FunctionType:  # the user's own (NumPy's Python functions go on)
             result = self.callee_result(e, obj)
-            return result[0] if result is not None else OTHER
+            if result is not None:
+                return result[0]
         if obj in R.NONDIFF if hashable(obj) else False:
             # no gradient flows through it, but its value may still be written into
             # (a = np.zeros(n); a[i] = x): the kind says what the value is

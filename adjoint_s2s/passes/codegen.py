@@ -168,12 +168,15 @@ class Raw:
 class Save:
     """Before a primal assignment: keep the old value if the backward pass needs it."""
 
-    __slots__ = ("name", "in_loop", "keeps_shape")
+    __slots__ = ("name", "in_loop", "keeps_shape", "copies")
 
     def __init__(self, name, in_loop):
         self.name = name
         self.in_loop = in_loop
         self.keeps_shape = False  # before `name[i] = v`: the new value has the old shape
+        # before a change in place that the forward code makes as Python does (a value
+        # with no gradient: see MutationMixin.snapshot_writes): keep a copy, not the object
+        self.copies = False
 
 
 class Restore:

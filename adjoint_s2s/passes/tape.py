@@ -72,7 +72,12 @@ class Plan:
         if isinstance(m, Save):
             if m.name not in restorable:
                 return []
-            kept = f"_rt.shape_like({m.name})" if m.name in self.shape_only else m.name
+            if m.name in self.shape_only:
+                kept = f"_rt.shape_like({m.name})"
+            elif m.copies:
+                kept = f"_rt.snapshot({m.name})"
+            else:
+                kept = m.name
             if m.in_loop:
                 return [f"{draft.tape}.append({kept})"]
             if m.name in self.defined(m):

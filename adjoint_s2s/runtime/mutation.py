@@ -1,6 +1,7 @@
 """Mutation: list methods and their inverses (``append``/``unappend``, ...), ``setitem``
 on a copy, and the calls that keep the arguments their caller reads again
 (``call_keeping``), which must see a callee's writes."""
+import copy
 import sys
 import types
 
@@ -273,6 +274,33 @@ def rebinding(old, new):
     value to the caller (kept), as Python shows it."""
     if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
         _REBOUND.append((old, new))
+
+
+def snapshot(x):
+    """A copy of x's contents as they are now, for the pullback, before the forward code
+    changes x in place as Python does (x carries no gradient, so the write is not made
+    copy on write: every other name for x, and the caller, see it). Arrays, lists, dicts
+    and sets are copied (shallowly); anything else is kept as it is."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, (list, dict, set)):
+        return copy.copy(x)
+    return x
+
+
+def private(x):
+    """x itself when nothing but the calling code's variable holds it (no other name, no
+    view, no tape entry, no pullback closure), else a copy: the forward code then
+    changes it in place as Python does, and whoever held the old object keeps the values
+    it saw (see MutationMixin.snapshot_writes). Values that are not arrays, lists,
+    dicts or sets are returned as they are."""
+    if type(x) is np.ndarray:
+        if x.base is None and sys.getrefcount(x) <= _PRIVATE_REFS and x.flags.writeable:
+            return x
+        return x.copy()
+    if isinstance(x, (list, dict, set)) and sys.getrefcount(x) > _PRIVATE_REFS:
+        return copy.copy(x)
+    return x
 
 
 def setitem_arg(obj, idx, v):

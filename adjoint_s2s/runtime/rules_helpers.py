@@ -34,6 +34,9 @@ primitive(add, "a, b", adjoints={"a": "g", "b": "g"}, kind="other")  # (helpers 
 primitive(project.unbroadcast, "v, like", adjoints={"v": "_rt.broadcast_like(g, v)"}, kind="other")
 # what the tape keeps of an array read only for its shape: no gradient flows through it
 primitive(numeric.shape_like, "v", None, kind="same")
+# the copy kept before a change in place of a value with no gradient: the identity
+primitive(mutation.snapshot, "v", adjoints={"v": "g"}, kind="same")
+primitive(mutation.private, "v", adjoints={"v": "g"}, kind="same")
 primitive(structure.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="other")
 primitive(structure.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
 primitive(structure.field_adjoint, "name, v", adjoints={"v": "_rt.field(g, name)"}, kind="other")

@@ -252,7 +252,10 @@ class Generator(
             flag = self.fresh_local(f"{through[0]}_in_place", fwd, depth)
             flag_saves = self.saves[mark:]
             fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
+        snapshots = self.snapshot_writes(s, fwd, depth)
         r = self._stmt(s, fwd, depth)
+        if snapshots:
+            r = _then_restore(r or (lambda st: None), snapshots)
         if group:
             r = self.follow_aliases(through[0], group, flag, r, fwd, depth)
         if field is not None and through[0] in self.active:

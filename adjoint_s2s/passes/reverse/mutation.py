@@ -21,6 +21,7 @@ After::
     a = a_saved_1
 """
 import gast
+import numpy as np
 
 from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
@@ -35,6 +36,21 @@ from .common import (
     _VIEW_FUNCS,
     _VIEW_METHODS,
     _has_starred,
+)
+
+
+# methods that change an array (or list, dict, set) in place, besides _MUTATING_METHODS,
+# and those of all these that keep its shape (a pullback reading only the shape needs no copy)
+_IN_PLACE_METHODS = frozenset({"partition", "put", "itemset", "resize", "byteswap", "setfield"})
+_SAME_SHAPE_METHODS = frozenset({"fill", "sort", "partition", "put", "itemset", "byteswap", "setfield",
+                                 "reverse", "__setitem__"})
+# NumPy functions that write into their first argument
+_IN_PLACE_FUNCS = tuple(
+    f for f in (
+        getattr(np, "copyto", None), getattr(np, "put", None), getattr(np, "place", None),
+        getattr(np, "putmask", None), getattr(np, "fill_diagonal", None),
+        getattr(np, "put_along_axis", None), getattr(np.random, "shuffle", None),
+    ) if f is not None
 )
 
 
@@ -124,6 +140,79 @@ class MutationMixin:
             if len(names) == 1:
                 return names[0], True
         return None
+
+    def _inactive_written(self, s):
+        """(name, keeps shape) when statement s changes in place the object of `name`, a
+        local name or parameter that carries no gradient: a subscript write, a mutating
+        method, an ``out=`` argument, NumPy's in-place functions (np.put, ...)."""
+        if not isinstance(s, (gast.Assign, gast.Expr)):
+            return None
+        tgt = s.targets[0] if isinstance(s, gast.Assign) else None
+        e = s.value
+        found = None
+        if isinstance(tgt, gast.Subscript) and isinstance(tgt.value, gast.Name):
+            found = tgt.value.id, True
+        elif isinstance(e, gast.Call):
+            f = e.func
+            if (
+                isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name)
+                and f.attr in _MUTATING_METHODS | _IN_PLACE_METHODS and self.resolve(f) is None
+            ):
+                found = f.value.id, f.attr in _SAME_SHAPE_METHODS
+            for kw in e.keywords:
+                out = kw.value.elts[0] if isinstance(kw.value, gast.Tuple) and kw.value.elts else kw.value
+                if kw.arg == "out" and isinstance(out, gast.Name):
+                    found = out.id, True
+            if found is None and e.args and isinstance(e.args[0], gast.Name):
+                fn = self.resolve(f)
+                if fn is not None and any(fn is g for g in _IN_PLACE_FUNCS):
+                    found = e.args[0].id, True
+        if found is None:
+            return None
+        name = found[0]
+        if name in self.active or name not in self.locals | set(self.info.params):
+            return None
+        if self.kinds.get(name, OTHER) in SCALAR or self.kinds.get(name) == CONST:
+            return None
+        return found
+
+    def snapshot_writes(self, s, fwd, depth):
+        """Before a change in place of a value that carries no gradient, so that a
+        pullback reading it (``y = x * a`` before ``a[0] = 1.0``, including the closures
+        of pullbacks dispatched at run time) reads the values its statement saw:
+
+        * a local name is given a private copy first (``a = _rt.private(a)``: the object
+          itself when nothing else holds it, so a buffer filled in a loop stays O(1) a
+          write), after a Save of the old object, restored after the statement's adjoint;
+          another name read later that must show the change is checked as for any write;
+        * a parameter (the caller sees the change, as in Python) and a local that another
+          name for the same object still reads are changed in place, after a Save of a
+          copy of each name for the object (``_rt.snapshot``).
+
+        The tape pass keeps a save only where the pullback reads the name. Returns the
+        saves, restored after the statement's adjoint."""
+        found = self._inactive_written(s)
+        if found is None:
+            return []
+        name, keeps_shape = found
+        self.helpers.add("_rt")
+        mark = len(self.saves)
+        same = {z for z in self.same.get(name, set()) if z != name and z in self.live}
+        if name in self.locals and name not in self.info.params and not same:
+            if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Subscript):
+                self.check_shared_write(name, None, fwd)  # (setitem checks its own)
+            sv = self.save(name, fwd, depth)
+            sv.keeps_shape = keeps_shape
+            fwd.append(f"{name} = _rt.private({name})")
+            return self.saves[mark:]
+        group = {name} | self.aliases.get(name, set()) | self.same.get(name, set())
+        for z in sorted(group):
+            if z in self.active or z not in self.locals | set(self.info.params):
+                continue
+            sv = self.save(z, fwd, depth)
+            sv.copies = True
+            sv.keeps_shape = keeps_shape
+        return self.saves[mark:]
 
     def follow_aliases(self, name, group, flag, rev, fwd, depth):
         """After an in-place change of the object `name` holds, the other names surely
