@@ -161,3 +161,64 @@ def test_a_helper_writing_into_a_value_without_gradient():
     assert y == pytest.approx(helper_writes_after_read(x.copy()))
     want = numerical_gradient(lambda z: helper_writes_after_read(z.copy()), x.copy())[0]
     np.testing.assert_allclose(back(1.0)[0], want, rtol=1e-6, atol=1e-6)
+
+
+def held_by_a_list(x):
+    a = np.ones(3)
+    box = [a]
+    y = x * a
+    a[0] = 5.0
+    return np.sum(y) + box[0][0] * x[0]  # the list shows the write, as in Python
+
+
+def test_an_array_a_list_also_holds_is_written_for_the_list_too():
+    x = np.array([0.5, -1.5, 2.5])
+    y, back = ad.pullback(held_by_a_list, x.copy())
+    assert y == pytest.approx(held_by_a_list(x.copy()))
+    want = numerical_gradient(lambda z: held_by_a_list(z.copy()), x.copy())[0]
+    np.testing.assert_allclose(back(1.0)[0], want, rtol=1e-6, atol=1e-6)
+
+
+def append_through_an_item(x):
+    cols = [[]]
+    for t in [x, 2.0 * x]:
+        cols[0].append(t * t)
+    return cols[0][0] + cols[0][1]
+
+
+def append_through_a_name(x):
+    d = {"a": []}
+    c = d["a"]
+    c.append(x * x)
+    return d["a"][0]
+
+
+class Box:
+    def __init__(self):
+        self.items = []
+
+
+def append_through_a_field(x):
+    b = Box()
+    b.items.append(x * x)
+    return b.items[0]
+
+
+@pytest.mark.parametrize("f", [append_through_an_item, append_through_a_name,
+                               append_through_a_field], ids=lambda f: f.__name__)
+def test_a_container_changed_through_what_was_read_from_another_is_refused(f):
+    # the gradient of what is read back through the outer container would not reach the
+    # appended value (it was a silent zero): refused, naming both names and the line
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"in place while `\w+` holds it"):
+        ad.gradient(f, 1.5)
+
+
+def built_first_then_stored(x):
+    inner = []
+    inner.append(x * x)
+    cols = [inner]  # the way out the refusal names
+    return cols[0][0]
+
+
+def test_building_the_inner_container_first_is_the_way_out():
+    assert ad.gradient(built_first_then_stored, 1.5)[0] == pytest.approx(3.0)

@@ -252,6 +252,8 @@ class Generator(
             flag = self.fresh_local(f"{through[0]}_in_place", fwd, depth)
             flag_saves = self.saves[mark:]
             fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
+        self.live = live
+        self.check_element_write(s, through)
         snapshots = self.snapshot_writes(s, fwd, depth)
         r = self._stmt(s, fwd, depth)
         if snapshots:

@@ -54,6 +54,41 @@ _IN_PLACE_FUNCS = tuple(
 )
 
 
+def containment(fn_node, resolve, may_mutate):
+    """(element_of, escaped) over the whole function, whatever the path: element_of maps
+    a name bound by ``c = X[k]`` or ``c = X.attr`` (X a name) to those X, the containers
+    still holding its object; escaped holds the names whose object may be held somewhere
+    else too (put in a list, tuple, dict or field, passed to a method of another object
+    or to a function that may keep it, bound to a second name, captured)."""
+    element_of, escaped = {}, set()
+
+    def names(nodes):
+        return {n.id for n in nodes if isinstance(n, gast.Name)}
+
+    for node in gast.walk(fn_node):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1:
+            tgt, v = node.targets[0], node.value
+            if isinstance(tgt, gast.Name) and isinstance(v, (gast.Subscript, gast.Attribute)) \
+                    and isinstance(v.value, gast.Name):
+                element_of.setdefault(tgt.id, set()).add(v.value.id)
+            if isinstance(v, gast.Name) and not isinstance(tgt, gast.Name) or (
+                isinstance(v, gast.Name) and isinstance(tgt, gast.Name) and v.id != tgt.id
+            ):
+                escaped.add(v.id)
+        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and isinstance(node.ctx, gast.Load):
+            escaped |= names(node.elts)
+        elif isinstance(node, gast.Dict):
+            escaped |= names(node.values)
+        elif isinstance(node, gast.Call):
+            f = node.func
+            method_of_other = isinstance(f, gast.Attribute) and resolve(f) is None
+            if method_of_other or may_mutate(node):
+                escaped |= names(node.args) | names(k.value for k in node.keywords)
+        elif isinstance(node, (gast.Lambda, gast.FunctionDef)) and node is not fn_node:
+            escaped |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return element_of, escaped
+
+
 class MutationMixin:
     """Writes into containers and objects, in-place list methods, aliases and views."""
 
@@ -181,12 +216,13 @@ class MutationMixin:
         pullback reading it (``y = x * a`` before ``a[0] = 1.0``, including the closures
         of pullbacks dispatched at run time) reads the values its statement saw:
 
-        * a local name is given a private copy first (``a = _rt.private(a)``: the object
-          itself when nothing else holds it, so a buffer filled in a loop stays O(1) a
-          write), after a Save of the old object, restored after the statement's adjoint;
-          another name read later that must show the change is checked as for any write;
-        * a parameter (the caller sees the change, as in Python) and a local that another
-          name for the same object still reads are changed in place, after a Save of a
+        * a local array that no other name, container or callee can hold (see
+          containment) is given a private copy first (``a = _rt.private(a)``: the array
+          itself when nothing else refers to it, so a buffer filled in a loop stays O(1) a
+          write), after a Save of the old object, restored after the statement's
+          adjoint; a pullback closure made at run time keeps the old object too;
+        * anything else (a parameter, a list, an array another name or container holds,
+          which must show the change as in Python) is changed in place, after a Save of a
           copy of each name for the object (``_rt.snapshot``).
 
         The tape pass keeps a save only where the pullback reads the name. Returns the
@@ -197,10 +233,13 @@ class MutationMixin:
         name, keeps_shape = found
         self.helpers.add("_rt")
         mark = len(self.saves)
-        same = {z for z in self.same.get(name, set()) if z != name and z in self.live}
-        if name in self.locals and name not in self.info.params and not same:
-            if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Subscript):
-                self.check_shared_write(name, None, fwd)  # (setitem checks its own)
+        element_of, escaped = self._containment()
+        if (
+            name in self.locals and name not in self.info.params
+            and self.kinds.get(name, OTHER) in (ARRAY, OTHER)
+            and not self.aliases.get(name) and name not in self.maybe_views
+            and not self.same.get(name) and name not in element_of and name not in escaped
+        ):  # an array (or a value of unknown kind) only this name holds, or a pullback
             sv = self.save(name, fwd, depth)
             sv.keeps_shape = keeps_shape
             fwd.append(f"{name} = _rt.private({name})")
@@ -213,6 +252,48 @@ class MutationMixin:
             sv.copies = True
             sv.keeps_shape = keeps_shape
         return self.saves[mark:]
+
+    def _containment(self):
+        if getattr(self, "_containment_memo", None) is None:
+            self._containment_memo = containment(self.fn, self.resolve, self.may_mutate)
+        return self._containment_memo
+
+    def check_element_write(self, s, through):
+        """`c = cols[0]` (or `c = obj.items`), then `c` changed in place with a gradient
+        while `cols` is read again: Python shows the change through `cols`, but the
+        gradient of what is read through `cols` would not reach the written value (the
+        transformer follows names, not what a container holds). Refused, with the way
+        out, unless the field's own write-back covers it (an attribute of a differentiated
+        object, see write_back_field)."""
+        name = through[0] if through else None
+        if name is None:
+            found = self._inactive_written(s)
+            name = found[0] if found else None
+        if name is None or name not in self.active and not self._writes_active(s):
+            return
+        holders = self._containment()[0].get(name, set())
+        live = self.live_after.get(id(s), frozenset())
+        field = self.field_of.get(name)
+        for x in sorted(holders):
+            if x == name or x not in live:
+                continue
+            if field is not None and field[0] == x and x in self.active:
+                continue
+            self.refuse(
+                f"changing `{name}` in place while `{x}` holds it (`{name}` was read from "
+                f"`{x}`) and `{x}` is read afterwards",
+                f"the gradient of what is read through `{x}` would not reach the written "
+                f"values. Build the inner container first and then store it in `{x}` (or "
+                f"read the values back through `{name}`)",
+            )
+
+    def _writes_active(self, s):
+        """Does statement s put a differentiated value somewhere?"""
+        e = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if e is None:
+            return False
+        parts = e.args + [k.value for k in e.keywords] if isinstance(e, gast.Call) else [e]
+        return any(isinstance(p, gast.Name) and p.id in self.active for p in parts)
 
     def follow_aliases(self, name, group, flag, rev, fwd, depth):
         """After an in-place change of the object `name` holds, the other names surely
