@@ -335,3 +335,27 @@ def test_in_place_update_of_a_list_alias_in_a_loop_is_refused_with_its_line():
     with pytest.raises(ad.MutationError) as info:
         ad.pullback(alias_of_an_unpacked_list, 1.3, np.array([0.3, -1.2, 0.8]))
     assert "test_containers_fail_closed.py, line" in str(info.value)
+
+
+class _Holder:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x):
+        return self.fn(x)
+
+
+def _through_a_held_closure(x, w):
+    h = _Holder(lambda t: np.sin(t * w) * t)
+    return h(x) + h.fn(x)
+
+
+def test_a_closure_held_in_a_field_passes_its_captured_gradient():
+    # the closure's tangent (its captured w) was dropped when the field was called: a
+    # silent zero for w
+    got = check_grads(_through_a_held_closure, 0.3, 0.7)
+    assert got[1] != 0.0
+    h = ad.hessian(lambda v: _through_a_held_closure(v[0], v[1]), np.array([0.3, 0.7]))
+    want = numerical_gradient(
+        lambda v: ad.gradient(lambda a, b: _through_a_held_closure(a, b), v[0], v[1])[1], np.array([0.3, 0.7]))[0]
+    np.testing.assert_allclose(h[1], want, rtol=1e-5, atol=1e-7)

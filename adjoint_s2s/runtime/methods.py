@@ -9,7 +9,7 @@ from ..errors import MissingAdjointError, MutationError
 from ..tangents import AbstractZero
 from .sites import _at, _Attribute
 from .project import conj
-from .structure import part
+from .structure import field_adjoint, part
 from .dispatch import call, resolve, rule_pair
 from . import wrappers
 
@@ -31,7 +31,7 @@ def call_method(obj, name, /, *args, **kwargs):
     if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
         # a classmethod or an instance attribute holding a method
         y, pb = call(bound, *args, **kwargs)
-        return y, lambda g: (None,) + tuple(pb(g)[1:])
+        return y, _held_by(obj, name, pb)
     if meth is not None:
         rule = _method_rule(type(obj), name, meth)
         if rule is not None:
@@ -44,7 +44,7 @@ def call_method(obj, name, /, *args, **kwargs):
         return wrappers.dunder_pair(bound)(*args)  # x.__mul__(v): its pullback gives (dx, dv)
     if callable(bound) and not isinstance(bound, types.BuiltinMethodType):
         y, pb = call(bound, *args, **kwargs)
-        return y, lambda g: (None,) + tuple(pb(g)[1:])
+        return y, _held_by(obj, name, pb)
     if isinstance(obj, np.ufunc):  # np.add.reduce of a ufunc known when it runs: its rule
         pair = resolve(bound, len(args), tuple(kwargs))
         y, pb = pair(*args, **kwargs)
@@ -63,6 +63,22 @@ def call_method(obj, name, /, *args, **kwargs):
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
         + _at()
     )
+
+
+def _held_by(obj, name, pb):
+    """The pullback of obj.name(*args) where obj.name is a callable held in obj's own
+    fields (self.fn = lambda t: ...): the callable's tangent (what it captured, a
+    callable object's fields) is the tangent of that field of obj, never dropped."""
+    own = name in getattr(obj, "__dict__", ())
+
+    def pullback(g):
+        grads = tuple(pb(g))
+        first = grads[0] if own else None
+        if first is None or isinstance(first, AbstractZero):
+            return (None,) + grads[1:]
+        return (field_adjoint(name, first),) + grads[1:]
+
+    return pullback
 
 
 _CONTAINER_WRITES = frozenset({
