@@ -12,7 +12,7 @@ import inspect
 import sys
 import textwrap
 
-from . import emit
+from . import emit, runtime
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -82,6 +82,8 @@ def show(fn, kinds, all_=False, out=None, seen=None):
     out.write(entry.source)
     if all_:
         for callee in entry.callees:
+            if runtime._not_users(callee.__code__.co_filename):
+                continue  # NumPy's or adjoint_s2s's own code (a rule's helpers): not the user's
             out.write("\n\n")
             n = callee.__code__.co_argcount
             show(callee, ("other",) * n, True, out, seen)

@@ -563,13 +563,13 @@ def _call_kw(f, args, kwargs):
         pair = rule_pair(f, len(args), tuple(kwargs))
         if pair is None:  # rules for f, but none that takes these keywords
             raise MissingAdjointError(
-                f, f"no variant of its rule takes the keywords {', '.join(kwargs)}" + _at())
+                f, no_variant(len(args), tuple(kwargs)) + _at())
     else:
         pair = rule_pair(f, len(args), tuple(kwargs))
         if pair is None and _hashable(f) and R.PRIMITIVES.get(f):
             # a rule for f, but none of its variants takes these keywords (out=...)
             raise MissingAdjointError(
-                f, f"no variant of its rule takes the keywords {', '.join(kwargs)}" + _at())
+                f, no_variant(len(args), tuple(kwargs)) + _at())
         if pair is None:
             pair = resolve(f, len(args), tuple(kwargs))
     return pair(*args, **kwargs)
@@ -578,3 +578,12 @@ def _call_kw(f, args, kwargs):
 # the wrapped callables' pairs (partial, cached functions, bound operators) call back into
 # `call` above: imported last, so that it finds this module complete
 from . import wrappers  # noqa: E402
+
+
+def no_variant(nargs, kwnames):
+    """Why no variant of a function's rule fits a call: what the call passed."""
+    what = f"{nargs} positional argument{'s' if nargs != 1 else ''}"
+    if kwnames:
+        what += f" and the keyword{'s' if len(kwnames) != 1 else ''} {', '.join(kwnames)}"
+    return (f"no variant of its rule takes {what} (an argument the rule declines, "
+            f"see docs/numpy.md, or one more than NumPy's signature)")

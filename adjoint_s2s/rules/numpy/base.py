@@ -208,7 +208,11 @@ def _keyword_pair(fn, call, nargs, kwnames):
     """The run-time pair of the variant of fn's rule that fits the call (built once)."""
     variant = lookup_primitive(fn, nargs, kwnames)
     if variant is None:
-        raise MissingAdjointError(fn, f"no variant of its rule takes the keywords {', '.join(kwnames)}")
+        what = f"{nargs} positional argument{'s' if nargs != 1 else ''}"
+        if kwnames:
+            what += f" and the keyword{'s' if len(kwnames) != 1 else ''} {', '.join(kwnames)}"
+        raise MissingAdjointError(fn, f"no variant of its rule takes {what} (an argument the "
+                                      f"rule declines, see docs/numpy.md)")
     pair = _KEYWORD_PAIRS.get(id(variant))
     if pair is None:
         pair = _primitive_pair(_shadow(variant, call))
