@@ -354,6 +354,37 @@ class Gen:
         self.bind(b, V)
         self.owned.append(b)
 
+    def c_const_inplace(self, ind=0):
+        """An array without a gradient, read by a differentiated statement, then changed in
+        place (the pullback must read the values the statement saw), maybe read again."""
+        self.use("const_inplace")
+        k = self.new("k")
+        self.emit(f"{k} = {self.pick(['np.ones(4)', 'np.linspace(0.5, 1.5, 4)', 'np.array([0.3, -1.2, 2.0, 0.7])'])}", ind)
+        s = self.new("s")
+        if self.r.random() < 0.3:  # written inside the loop that reads it
+            i = self.new("i")
+            self.emit(f"{s} = 0.0", ind)
+            self.emit(f"for {i} in range({N}):", ind)
+            self.emit(f"{s} = {s} + np.sum({self.expr(V, 1)} * {k})", ind + 1)
+            self.emit(f"{k}[{i}] = {self.const(0.5, 2.0)}", ind + 1)
+        else:
+            self.emit(f"{s} = np.sum({self.expr(V, 1)} * {k})", ind)
+            i, j = sorted(self.r.sample(range(N + 1), 2))
+            self.emit(self.pick([
+                f"{k}[{self.r.randrange(N)}] = {self.const()}",
+                f"{k}[{i}:{j}] = {self.const()}",
+                f"{k}.fill({self.const()})",
+                f"{k}.sort()",
+                f"np.multiply({k}, {self.const(0.5, 2.0)}, out={k})",
+                f"{k} *= {self.const(0.5, 2.0)}",
+                f"{k}[{k} > {self.const(0.4, 0.9)}] = {self.const()}",
+            ]), ind)
+        self.bind(s, S)
+        if self.r.random() < 0.5:
+            s2 = self.new("s")
+            self.emit(f"{s2} = np.sum({self.expr(V, 1)} * {k})", ind)
+            self.bind(s2, S)
+
     def c_alias(self, ind=0):
         self.use("alias")
         if not self.owned:
@@ -766,7 +797,7 @@ def {g}(a):
         ("assign", 6), ("inplace", 2), ("alias", 1), ("list", 2), ("unpack", 1), ("if", 2),
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
-        ("helper", 1), ("mutating_helper", 1),
+        ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1),
     ]
 
     def statement(self):
