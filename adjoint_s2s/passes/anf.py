@@ -566,7 +566,9 @@ class Normalizer:
         written shows where Python shows it."""
         if isinstance(e, gast.Attribute):
             base = self.atom(e.value, out)
-            obj = self.atom(gast.Attribute(value=base, attr=e.attr, ctx=gast.Load()), out)
+            read = gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())
+            read.written_back = True  # the write goes back into base (below)
+            obj = self.atom(read, out)
 
             def write_back():
                 store = gast.Attribute(value=base, attr=e.attr, ctx=gast.Store())

@@ -54,6 +54,10 @@ _IN_PLACE_FUNCS = tuple(
 )
 
 
+# methods that put a value into a list, dict or set
+_GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
+
+
 def containment(fn_node, resolve, may_mutate):
     """(element_of, escaped) over the whole function, whatever the path: element_of maps
     a name bound by ``c = X[k]`` or ``c = X.attr`` (X a name) to those X, the containers
@@ -69,7 +73,8 @@ def containment(fn_node, resolve, may_mutate):
         if isinstance(node, gast.Assign) and len(node.targets) == 1:
             tgt, v = node.targets[0], node.value
             if isinstance(tgt, gast.Name) and isinstance(v, (gast.Subscript, gast.Attribute)) \
-                    and isinstance(v.value, gast.Name):
+                    and isinstance(v.value, gast.Name) and not getattr(v, "written_back", False):
+                # (a read the normaliser made for `m[i][j] = v`: it writes the row back)
                 element_of.setdefault(tgt.id, set()).add(v.value.id)
             if isinstance(v, gast.Name) and not isinstance(tgt, gast.Name) or (
                 isinstance(v, gast.Name) and isinstance(tgt, gast.Name) and v.id != tgt.id
@@ -259,17 +264,21 @@ class MutationMixin:
         return self._containment_memo
 
     def check_element_write(self, s, through):
-        """`c = cols[0]` (or `c = obj.items`), then `c` changed in place with a gradient
+        """`c = cols[0]` (or `c = obj.items`), then a value with a gradient put into `c`
         while `cols` is read again: Python shows the change through `cols`, but the
         gradient of what is read through `cols` would not reach the written value (the
         transformer follows names, not what a container holds). Refused, with the way
         out, unless the field's own write-back covers it (an attribute of a differentiated
         object, see write_back_field)."""
-        name = through[0] if through else None
-        if name is None:
-            found = self._inactive_written(s)
-            name = found[0] if found else None
-        if name is None or name not in self.active and not self._writes_active(s):
+        e = s.value if isinstance(s, gast.Expr) else None
+        if not (
+            isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute)
+            and isinstance(e.func.value, gast.Name) and e.func.attr in _GROWING_METHODS
+            and self.resolve(e.func) is None
+        ):
+            return  # (writes by subscript and `op=` are followed by the normaliser's write-back)
+        name = e.func.value.id
+        if name not in self.active and not self._writes_active(s):
             return
         holders = self._containment()[0].get(name, set())
         live = self.live_after.get(id(s), frozenset())
