@@ -266,3 +266,40 @@ def test_a_tuple_of_arrays_from_a_callee_keeps_array_kinds(mod):
     text = ad.show_adjoint(mod.outer_arrays, x)
     assert "sin_cos_pair(x)" in text and "_rt.binop" not in text
     _close(mod.outer_arrays, x)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        (1.0, -0.5),  # floats: the fast path
+        (1, 0),  # ints, a NumPy float, a zero, None: the general way, the same gradients
+        (np.float64(1.0), -0.5),
+        (ad.ZeroTangent(), 2.0),
+        (None, 2.0),
+        [1.0, -0.5],  # a list seed and a short tuple take the general way too
+        (1.0,),
+        None,
+    ],
+)
+def test_a_tuple_of_reals_result_takes_its_seed_apart(mod, seed):
+    """A callee returning a tuple of real numbers reads a seed of floats without run-time
+    helpers; every other seed (ints, NumPy scalars, zeros, lists) gives what the general
+    code gives."""
+    ad.gradient(mod.pendulum, 9.81)  # the step pair specialised for real numbers
+    _, back = ad.pullback(mod.step, 1.0, 0.3, 9.81)
+    got = back(seed)
+    items = [0.0, 0.0] if seed is None else [
+        0.0 if s is None or isinstance(s, ad.ZeroTangent) else float(s) for s in seed
+    ]
+    items += [0.0] * (2 - len(items))
+    eps = 1e-6
+
+    def proj(t, o, k):
+        th, om = mod.step(t, o, k)
+        return items[0] * th + items[1] * om
+
+    want = numerical_gradient(proj, 1.0, 0.3, 9.81)
+    for g, w in zip(got, want):
+        assert g == pytest.approx(w, rel=1e-6, abs=eps)
+    text = ad.show_adjoint(mod.step, 1.0, 0.3, 9.81)
+    assert "type(b_result) is tuple and len(b_result) == 2" in text
