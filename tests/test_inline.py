@@ -317,3 +317,31 @@ def test_a_construct_refused_inside_the_callee_names_its_line(tmp_path):
     with pytest.raises(UnsupportedSyntaxError) as info:
         ad.gradient(m.outer, 3.0)
     assert info.value.lineno == 2 and str(path) in str(info.value)
+
+
+def test_a_callee_writing_into_an_argument_or_calling_a_function_keeps_its_call(tmp_path):
+    src = (
+        "def fill(a, v):\n"
+        "    a[0] = v\n"
+        "    return v\n"
+        "\n"
+        "\n"
+        "def calls_fill(a, v):\n"
+        "    w = fill(a, v)\n"
+        "    return w\n"
+        "\n"
+        "\n"
+        "def outer(x):\n"
+        "    a = [0.0, 1.0]\n"
+        "    y = fill(a, x)\n"
+        "    z = calls_fill([0.0, 1.0], x)\n"
+        "    return y * a[0] + z\n"
+    )
+    path = tmp_path / "inline_writes.py"
+    path.write_text(src)
+    m = types.ModuleType("inline_writes")
+    m.__file__ = str(path)
+    exec(compile(src, str(path), "exec"), m.__dict__)
+    text = ad.show_adjoint(m.outer, 0.7)
+    assert "(inlined fill)" not in text and "(inlined calls_fill)" not in text
+    assert ad.gradient(m.outer, 0.7)[0] == pytest.approx(2.0 * 0.7 + 1.0)

@@ -16,7 +16,9 @@ call. Only what keeps the meaning exactly is inlined:
 - f writes into nothing: no item or attribute assignment, no augmented assignment
   (``a += b`` writes into an array), no method call (``xs.append``,
   ``a.fill``: only functions of modules, ``np.sin``), no ``out=`` or ``**`` argument
-  (a callee writing into its arguments keeps its call and the checks made for it);
+  and no call of another Python function or class (builtins, module functions and
+  functions with rules only): a callee that may write into its arguments keeps its call
+  and the checks made for it;
 - the names f reads from outside (globals, builtins) are none of the caller's own names,
   and f's own names (parameters, locals) get fresh names no one else uses.
 
@@ -43,6 +45,10 @@ _REFUSED = (
     gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Global, gast.Nonlocal, gast.Import,
     gast.ImportFrom, gast.Delete, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await,
     gast.AsyncFor, gast.AsyncWith,
+)
+# builtins that write into what they are given or read the caller's frame
+_WRITING_BUILTINS = frozenset(
+    ("setattr", "delattr", "exec", "eval", "globals", "locals", "vars", "__import__", "compile")
 )
 _NO_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200  # *args, **kwargs, generators, coroutines
 
@@ -234,6 +240,8 @@ def _callee_body(f, ctx):
                 or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
             ):
                 return None  # a method (x.append, a.fill) or out=: maybe a write
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
+                return None  # another Python function: it keeps its own call
     if count > MAX_STATEMENTS:
         return None
     local = set(params)
@@ -252,6 +260,24 @@ def _callee_body(f, ctx):
             return None  # a name f reads that exists nowhere yet: leave it to the call
     ctx.taken |= free
     return body, params, ret, lines
+
+
+def _plain_callee(name, ctx):
+    """Is the global `name` a builtin (min, float, range) or a function with a rule?
+    Another Python function or a class could keep or change what it is given."""
+    g = ctx.fn.__globals__
+    if name in g:
+        f = g[name]
+    else:
+        bi = g.get("__builtins__", builtins)
+        known = hasattr(bi, name) if not isinstance(bi, dict) else name in bi
+        return known and name not in _WRITING_BUILTINS
+    if isinstance(f, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return name not in _WRITING_BUILTINS
+    try:
+        return f in R.PRIMITIVES or R.lookup_user(f) is not None
+    except TypeError:
+        return False
 
 
 def _module_path(e, ctx):
