@@ -154,6 +154,32 @@ def calls_appends(x):
     return xs[0] + xs[1]
 
 
+def swapper(p, q):
+    p = p * 2.0
+    return q, p
+
+
+def swaps(x):
+    y = x * x
+    for _ in range(3):
+        x, y = swapper(y, x)  # x's old value is read by the body after y is taken over
+    return x + 3.0 * y
+
+
+def twist(p, q):
+    p = p + q
+    q = q * p
+    return p, q
+
+
+def twists(x):
+    a = x
+    b = 0.5
+    a, b = twist(a, a * 2.0)  # a is given twice: it is copied
+    b, a = twist(b, a)  # b, a taken over; the items are assigned in turn
+    return a * b
+
+
 def arrays(w):
     v = np.tanh(w)
     return v * v
@@ -200,6 +226,8 @@ def _line(mod, text):
         ("names_clash", (0.7,)),
         ("uses_scale", (0.7,)),
         ("calls_arrays", (np.array([0.3, -0.2, 0.9]),)),
+        ("swaps", (0.7,)),
+        ("twists", (0.7,)),
     ],
 )
 def test_inlined_helpers_give_the_plain_gradient(mod, name, args):

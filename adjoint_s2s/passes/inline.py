@@ -136,9 +136,21 @@ def _inline_stmt(s, ctx):
     local = set(params) | assigned
     rename = {}
     binds = []
+    targets = _target_names(s)
+    uses = {}
+    for a in call.args:
+        for n in gast.walk(a):
+            if isinstance(n, gast.Name):
+                uses[n.id] = uses.get(n.id, 0) + 1
     for p, a in zip(params, call.args):
         if p not in assigned and (isinstance(a, gast.Constant) or isinstance(a, gast.Name) and a.id in ctx.plain):
             rename[p] = a  # substituted as it is
+            continue
+        if isinstance(a, gast.Name) and a.id in ctx.plain and a.id in targets and uses[a.id] == 1:
+            # `theta, omega = step(theta, omega, k)`: the caller's theta is assigned by this
+            # statement and given to nothing else; its old value is dead once the body
+            # starts, so the body's parameter is the caller's variable itself
+            rename[p] = a.id
             continue
         rename[p] = _fresh(p, f.__name__, ctx)
         binds.append(_assign(gast.Name(id=rename[p], ctx=gast.Store(), annotation=None, type_comment=None), a, s))
@@ -147,20 +159,59 @@ def _inline_stmt(s, ctx):
     renamer = _Rename(rename)
     body = [renamer.visit(st) for st in body]
     ret = renamer.visit(ret)
-    if isinstance(s, gast.Assign):
-        last = gast.Assign(targets=s.targets, value=ret, type_comment=None)
-    elif isinstance(s, gast.Return):
-        last = gast.Return(value=ret)
-    else:
-        last = gast.Expr(value=ret)
-    gast.copy_location(last, s)
-    last.end_lineno = getattr(s, "end_lineno", None)
-    new = binds + body + [last]
+    lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
+    if lasts is None or not (binds or body or lasts):
+        if isinstance(s, gast.Assign):
+            lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
+        elif isinstance(s, gast.Return):
+            lasts = [gast.Return(value=ret)]
+        else:
+            lasts = [gast.Expr(value=ret)]
+    for i, last in enumerate(lasts):
+        gast.copy_location(last, s)
+        last.end_lineno = getattr(s, "end_lineno", None)
+        if i:
+            last.no_origin = True  # one comment (the call's line) for them all
+    new = binds + body + lasts
     lo = getattr(s, "lineno", None)
     text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
     new[0].inlined = (f.__name__, text)
     ctx.out.callees[call.func.id] = f
     return new
+
+
+def _target_names(s):
+    """The names a `x = ...` or `x, y = ...` statement assigns (flat names only)."""
+    if not isinstance(s, gast.Assign) or len(s.targets) != 1:
+        return set()
+    t = s.targets[0]
+    if isinstance(t, gast.Name):
+        return {t.id}
+    if isinstance(t, (gast.Tuple, gast.List)) and all(isinstance(e, gast.Name) for e in t.elts):
+        return {e.id for e in t.elts}
+    return set()
+
+
+def _split_assign(s, ret):
+    """`x, y = x, y` (the body assigned the caller's x and y itself): nothing to do, [].
+    Else None (the assignment is kept)."""
+    if len(s.targets) != 1 or not isinstance(s.targets[0], (gast.Tuple, gast.List)):
+        return None
+    elts = s.targets[0].elts
+    if (
+        not isinstance(ret, (gast.Tuple, gast.List))
+        or len(ret.elts) != len(elts)
+        or not all(isinstance(e, gast.Name) for e in elts)
+        or len({e.id for e in elts}) != len(elts)
+        or any(isinstance(v, gast.Starred) for v in ret.elts)
+    ):
+        return None
+    # only when every item is its own name again (the body took the caller's variables
+    # over): then nothing is left to assign. Items of other names keep the tuple (the
+    # alias checks of the caller know a tuple's items apart)
+    if all(isinstance(v, gast.Name) and v.id == e.id for e, v in zip(elts, ret.elts)):
+        return []
+    return None
 
 
 def _callee(call, ctx):
