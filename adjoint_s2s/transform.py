@@ -3,6 +3,7 @@
 Each pass is one call, in order; each module's docstring says what the pass reads and
 writes. ``emit.py`` compiles the text, registers it with linecache, caches and binds it.
 
+    inline    small leaf helpers of the same module: their bodies in place of the calls
     check     refuse what cannot be differentiated, before anything is rewritten
     anf       normalise: one operation per statement, temporaries named for what they hold
     activity  kinds, activity and liveness (read-only from here on)
