@@ -3,6 +3,7 @@
 Each pass is one call, in order; each module's docstring says what the pass reads and
 writes. ``emit.py`` compiles the text, registers it with linecache, caches and binds it.
 
+    inline    small leaf helpers of the same module: their bodies in place of the calls
     check     refuse what cannot be differentiated, before anything is rewritten
     anf       normalise: one operation per statement, temporaries named for what they hold
     activity  kinds, activity and liveness (read-only from here on)
@@ -16,20 +17,29 @@ import builtins
 import types
 
 
+from . import rules as R, runtime, source
 from .naming import Namer, names_in
-from .passes import activity, anf, check, cleanup, codegen, reverse, sparse, tape
+from .passes import activity, anf, check, cleanup, codegen, inline, reverse, sparse, tape
 
 
 def pair_source(fn, node, filename, lines, key, globals_, reserved):
     """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
     node is fn's parsed tree (rewritten in place); reserved: names generated code uses."""
+    inlined = inline.inline_calls(
+        fn, node, filename, globals_, source.function_node, source.fresh_copy,
+        lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
+    )
     check.check(node, filename)
     user_names = names_in(node)
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
     info = function_info(fn, node, filename, globals_)
     facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
+    if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
+        facts.callee_globals = frozenset(facts.callee_globals) | frozenset(inlined.callees)
     rev = reverse.Generator(node, info, facts, taken=namer.taken)
+    for f in inlined.callees.values():
+        rev.deps[f] = R.version(f)
     draft = rev.generate()
     plan = tape.plan(draft, rev.namer)
     fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))

@@ -293,12 +293,26 @@ def test_callee_writes_the_caller_cannot_see_are_differentiated(fn, args):
 
 def test_a_caller_that_reads_an_argument_again_calls_through_call_keeping():
     from adjoint_s2s import emit, runtime
+    from adjoint_s2s.passes import inline
 
-    text = emit.source_of(M.callee_reads_what_caller_reads,
-                          runtime.kinds_of((X5, X5))).source
-    assert "_rt.call_keeping((0,), _weighted, y, w)" in text
-    text = emit.source_of(M.callee_writes_what_caller_drops, runtime.kinds_of((X5, 0.8))).source
-    assert "call_keeping" not in text
+    inline.ENABLED[0] = False  # _weighted would be inlined (passes/inline.py): keep its call
+    ad.refresh()
+    try:
+        text = emit.source_of(M.callee_reads_what_caller_reads,
+                              runtime.kinds_of((X5, X5))).source
+        assert "_rt.call_keeping((0,), _weighted, y, w)" in text
+        text = emit.source_of(M.callee_writes_what_caller_drops, runtime.kinds_of((X5, 0.8))).source
+        assert "call_keeping" not in text
+    finally:
+        inline.ENABLED[0] = True
+        ad.refresh()
+    text = emit.source_of(M.callee_reads_what_caller_reads, runtime.kinds_of((X5, X5))).source
+    assert "# (inlined _weighted)" in text
+    args = (X5, X5 + 0.5)
+    got = ad.gradient(M.callee_reads_what_caller_reads, *fresh(args))
+    want = numerical_gradient(M.callee_reads_what_caller_reads, *fresh(args))
+    for g, w in zip(got, want):
+        assert isapprox(g, w, rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("fn, args", [

@@ -399,7 +399,9 @@ class Normalizer:
                 for n in new:  # the user's line, for errors found later
                     if not hasattr(n, "src_line"):
                         n.src_line = s.lineno + self.line_offset
-            if new and hasattr(s, "lineno") and not hasattr(new[0], "origin"):
+            if new and hasattr(s, "inlined"):  # the first statement of an inlined call
+                new[0].inlined = s.inlined
+            if new and hasattr(s, "lineno") and not hasattr(new[0], "origin") and not hasattr(s, "no_origin"):
                 new[0].origin = self.origin_of(s)
                 if not hasattr(new[-1], "origin_end"):
                     new[-1].origin_end = new[0].origin

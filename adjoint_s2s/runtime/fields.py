@@ -17,6 +17,8 @@ from .project import seed
 def seed_result(x, result):
     """The seed of a pullback whose result may be an object: a structural tangent of a
     mutable object goes into the field store (reads and writes of its fields use it)."""
+    if type(x) is tuple:  # a tuple's tangent: never a zero, a thunk or an object's
+        return x
     x = seed(x)
     if x is not None and is_mutable_object(result) and not isinstance(x, (list, tuple)):
         _seed_fields(result, x)

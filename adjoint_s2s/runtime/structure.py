@@ -22,6 +22,8 @@ class GradList(list):
 
 def part(g, i):
     """Component i of a tuple/list/dict/Tangent tangent; None for zeros."""
+    if type(g) is tuple and type(i) is int:  # the common case first (a callee's tuple result)
+        return g[i] if -len(g) <= i < len(g) else None
     if g is None or isinstance(g, AbstractZero):
         return None
     if isinstance(g, Thunk):

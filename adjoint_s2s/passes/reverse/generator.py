@@ -171,6 +171,13 @@ class Generator(
             origin = getattr(s, "origin", None)
             if isinstance(s, gast.Return):
                 origin = s.origin_end = None  # the return itself needs no code
+            inlined = getattr(s, "inlined", None)
+            if inlined is not None:  # (callee name, the call's line): see passes/inline.py
+                self._note_dispatch(fwd, note)
+                note = None
+                if inlined[1]:
+                    fwd.append(f"# {inlined[1]}")
+                fwd.append(f"# (inlined {inlined[0]})")
             if origin:
                 self._note_dispatch(fwd, note)
                 fwd.append(f"# {origin}")

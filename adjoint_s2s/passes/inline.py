@@ -1,0 +1,387 @@
+"""Inline small helper functions into their caller (issue 15), before everything else.
+
+A statement ``t = f(a, b)`` (or ``f(a, b)``, or ``return f(a, b)``) where ``f`` is a small
+function of the same module becomes f's body in place, its names renamed apart, so the
+reverse pass sees one function: no pair to call, no pullback closure, no tape entry per
+call. Only what keeps the meaning exactly is inlined:
+
+- f is a global read by name (not a local, a parameter or a captured variable of the
+  caller), a plain Python function sharing the caller's globals and file, capturing
+  nothing, with no rule (user rule, primitive, special or non-differentiable), not the
+  caller itself, not adjoint_s2s's own code;
+- the call passes exactly f's positional parameters (no keywords, no ``*``, no defaults
+  used), f has no ``*args``/``**kwargs``/keyword-only parameters and is no generator;
+- f's body is small, has no nested scope (def, lambda, class, comprehension), no
+  global/nonlocal/import/del/walrus/yield/await, and a single ``return`` at its end;
+- f writes into nothing: no item or attribute assignment, no augmented assignment
+  (``a += b`` writes into an array), no method call (``xs.append``,
+  ``a.fill``: only functions of modules, ``np.sin``), no ``out=`` or ``**`` argument
+  and no call of another Python function or class (builtins, module functions and
+  functions with rules only): a callee that may write into its arguments keeps its call
+  and the checks made for it;
+- the names f reads from outside (globals, builtins) are none of the caller's own names,
+  and f's own names (parameters, locals) get fresh names no one else uses.
+
+The arguments are evaluated first, in order, as in the call (a parameter f never
+assigns takes a name or constant argument as it is). What it rests on joins the caller's
+cache entry: f's identity (a redefinition makes the caller's code again, emit's callee
+guard) and f's rule version (a rule registered for f later drops it). The inlined
+statements keep f's line numbers (same file), so errors and comments name f's lines; the
+first one carries the call's line and ``(inlined f)`` for the generated comments.
+"""
+import builtins
+import types
+
+import gast
+
+from .. import rules as R
+from ..naming import names_in
+
+ENABLED = [True]  # tests switch it off (then refresh()) to test the direct calls of emit
+MAX_STATEMENTS = 40  # "small": the number of statements of f's body, nested ones counted
+
+_REFUSED = (
+    gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp,
+    gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Global, gast.Nonlocal, gast.Import,
+    gast.ImportFrom, gast.Delete, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await,
+    gast.AsyncFor, gast.AsyncWith,
+)
+# builtins that write into what they are given or read the caller's frame
+_WRITING_BUILTINS = frozenset(
+    ("setattr", "delattr", "exec", "eval", "globals", "locals", "vars", "__import__", "compile")
+)
+_NO_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200  # *args, **kwargs, generators, coroutines
+
+
+class Inlined:
+    """What the caller's code rests on: {global name: function} of the inlined callees."""
+
+    def __init__(self):
+        self.callees = {}
+
+
+def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtime_code, check):
+    """Inline the eligible calls of node (fn's tree, rewritten in place). Returns Inlined.
+    function_node(f) -> (tree, filename, lines); fresh_copy(tree) -> a copy to rewrite;
+    check(tree) raises for what cannot be differentiated (such a callee is left alone: its
+    error belongs to the call, if it ever runs)."""
+    out = Inlined()
+    code = fn.__code__
+    if not ENABLED[0] or code.co_flags & 0x20 or runtime_code(code):
+        return out
+    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    own |= names_in(node, gast.Store) | names_in(node, gast.Del)
+    taken = names_in(node) | own
+    ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, own, taken, out)
+    # arguments given to the body as they are: plain locals (no cell another function
+    # could rebind while the body runs) and constants
+    ctx.plain = set(code.co_varnames) - set(code.co_cellvars)
+    ctx.check = check
+    _walk_block(node.body, ctx)
+    return out
+
+
+class _Ctx:
+    def __init__(self, fn, filename, globals_, function_node, fresh_copy, runtime_code, own, taken, out):
+        self.fn = fn
+        self.filename = filename
+        self.globals = globals_
+        self.function_node = function_node
+        self.fresh_copy = fresh_copy
+        self.runtime_code = runtime_code
+        self.own = own
+        self.taken = taken
+        self.out = out
+
+
+def _walk_block(stmts, ctx):
+    """Rewrite a statement list in place (nested blocks too, never nested scopes)."""
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        new = _inline_stmt(s, ctx)
+        if new is not None:
+            stmts[i:i + 1] = new
+            i += len(new)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and not isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                _walk_block(block, ctx)
+        for h in getattr(s, "handlers", None) or ():
+            _walk_block(h.body, ctx)
+        i += 1
+
+
+def _inline_stmt(s, ctx):
+    if isinstance(s, gast.Assign):
+        call = s.value
+    elif isinstance(s, (gast.Expr, gast.Return)):
+        call = s.value
+    else:
+        return None
+    if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name):
+        return None
+    f = _callee(call, ctx)
+    if f is None:
+        return None
+    got = _callee_body(f, ctx)
+    if got is None:
+        return None
+    body, params, ret, lines = got
+    # f's names: renamed apart, except parameters never assigned given name/constant args
+    assigned = set()
+    for st in body:
+        assigned |= names_in(st, gast.Store)
+    local = set(params) | assigned
+    rename = {}
+    binds = []
+    targets = _target_names(s)
+    uses = {}
+    for a in call.args:
+        for n in gast.walk(a):
+            if isinstance(n, gast.Name):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    for p, a in zip(params, call.args):
+        if p not in assigned and (isinstance(a, gast.Constant) or isinstance(a, gast.Name) and a.id in ctx.plain):
+            rename[p] = a  # substituted as it is
+            continue
+        if isinstance(a, gast.Name) and a.id in ctx.plain and a.id in targets and uses[a.id] == 1:
+            # `theta, omega = step(theta, omega, k)`: the caller's theta is assigned by this
+            # statement and given to nothing else; its old value is dead once the body
+            # starts, so the body's parameter is the caller's variable itself
+            rename[p] = a.id
+            continue
+        rename[p] = _fresh(p, f.__name__, ctx)
+        binds.append(_assign(gast.Name(id=rename[p], ctx=gast.Store(), annotation=None, type_comment=None), a, s))
+    for n in sorted(local - set(params)):
+        rename[n] = _fresh(n, f.__name__, ctx)
+    renamer = _Rename(rename)
+    body = [renamer.visit(st) for st in body]
+    ret = renamer.visit(ret)
+    lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
+    if lasts is None or not (binds or body or lasts):
+        if isinstance(s, gast.Assign):
+            lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
+        elif isinstance(s, gast.Return):
+            lasts = [gast.Return(value=ret)]
+        else:
+            lasts = [gast.Expr(value=ret)]
+    for i, last in enumerate(lasts):
+        gast.copy_location(last, s)
+        last.end_lineno = getattr(s, "end_lineno", None)
+        if i:
+            last.no_origin = True  # one comment (the call's line) for them all
+    new = binds + body + lasts
+    lo = getattr(s, "lineno", None)
+    text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
+    new[0].inlined = (f.__name__, text)
+    ctx.out.callees[call.func.id] = f
+    return new
+
+
+def _target_names(s):
+    """The names a `x = ...` or `x, y = ...` statement assigns (flat names only)."""
+    if not isinstance(s, gast.Assign) or len(s.targets) != 1:
+        return set()
+    t = s.targets[0]
+    if isinstance(t, gast.Name):
+        return {t.id}
+    if isinstance(t, (gast.Tuple, gast.List)) and all(isinstance(e, gast.Name) for e in t.elts):
+        return {e.id for e in t.elts}
+    return set()
+
+
+def _split_assign(s, ret):
+    """`x, y = x, y` (the body assigned the caller's x and y itself): nothing to do, [].
+    Else None (the assignment is kept)."""
+    if len(s.targets) != 1 or not isinstance(s.targets[0], (gast.Tuple, gast.List)):
+        return None
+    elts = s.targets[0].elts
+    if (
+        not isinstance(ret, (gast.Tuple, gast.List))
+        or len(ret.elts) != len(elts)
+        or not all(isinstance(e, gast.Name) for e in elts)
+        or len({e.id for e in elts}) != len(elts)
+        or any(isinstance(v, gast.Starred) for v in ret.elts)
+    ):
+        return None
+    # only when every item is its own name again (the body took the caller's variables
+    # over): then nothing is left to assign. Items of other names keep the tuple (the
+    # alias checks of the caller know a tuple's items apart)
+    if all(isinstance(v, gast.Name) and v.id == e.id for e, v in zip(elts, ret.elts)):
+        return []
+    return None
+
+
+def _callee(call, ctx):
+    """The function f of `f(args)` when this call may be inlined, else None."""
+    name = call.func.id
+    if name in ctx.own:
+        return None
+    f = ctx.globals.get(name)
+    fn = ctx.fn
+    if (
+        type(f) is not types.FunctionType
+        or f is fn
+        or f.__code__ is fn.__code__
+        or f.__globals__ is not fn.__globals__
+        or f.__closure__ is not None
+        or f.__code__.co_filename != fn.__code__.co_filename
+        or f.__code__.co_flags & _NO_FLAGS
+        or f.__code__.co_kwonlyargcount
+        or f.__code__.co_freevars
+        or f.__code__.co_cellvars
+        or call.keywords
+        or len(call.args) != f.__code__.co_argcount
+        or any(isinstance(a, gast.Starred) for a in call.args)
+        or any(isinstance(n, gast.NamedExpr) for a in call.args for n in gast.walk(a))
+        or ctx.runtime_code(f.__code__)
+        or getattr(f, "__wrapped__", None) is not None
+    ):
+        return None
+    try:
+        if f in R.SPECIAL or f in R.PRIMITIVES or f in R.NONDIFF or R.lookup_user(f) is not None:
+            return None
+    except TypeError:
+        return None
+    return f
+
+
+def _callee_body(f, ctx):
+    """(body statements without the final return, parameter names, returned expression)
+    of a copy of f's tree, or None when f may not be inlined."""
+    try:
+        tree, filename, lines = ctx.function_node(f)
+    except Exception:
+        return None
+    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef) or tree.decorator_list:
+        return None
+    try:
+        ctx.check(ctx.fresh_copy(tree))
+    except Exception:
+        return None
+    tree = ctx.fresh_copy(tree)
+    a = tree.args
+    if a.vararg or a.kwarg or a.kwonlyargs:
+        return None
+    params = [p.id for p in a.posonlyargs + a.args]
+    body = list(tree.body)
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # the docstring
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        return None
+    ret = body[-1].value
+    body = body[:-1]
+    count = 0
+    for st in body + [ret]:
+        for n in gast.walk(st):
+            if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
+                return None
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == f.__name__:
+                return None  # recursion
+            if isinstance(n, gast.stmt):
+                count += 1
+            if isinstance(n, gast.AugAssign):
+                return None  # `a += b` of an array argument writes into the caller's array
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
+                return None  # a write into a container or an object: the call keeps it
+            if isinstance(n, gast.Call) and (
+                any(k.arg in (None, "out") for k in n.keywords)
+                or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
+            ):
+                return None  # a method (x.append, a.fill) or out=: maybe a write
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
+                return None  # another Python function: it keeps its own call
+    if count > MAX_STATEMENTS:
+        return None
+    local = set(params)
+    for st in body:
+        local |= names_in(st, gast.Store)
+    free = set()
+    for st in body + [ret]:
+        free |= names_in(st) - local
+    if free & ctx.own:
+        return None  # a global f reads is one of the caller's own names
+    g = ctx.fn.__globals__
+    bi = g.get("__builtins__", builtins)
+    bi = bi if isinstance(bi, dict) else vars(bi)
+    for n in free:
+        if n not in g and n not in bi:
+            return None  # a name f reads that exists nowhere yet: leave it to the call
+    ctx.taken |= free
+    return body, params, ret, lines
+
+
+def _plain_callee(name, ctx):
+    """Is the global `name` a builtin (min, float, range) or a function with a rule?
+    Another Python function or a class could keep or change what it is given."""
+    g = ctx.fn.__globals__
+    if name in g:
+        f = g[name]
+    else:
+        bi = g.get("__builtins__", builtins)
+        known = hasattr(bi, name) if not isinstance(bi, dict) else name in bi
+        return known and name not in _WRITING_BUILTINS
+    if isinstance(f, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return name not in _WRITING_BUILTINS
+    try:
+        return f in R.PRIMITIVES or R.lookup_user(f) is not None
+    except TypeError:
+        return False
+
+
+def _module_path(e, ctx):
+    """Is e (`np.linalg.norm`) an attribute path from a module global of the caller?"""
+    while isinstance(e, gast.Attribute):
+        e = e.value
+    return (
+        isinstance(e, gast.Name)
+        and e.id not in ctx.own
+        and isinstance(ctx.fn.__globals__.get(e.id), types.ModuleType)
+    )
+
+
+def _fresh(name, fname, ctx):
+    base = f"{name}_{fname.strip('_')}" if fname.strip("_") else f"{name}_inl"
+    cand = base
+    i = 1
+    while cand in ctx.taken or cand in ctx.fn.__globals__ or hasattr(builtins, cand):
+        i += 1
+        cand = f"{base}_{i}"
+    ctx.taken.add(cand)
+    return cand
+
+
+def _assign(target, value, at):
+    s = gast.Assign(targets=[target], value=value, type_comment=None)
+    gast.copy_location(s, at)
+    s.end_lineno = getattr(at, "end_lineno", None)
+    s.no_origin = True  # under the `(inlined f)` comment, not the call's line again
+    return s
+
+
+class _Rename(gast.NodeTransformer):
+    """Names renamed (str) or replaced (a node: a substituted argument, copied each time)."""
+
+    def __init__(self, rename):
+        self.rename = rename
+
+    def visit_Name(self, node):
+        new = self.rename.get(node.id)
+        if new is None:
+            return node
+        if isinstance(new, str):
+            node.id = new
+            return node
+        if not isinstance(node.ctx, gast.Load):  # pragma: no cover - assigned params are renamed
+            raise AssertionError("a substituted parameter assigned")
+        copy = _copy(new)
+        gast.copy_location(copy, node)
+        return copy
+
+
+def _copy(node):
+    if isinstance(node, gast.Name):
+        return gast.Name(id=node.id, ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.Constant(value=node.value, kind=None)
