@@ -356,13 +356,13 @@ class MutationMixin:
         runs (check_shared), as for `z = y[i]`."""
         aliases, maybe, same, field_of = other
         self.field_of = {k: v for k, v in self.field_of.items() if field_of.get(k) == v}
-        for k in set(same) | set(self.same):  # the same object on both paths only
+        for k in dict.fromkeys([*self.same, *same]):  # the same object on both paths only
             both = self.same.get(k, set()) & same.get(k, set())
             if both:
                 self.same[k] = both
             else:
                 self.same.pop(k, None)
-        for k in set(aliases) | set(self.aliases):
+        for k in dict.fromkeys([*self.aliases, *aliases]):  # a fixed order, whatever the hash seed
             mine, theirs = self.aliases.get(k, set()), aliases.get(k, set())
             if mine != theirs:  # on one path only: whether they share, the run tells
                 self.maybe_views |= {k} | (mine ^ theirs)
