@@ -600,7 +600,7 @@ class Activity(Queries):
             if (
                 isinstance(f, gast.Attribute)
                 and isinstance(f.value, gast.Name)
-                and f.value.id in self.locals | set(self.info.params)
+                and (f.value.id in self.locals or f.value.id in self.info.params)  # no union per statement
                 and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
                 and self.resolve(f) is None
                 and any(self.value_active(a) for a in call_operands(call))

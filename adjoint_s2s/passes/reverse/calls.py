@@ -60,7 +60,7 @@ class CallsMixin:
         return tuple(
             i for i, a in enumerate(e.args)
             if isinstance(a, gast.Name) and a.id in self.live
-            and a.id in self.locals | set(self.info.params)
+            and (a.id in self.locals or a.id in self.info.params)
             and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
         )
 

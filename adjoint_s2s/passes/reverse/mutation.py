@@ -442,7 +442,7 @@ class MutationMixin:
         line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
         if (
             isinstance(obj, gast.Name)
-            and obj.id not in self.locals | set(self.info.params)
+            and obj.id not in self.locals and obj.id not in self.info.params
             and self.is_active(v)
         ):
             where = "captured from an enclosing function" if obj.id in self.info.freevars else "a global"
@@ -454,7 +454,7 @@ class MutationMixin:
         if (
             not isinstance(obj, gast.Name)
             or obj.id not in self.active
-            or obj.id not in self.locals | set(self.info.params)
+            or obj.id not in self.locals and obj.id not in self.info.params
         ):
             fwd.append(line)  # a global or captured container: written in place, as Python
             return None
