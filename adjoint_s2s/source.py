@@ -230,7 +230,7 @@ _AST = gast.AST
 
 def _argnames(node):
     a = node.args
-    return [p.id for p in a.posonlyargs + a.args + a.kwonlyargs]
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]  # plain ast nodes
 
 
 def _covers(node, positions):

@@ -68,3 +68,12 @@ def _text(node):
     import ast
 
     return ast.unparse(gast.gast_to_ast(node))
+
+
+def test_lambdas_on_one_line_are_told_apart_by_their_argument_names(tmp_path):
+    m, _ = _module(tmp_path, "srccache_lambdas", "f, g = (lambda x: x * 2.0), (lambda y: y * 3.0)\n")
+    try:
+        assert ad.gradient(m.f, 1.0) == (2.0,)
+        assert ad.gradient(m.g, 1.0) == (3.0,)
+    finally:
+        sys.modules.pop("srccache_lambdas", None)
