@@ -253,7 +253,7 @@ def refresh():
 
     runtime._LIBRARY_FILES.clear()
     runtime.forget_pairs()
-    source.forget_sources()
+    source.forget_sources(keep_parsed=True)
     gc_generated()
     for memo in _MEMOS:  # bounded memo tables of the passes
         memo.cache_clear()

@@ -1,10 +1,12 @@
 """Find and parse the source of a function: named functions, nested functions, lambdas.
 
-The whole file is parsed once (with gast) and the node is found by line, name and
+The whole file is parsed once (with the standard ast; only the function asked for is
+converted to gast) and the node is found by line, name and
 argument names; several lambdas on one line are told apart by the columns the code
 object's instructions point at. Functions made by exec, or typed into an interactive
 session, have no file to read: that is a clear ``NoSourceError``.
 """
+import ast
 import linecache
 import os
 import sys
@@ -14,17 +16,41 @@ import gast
 
 from .errors import NoSourceError
 
-# The parsed files, most recently used last: a few are kept (a module's functions are
+# The files read, most recently used last: a few are kept (a module's functions are
 # usually transformed one after another), so memory does not grow with the number of
-# files a program differentiates. refresh() empties it.
-# filename -> [hash of its text, lines, tree, {(name, line): nodes}, (mtime, size)]
+# files a program differentiates. refresh() empties it, so a file is read again.
+# filename -> [text, lines, _Parsed, (mtime, size)]
 _TREES = OrderedDict()
+
+# The plain parses of file texts, keyed by the text itself: kept across refresh() (a
+# refreshed but unchanged file is not parsed again; an edited one has another text).
+# Parsing with the standard ast and converting to gast only the function asked for
+# costs a fraction of converting the whole module.
+_PARSED = OrderedDict()
 
 # generated filename -> {generated line: (user file, user line)}: where each def/lambda
 # of generated code came from (emit fills it), so a function defined inside
 # differentiated code is read from the user's source
 ORIGINS = {}
 _KEEP_TREES = 16
+
+
+class _Parsed:
+    """One file text: its plain ast, the (name, line) index of its functions, and the
+    gast form of each function node asked for so far."""
+
+    __slots__ = ("tree", "index", "gast")
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.index = None
+        self.gast = {}  # id(ast node) -> gast node (the ast nodes live as long as tree)
+
+    def to_gast(self, node):
+        g = self.gast.get(id(node))
+        if g is None:
+            g = self.gast[id(node)] = gast.ast_to_gast(node)
+        return g
 
 
 def _stamp(filename):
@@ -38,11 +64,27 @@ def _stamp(filename):
     return (st.st_mtime_ns, st.st_size)
 
 
+def _parse(text):
+    parsed = _PARSED.get(text)
+    if parsed is None:
+        try:
+            parsed = _Parsed(ast.parse(text))
+        except SyntaxError:
+            return None
+        _PARSED[text] = parsed
+        while len(_PARSED) > _KEEP_TREES:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(text)
+    return parsed
+
+
 def _file_tree(filename, module_globals, code=None):
+    """(_Parsed or None, lines) of a file."""
     item = _TREES.get(filename)
     real = not filename.startswith("<")
-    if item is not None and real and item[4] != _stamp(filename):
-        item = None  # the file changed since it was parsed (a reloaded module)
+    if item is not None and real and item[3] != _stamp(filename):
+        item = None  # the file changed since it was read (a reloaded module)
     if item is not None and real:
         lines = item[1]
     else:  # names like <string> are read from linecache each time: they may be re-registered
@@ -55,16 +97,15 @@ def _file_tree(filename, module_globals, code=None):
             linecache.cache.pop(filename, None)
     if not lines:
         return None, None
-    text = "".join(lines)
-    h = hash(text)
-    if item is None or item[0] != h:
-        try:
-            tree = gast.parse(text)
-        except SyntaxError:
-            return None, lines
-        item = _TREES[filename] = [h, lines, tree, None, _stamp(filename)]
-        while len(_TREES) > _KEEP_TREES:
-            _TREES.popitem(last=False)
+    if item is None or item[1] is not lines:
+        text = "".join(lines)
+        if item is None or item[0] != text:
+            parsed = _parse(text)
+            if parsed is None:
+                return None, lines
+            item = _TREES[filename] = [text, lines, parsed, _stamp(filename)]
+            while len(_TREES) > _KEEP_TREES:
+                _TREES.popitem(last=False)
     _TREES.move_to_end(filename)
     return item[2], lines
 
@@ -90,9 +131,13 @@ def _command_lines(filename, code):
     return []
 
 
-def forget_sources():
-    """Drop the parsed files (refresh())."""
+def forget_sources(keep_parsed=False):
+    """Forget the files read, so that they are read again (refresh(), with keep_parsed:
+    the parse of a text already seen is kept, an edited file has another text); without
+    keep_parsed, drop the parses too."""
     _TREES.clear()
+    if not keep_parsed:
+        _PARSED.clear()
 
 
 def function_node(fn):
@@ -103,8 +148,8 @@ def function_node(fn):
     mapped = ORIGINS.get(filename, {}).get(first)
     if mapped is not None:  # defined inside differentiated code: read the user's source
         filename, first = mapped
-    tree, lines = _file_tree(filename, getattr(fn, "__globals__", None), code)
-    if tree is None and filename == "<stdin>":
+    parsed, lines = _file_tree(filename, getattr(fn, "__globals__", None), code)
+    if parsed is None and filename == "<stdin>":
         raise NoSourceError(
             f"cannot find the source of {getattr(fn, '__qualname__', fn)}: it was typed at the "
             "plain Python prompt or piped in with `python -`, and Python keeps no copy of "
@@ -112,7 +157,7 @@ def function_node(fn):
             "IPython/Jupyter, which keep each cell's source, or give it a rule with "
             f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
         )
-    if tree is None:
+    if parsed is None:
         raise NoSourceError(
             f"cannot find the source of {getattr(fn, '__qualname__', fn)} (defined in "
             f"{filename}): functions made by exec or typed into an interactive session have "
@@ -120,7 +165,9 @@ def function_node(fn):
             f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
         )
     name = code.co_name
-    candidates = list(_index(tree).get((name, first), ()))
+    if parsed.index is None:
+        parsed.index = _build_index(parsed.tree)
+    candidates = list(parsed.index.get((name, first), ()))
     if len(candidates) > 1:
         argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
         candidates = [c for c in candidates if _argnames(c)[: len(argnames)] == argnames] or candidates
@@ -138,26 +185,16 @@ def function_node(fn):
             f"{filename}, line {first}: the file changed since it was imported? "
             f"Re-import it, or give the function a rule with @adjoint_s2s.adjoint"
         )
-    return candidates[0], filename, lines
-
-
-def _index(tree):
-    """(name, line) -> the function nodes there, for a parsed file (built once, kept with
-    the parsed file)."""
-    for item in _TREES.values():
-        if item[2] is tree:
-            if item[3] is None:
-                item[3] = _build_index(tree)
-            return item[3]
-    return _build_index(tree)
+    return parsed.to_gast(candidates[0]), filename, lines
 
 
 def _build_index(tree):
+    """(name, line) -> the (plain ast) function nodes there, for a parsed file."""
     table = {}
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Lambda):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):
             table.setdefault(("<lambda>", node.lineno), []).append(node)
-        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
             table.setdefault((node.name, start), []).append(node)
             if start != node.lineno:
@@ -169,24 +206,31 @@ def fresh_copy(node):
     """A private copy of a function node, locations included, for the passes to rewrite.
 
     A direct structural copy: about twice as fast as parsing the lines again or
-    copy.deepcopy (the transform pays it once per function and argument kinds).
+    copy.deepcopy (the transform pays it once per function and argument kinds). Nodes
+    without fields or locations (a context like Load, an operator like Add: about a third
+    of the nodes) are shared, as the standard parser shares them: no pass writes to one.
     """
     cls = node.__class__
     new = cls.__new__(cls)
     fields = new.__dict__
     for k, v in node.__dict__.items():
-        if isinstance(v, list):
-            fields[k] = [fresh_copy(x) if isinstance(x, gast.AST) else x for x in v]
-        elif isinstance(v, gast.AST):
-            fields[k] = fresh_copy(v)
+        if v.__class__ is list:
+            fields[k] = [
+                (fresh_copy(x) if x.__dict__ else x) if isinstance(x, _AST) else x for x in v
+            ]
+        elif isinstance(v, _AST):
+            fields[k] = fresh_copy(v) if v.__dict__ else v
         else:
             fields[k] = v
     return new
 
 
+_AST = gast.AST
+
+
 def _argnames(node):
     a = node.args
-    return [p.id for p in a.posonlyargs + a.args + a.kwonlyargs]
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]  # plain ast nodes
 
 
 def _covers(node, positions):

@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import rules as R
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
+from ..naming import names_in
 from .liveness import live_after, stmt_targets
 
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
@@ -64,11 +65,8 @@ def walk_block(block):
 
 
 def reads(node):
-    out = set()
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            out.add(n.id)
-    return out
+    """The names node reads (a stack walk: the same set as filtering gast.walk)."""
+    return names_in(node, gast.Load)
 
 
 def free_names_of_function(node):
@@ -603,7 +601,7 @@ class Activity(Queries):
             if (
                 isinstance(f, gast.Attribute)
                 and isinstance(f.value, gast.Name)
-                and f.value.id in self.locals | set(self.info.params)
+                and (f.value.id in self.locals or f.value.id in self.info.params)  # no union per statement
                 and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
                 and self.resolve(f) is None
                 and any(self.value_active(a) for a in call_operands(call))
@@ -665,13 +663,22 @@ def item_reads_only(fn_node, names, any_key=False, also=()):
     by statement: the normaliser may share one Name node between a read and a write.)"""
     out = set(names)
 
-    def visit(node):
-        if id(node) in also:
-            return
-        if isinstance(node, gast.Name) and node.id in out:
-            out.discard(node.id)
-        for child in gast.iter_child_nodes(node):
-            visit(child)
+    def visit(node):  # every Name under node, but for the subtrees in also (a stack walk)
+        stack = [node]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        AST, Name = gast.AST, gast.Name
+        while stack:
+            n = pop()
+            if not isinstance(n, AST) or id(n) in also:
+                continue
+            if isinstance(n, Name):
+                out.discard(n.id)
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if isinstance(v, list):
+                    extend(v)
+                elif isinstance(v, AST):
+                    push(v)
 
     for s in walk_block(fn_node.body):
         if not out:

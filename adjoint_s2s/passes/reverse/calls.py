@@ -60,7 +60,7 @@ class CallsMixin:
         return tuple(
             i for i, a in enumerate(e.args)
             if isinstance(a, gast.Name) and a.id in self.live
-            and a.id in self.locals | set(self.info.params)
+            and (a.id in self.locals or a.id in self.info.params)
             and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
         )
 
@@ -354,7 +354,7 @@ class CallsMixin:
             st.line(f"{b} = _rt.put_items({n}, {b})")
             st.status[n] = MAYBE
         names = []
-        direct = set()
+        direct = {}  # insertion-ordered: the status (and the zeros of a join) in a fixed order
         seen = set()
         pending = []
         callee = self.facts.callees.get(id(call)) if call is not None else None
@@ -363,7 +363,7 @@ class CallsMixin:
             if isinstance(a, gast.Name) and a.id in self.active:
                 if st.get(a.id) is None and a.id not in seen and self.kinds.get(a.id) not in SCALAR:
                     names.append(st.adj(a.id))
-                    direct.add(a.id)
+                    direct[a.id] = None
                 else:
                     t = self.namer.fresh(f"{ADJOINT_PREFIX}{a.id}_part")
                     names.append(t)

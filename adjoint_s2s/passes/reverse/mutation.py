@@ -535,13 +535,13 @@ class MutationMixin:
         runs (check_shared), as for `z = y[i]`."""
         aliases, maybe, same, field_of = other
         self.field_of = {k: v for k, v in self.field_of.items() if field_of.get(k) == v}
-        for k in set(same) | set(self.same):  # the same object on both paths only
+        for k in dict.fromkeys([*self.same, *same]):  # the same object on both paths only
             both = self.same.get(k, set()) & same.get(k, set())
             if both:
                 self.same[k] = both
             else:
                 self.same.pop(k, None)
-        for k in set(aliases) | set(self.aliases):
+        for k in dict.fromkeys([*self.aliases, *aliases]):  # a fixed order, whatever the hash seed
             mine, theirs = self.aliases.get(k, set()), aliases.get(k, set())
             if mine != theirs:  # on one path only: whether they share, the run tells
                 self.maybe_views |= {k} | (mine ^ theirs)
@@ -621,7 +621,7 @@ class MutationMixin:
         line = f"{src(obj)}[{C.index_src(tgt.slice)}] = {src(v)}"
         if (
             isinstance(obj, gast.Name)
-            and obj.id not in self.locals | set(self.info.params)
+            and obj.id not in self.locals and obj.id not in self.info.params
             and self.is_active(v)
         ):
             where = "captured from an enclosing function" if obj.id in self.info.freevars else "a global"
@@ -633,7 +633,7 @@ class MutationMixin:
         if (
             not isinstance(obj, gast.Name)
             or obj.id not in self.active
-            or obj.id not in self.locals | set(self.info.params)
+            or obj.id not in self.locals and obj.id not in self.info.params
         ):
             fwd.append(line)  # a global or captured container: written in place, as Python
             return None
