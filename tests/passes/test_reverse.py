@@ -35,10 +35,12 @@ def test_draft_names_the_pair_and_its_pullback():
 
 
 def test_operator_adjoints_before_the_clean_up():
-    # the normalised body is `mul = x * y; result = mul - x`: each statement's adjoint
-    # lines, in reverse order, each followed by the restore marker of its target
+    # the normalised body is `mul = x * y; result = mul - x`: under the heading of the
+    # user's line, each statement's adjoint lines, in reverse order, each followed by the
+    # restore marker of its target
     _, draft = drafted(product_minus, REAL, REAL)
     assert _lines(draft.body) == [
+        "# return x * y - x",
         "b_mul = b_result",
         "b_x = -b_result",
         "<Restore>",

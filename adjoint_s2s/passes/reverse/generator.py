@@ -170,7 +170,12 @@ class Generator(
         for s in stmts:
             origin = getattr(s, "origin", None)
             if isinstance(s, gast.Return):
-                origin = s.origin_end = None  # the return itself needs no code
+                # the return itself needs no code; the heading of its line goes with the
+                # adjoint of what it computed (`mul = y * y; result = np.sum(mul)`), if any
+                end = getattr(s, "origin_end", None)
+                origin = s.origin_end = None
+                if end and recipes and recipes[-1][1] is None:
+                    recipes[-1] = (recipes[-1][0], end)
             inlined = getattr(s, "inlined", None)
             if inlined is not None:  # (callee name, the call's line): see passes/inline.py
                 self._note_dispatch(fwd, note)
