@@ -265,7 +265,7 @@ class Generator(
             flag_saves = self.saves[mark:]
             fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         self.live = live
-        self.check_element_write(s, through)
+        self.check_element_write(s)
         snapshots = self.snapshot_writes(s, fwd, depth)
         r = self._stmt(s, fwd, depth)
         if snapshots:

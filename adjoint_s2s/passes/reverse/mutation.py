@@ -221,14 +221,14 @@ class MutationMixin:
         pullback reading it (``y = x * a`` before ``a[0] = 1.0``, including the closures
         of pullbacks dispatched at run time) reads the values its statement saw:
 
-        * a local array that no other name, container or callee can hold (see
-          containment) is given a private copy first (``a = _rt.private(a)``: the array
+        * a local array (or a value of unknown kind) that no other name, container or
+          callee can hold (see containment) is given a private copy first (``a = _rt.private(a)``: the array
           itself when nothing else refers to it, so a buffer filled in a loop stays O(1) a
           write), after a Save of the old object, restored after the statement's
           adjoint; a pullback closure made at run time keeps the old object too;
-        * anything else (a parameter, a list, an array another name or container holds,
-          which must show the change as in Python) is changed in place, after a Save of a
-          copy of each name for the object (``_rt.snapshot``).
+        * anything else (a parameter, a value another name or container holds, which
+          must show the change as in Python) is changed in place, after a Save of a copy
+          of each name for the object (``_rt.snapshot``).
 
         The tape pass keeps a save only where the pullback reads the name. Returns the
         saves, restored after the statement's adjoint."""
@@ -263,7 +263,7 @@ class MutationMixin:
             self._containment_memo = containment(self.fn, self.resolve, self.may_mutate)
         return self._containment_memo
 
-    def check_element_write(self, s, through):
+    def check_element_write(self, s):
         """`c = cols[0]` (or `c = obj.items`), then a value with a gradient put into `c`
         while `cols` is read again: Python shows the change through `cols`, but the
         gradient of what is read through `cols` would not reach the written value (the
