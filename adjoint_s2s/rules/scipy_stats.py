@@ -16,8 +16,7 @@ note for docs/numpy.md. Frozen distributions (``norm(loc, scale).logpdf(x)``) ca
 these methods with their stored parameters.
 """
 from .numpy import rule
-from .numpy.scipy_special import DECLINED
-from .scipy import Declined
+from .scipy import Declined, _declined
 
 try:
     import scipy.stats as st
@@ -131,21 +130,11 @@ TABLE = [
 
 
 def _split(path, params, spec):
-    """(partials, adjoints) for rule(): each Declined partial becomes an adjoint that
-    refuses when differentiated (rules/scipy.py's _declined)."""
+    """(partials, adjoints) for rule(): a dict of adjoints as it is; partials with each
+    Declined one turned into an adjoint that refuses (rules/scipy.py's _declined)."""
     if isinstance(spec, dict):
         return (), spec
-    names = [p.split("=")[0].strip() for p in params.split(",")]
-    partials, adjoints = [], {}
-    for name, d in zip(names, spec):
-        if isinstance(d, Declined):
-            key = f"{path}.{name}"
-            DECLINED[key] = (path, name, d.reason)
-            adjoints[name] = f"_rt.sp_declined({key!r})"
-            partials.append(None)
-        else:
-            partials.append(d)
-    return partials, adjoints
+    return _declined(path, params, spec)
 
 
 def _register():
