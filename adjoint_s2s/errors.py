@@ -108,3 +108,12 @@ def describe(fn):
     if code is not None:
         return f"{name} ({code.co_filename}, line {code.co_firstlineno})"
     return name
+
+
+def no_variant(nargs, kwnames):
+    """Why no variant of a function's rule fits a call: what the call passed."""
+    what = f"{nargs} positional argument{'s' if nargs != 1 else ''}"
+    if kwnames:
+        what += f" and the keyword{'s' if len(kwnames) != 1 else ''} {', '.join(kwnames)}"
+    return (f"no variant of its rule takes {what} (an argument the rule declines, see "
+            f"docs/numpy.md, or one more than the function's signature)")

@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from .. import rules as R
-from ..errors import MissingAdjointError, NotDifferentiableError
+from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
 from ..kinds import cell_kinds as _cell_kinds, kinds_of
 from ..passes.activity import all_number_arrays
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
@@ -578,12 +578,3 @@ def _call_kw(f, args, kwargs):
 # the wrapped callables' pairs (partial, cached functions, bound operators) call back into
 # `call` above: imported last, so that it finds this module complete
 from . import wrappers  # noqa: E402
-
-
-def no_variant(nargs, kwnames):
-    """Why no variant of a function's rule fits a call: what the call passed."""
-    what = f"{nargs} positional argument{'s' if nargs != 1 else ''}"
-    if kwnames:
-        what += f" and the keyword{'s' if len(kwnames) != 1 else ''} {', '.join(kwnames)}"
-    return (f"no variant of its rule takes {what} (an argument the rule declines, "
-            f"see docs/numpy.md, or one more than NumPy's signature)")

@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from .. import lookup_primitive, nondifferentiable_builtin, primitive, Primitive, special
-from ...errors import MissingAdjointError
+from ...errors import MissingAdjointError, no_variant
 from ...runtime.dispatch import _primitive_pair
 from ...runtime.project import unbroadcast
 from ...tangents import AbstractZero, Tangent, Thunk
@@ -208,11 +208,7 @@ def _keyword_pair(fn, call, nargs, kwnames):
     """The run-time pair of the variant of fn's rule that fits the call (built once)."""
     variant = lookup_primitive(fn, nargs, kwnames)
     if variant is None:
-        what = f"{nargs} positional argument{'s' if nargs != 1 else ''}"
-        if kwnames:
-            what += f" and the keyword{'s' if len(kwnames) != 1 else ''} {', '.join(kwnames)}"
-        raise MissingAdjointError(fn, f"no variant of its rule takes {what} (an argument the "
-                                      f"rule declines, see docs/numpy.md)")
+        raise MissingAdjointError(fn, no_variant(nargs, kwnames))
     pair = _KEYWORD_PAIRS.get(id(variant))
     if pair is None:
         pair = _primitive_pair(_shadow(variant, call))
