@@ -316,40 +316,48 @@ from ..rules.numpy.linalg_more import (
     np_tensorsolve_adjoint_a,
     np_tensorsolve_adjoint_b,
 )
-from ..rules.numpy.misc import (
-    np_gradient_adjoint,
-    np_gradient_spaced_adjoint_f,
-    np_gradient_spaced_adjoint_h,
+from ..rules.numpy.shape_more import (
     np_append_adjoint_arr,
     np_append_adjoint_values,
+    np_ediff1d_adjoint,
+    np_ediff1d_adjoint_begin,
+    np_ediff1d_adjoint_end,
+    np_partition_adjoint,
+    np_rollaxis_adjoint,
+    np_select_adjoint,
+    np_select_adjoint_default,
+)
+from ..rules.numpy.samples import (
     np_convolve_adjoint_a,
     np_convolve_adjoint_v,
     np_correlate_adjoint_a,
     np_correlate_adjoint_v,
-    np_ediff1d_adjoint,
-    np_ediff1d_adjoint_end,
-    np_ediff1d_adjoint_begin,
     np_interp_adjoint_fp,
     np_interp_adjoint_left,
     np_interp_adjoint_right,
     np_interp_adjoint_x,
     np_interp_adjoint_xp,
+    np_polyval_adjoint_p,
+    np_polyval_adjoint_x,
+    np_trapezoid_adjoint_dx,
+    np_trapezoid_adjoint_x,
+    np_trapezoid_adjoint_y,
+)
+from ..rules.numpy.quantiles import (
+    np_quantile_adjoint_a,
+    np_quantile_adjoint_q,
+)
+from ..rules.numpy.nan_reductions import (
     np_nanprod_adjoint,
     np_nanquantile_adjoint_a,
     np_nanquantile_adjoint_q,
     np_nanstd_adjoint,
     np_nanvar_adjoint,
-    np_partition_adjoint,
-    np_polyval_adjoint_p,
-    np_polyval_adjoint_x,
-    np_quantile_adjoint_a,
-    np_quantile_adjoint_q,
-    np_rollaxis_adjoint,
-    np_select_adjoint,
-    np_select_adjoint_default,
-    np_trapezoid_adjoint_dx,
-    np_trapezoid_adjoint_x,
-    np_trapezoid_adjoint_y,
+)
+from ..rules.numpy.gradient import (
+    np_gradient_adjoint,
+    np_gradient_spaced_adjoint_f,
+    np_gradient_spaced_adjoint_h,
 )
 from ..rules.numpy.ufunc_methods import np_ufunc_outer_adjoint, np_ufunc_outer_left
 from ..rules.scalar_adjoints import (

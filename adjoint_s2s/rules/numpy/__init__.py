@@ -22,14 +22,18 @@ with ``None`` for outputs that got no gradient.
     scipy_linalg.py   helpers of the scipy.linalg rules (rules/scipy_linalg.py)
     scipy_signal.py   helpers of the scipy.signal rules (rules/scipy_signal.py)
     fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
-    misc.py           append, ediff1d, rollaxis, partition, select, polyval, trapezoid,
-                      convolve, correlate, interp, median/quantile/percentile, nanprod/var/std,
-                      gradient (spacings), np.vectorize
     linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
+    shape_more.py     append, ediff1d, rollaxis, partition, select, real_if_close
+    samples.py        polyval, trapezoid, convolve, correlate, interp (1-D samples)
+    quantiles.py      median, quantile, percentile (order statistics)
+    nan_reductions.py nanprod, nanvar, nanstd, nanmedian, nanquantile, nanpercentile
+    gradient.py       np.gradient, with unit spacing or with spacings
+    vectorize.py      np.vectorize, element by element through the function's own pair
     ufunc_methods.py  np.add.reduce, np.multiply.accumulate, np.add.outer, ...; np.add.at refused
 
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg, scipy_signal  # noqa: F401,E402
-from . import fft, linalg_more, misc, ufunc_methods  # noqa: F401,E402
+from . import fft, linalg_more, shape_more, samples, quantiles, nan_reductions, gradient  # noqa: F401,E402
+from . import vectorize, ufunc_methods  # noqa: F401,E402

@@ -984,12 +984,14 @@ def test_helper_names_reach_templates_unshadowed():
     from adjoint_s2s import runtime
     from adjoint_s2s.rules.numpy import (
         base, constructors, decompositions, elementwise, fft, linalg, reductions, scipy_special,
-        shape, linalg_more, misc, scipy_stats, ufunc_methods,
+        shape, linalg_more, shape_more, samples, quantiles, nan_reductions, gradient, scipy_stats,
+        ufunc_methods,
     )
 
     helpers = {}
     for mod in (base, elementwise, reductions, shape, linalg, decompositions, constructors,
-                scipy_special, fft, linalg_more, misc, scipy_stats, ufunc_methods):
+                scipy_special, fft, linalg_more, shape_more, samples, quantiles, nan_reductions,
+                gradient, scipy_stats, ufunc_methods):
         for name in mod.__all__:
             assert name not in helpers, name  # no helper shadows another
             helpers[name] = getattr(mod, name)

@@ -299,7 +299,7 @@ EXAMPLES = {
     "np.einsum": None, "np.atleast_1d": None, "np.atleast_2d": None, "np.atleast_3d": None,
 }
 
-# the rules added for issue 14 (fft, linalg_more, misc, ufunc methods)
+# the rules added for issue 14 (fft, linalg_more, the former misc.py, ufunc methods)
 _COND = [np.array([[True, False, True], [False, False, True]]),
          np.array([[False, True, True], [True, False, False]])]
 EXAMPLES.update({
