@@ -41,7 +41,8 @@ How it works:
 * Loops record their trip count; the pullback runs the reversed body that many times.
 
 The package: ``generator.py`` drives; ``assign``, ``operators``, ``calls``, ``data``,
-``mutation`` and ``control`` hold one statement family each (mixins of ``Generator``);
+``mutation`` (with ``in_place``, the base of its mixin) and ``control`` hold one statement
+family each (mixins of ``Generator``);
 ``common.py`` the adjoint bookkeeping (``Status``) and shared helpers. The pass reads the
 normalised tree and the ``Activity`` of ``passes/activity.py``; it writes no tree, only
 a ``Draft`` (``passes/codegen.py``) for the tape planning.

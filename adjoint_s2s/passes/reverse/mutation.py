@@ -5,7 +5,10 @@ Reads the aliases recorded so far (``z = y``, views of arrays, fields read into 
 writes the forward write (``_rt.setitem`` and friends), a ``Save`` of the old value when
 the pullback needs it, and a recipe that splits the adjoint between the container and the
 written value. A write through a name whose other names the pass cannot follow is refused
-(fail closed), never differentiated as if it had not happened.
+(fail closed), never differentiated as if it had not happened. Which object a statement
+changes in place, the copies of values with no gradient before a change, and the check
+of elements still held by a container are in in_place.py (``InPlaceMixin``, the base of
+``MutationMixin``).
 
 Before (``a = np.zeros(2); a[0] = x``)::
 
@@ -21,7 +24,6 @@ After::
     a = a_saved_1
 """
 import gast
-import numpy as np
 
 from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
@@ -31,70 +33,15 @@ from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
     _AUG_SYMBOLS,
-    _MUTATING_METHODS,
     _VIEW_ATTRS,
     _VIEW_FUNCS,
     _VIEW_METHODS,
     _has_starred,
 )
+from .in_place import InPlaceMixin
 
 
-# methods that change an array (or list, dict, set) in place, besides _MUTATING_METHODS,
-# and those of all these that keep its shape (a pullback reading only the shape needs no copy)
-_IN_PLACE_METHODS = frozenset({"partition", "put", "itemset", "resize", "byteswap", "setfield"})
-_SAME_SHAPE_METHODS = frozenset({"fill", "sort", "partition", "put", "itemset", "byteswap", "setfield",
-                                 "reverse", "__setitem__"})
-# NumPy functions that write into their first argument
-_IN_PLACE_FUNCS = tuple(
-    f for f in (
-        getattr(np, "copyto", None), getattr(np, "put", None), getattr(np, "place", None),
-        getattr(np, "putmask", None), getattr(np, "fill_diagonal", None),
-        getattr(np, "put_along_axis", None), getattr(np.random, "shuffle", None),
-    ) if f is not None
-)
-
-
-# methods that put a value into a list, dict or set
-_GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
-
-
-def containment(fn_node, resolve, may_mutate):
-    """(element_of, escaped) over the whole function, whatever the path: element_of maps
-    a name bound by ``c = X[k]`` or ``c = X.attr`` (X a name) to those X, the containers
-    still holding its object; escaped holds the names whose object may be held somewhere
-    else too (put in a list, tuple, dict or field, passed to a method of another object
-    or to a function that may keep it, bound to a second name, captured)."""
-    element_of, escaped = {}, set()
-
-    def names(nodes):
-        return {n.id for n in nodes if isinstance(n, gast.Name)}
-
-    for node in gast.walk(fn_node):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1:
-            tgt, v = node.targets[0], node.value
-            if isinstance(tgt, gast.Name) and isinstance(v, (gast.Subscript, gast.Attribute)) \
-                    and isinstance(v.value, gast.Name) and not getattr(v, "written_back", False):
-                # (a read the normaliser made for `m[i][j] = v`: it writes the row back)
-                element_of.setdefault(tgt.id, set()).add(v.value.id)
-            if isinstance(v, gast.Name) and not isinstance(tgt, gast.Name) or (
-                isinstance(v, gast.Name) and isinstance(tgt, gast.Name) and v.id != tgt.id
-            ):
-                escaped.add(v.id)
-        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and isinstance(node.ctx, gast.Load):
-            escaped |= names(node.elts)
-        elif isinstance(node, gast.Dict):
-            escaped |= names(node.values)
-        elif isinstance(node, gast.Call):
-            f = node.func
-            method_of_other = isinstance(f, gast.Attribute) and resolve(f) is None
-            if method_of_other or may_mutate(node):
-                escaped |= names(node.args) | names(k.value for k in node.keywords)
-        elif isinstance(node, (gast.Lambda, gast.FunctionDef)) and node is not fn_node:
-            escaped |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-    return element_of, escaped
-
-
-class MutationMixin:
+class MutationMixin(InPlaceMixin):
     """Writes into containers and objects, in-place list methods, aliases and views."""
 
     def write_back_field(self, name, field, rev, fwd, depth, flag=None):
@@ -145,164 +92,6 @@ class MutationMixin:
                 )
             }
         return names
-
-    def _written_through(self, s):
-        """(name, surely) when statement s changes the object `name` holds in place, as
-        Python would show through every other name for it: a subscript write, an
-        augmented assignment (surely for arrays; for a value of unknown kind, only if
-        it stays the same object), a mutating method, a helper that may fill it."""
-        if not isinstance(s, (gast.Assign, gast.Expr)):
-            return None
-        tgt = s.targets[0] if isinstance(s, gast.Assign) else None
-        e = s.value
-        if isinstance(tgt, gast.Subscript) and isinstance(tgt.value, gast.Name):
-            return (tgt.value.id, True) if tgt.value.id in self.active else None
-        if isinstance(tgt, gast.Name) and (
-            getattr(s, "augmented", False)
-            or getattr(e, "augmented", False) and isinstance(e.left, gast.Name) and e.left.id == tgt.id
-        ):
-            kind = self.kind_of(tgt)
-            if kind in SCALAR or kind == CONST or tgt.id not in self.active:
-                return None
-            return tgt.id, kind == ARRAY
-        if not isinstance(e, gast.Call):
-            return None
-        f = e.func
-        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
-            if f.attr in _MUTATING_METHODS and f.value.id in self.active and self.resolve(f) is None:
-                return f.value.id, True
-        if self.may_mutate(e) and not _has_starred(e):
-            names = [
-                a.id for a in e.args
-                if isinstance(a, gast.Name) and a.id in self.active
-                and self.kinds.get(a.id, OTHER) == OTHER and a.id in self.same
-            ]
-            if len(names) == 1:
-                return names[0], True
-        return None
-
-    def _inactive_written(self, s):
-        """(name, keeps shape) when statement s changes in place the object of `name`, a
-        local name or parameter that carries no gradient: a subscript write, a mutating
-        method, an ``out=`` argument, NumPy's in-place functions (np.put, ...)."""
-        if not isinstance(s, (gast.Assign, gast.Expr)):
-            return None
-        tgt = s.targets[0] if isinstance(s, gast.Assign) else None
-        e = s.value
-        found = None
-        if isinstance(tgt, gast.Subscript) and isinstance(tgt.value, gast.Name):
-            found = tgt.value.id, True
-        elif isinstance(e, gast.Call):
-            f = e.func
-            if (
-                isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name)
-                and f.attr in _MUTATING_METHODS | _IN_PLACE_METHODS and self.resolve(f) is None
-            ):
-                found = f.value.id, f.attr in _SAME_SHAPE_METHODS
-            for kw in e.keywords:
-                out = kw.value.elts[0] if isinstance(kw.value, gast.Tuple) and kw.value.elts else kw.value
-                if kw.arg == "out" and isinstance(out, gast.Name):
-                    found = out.id, True
-            if found is None and e.args and isinstance(e.args[0], gast.Name):
-                fn = self.resolve(f)
-                if fn is not None and any(fn is g for g in _IN_PLACE_FUNCS):
-                    found = e.args[0].id, True
-        if found is None:
-            return None
-        name = found[0]
-        if name in self.active or name not in self.locals | set(self.info.params):
-            return None
-        if self.kinds.get(name, OTHER) in SCALAR or self.kinds.get(name) == CONST:
-            return None
-        return found
-
-    def snapshot_writes(self, s, fwd, depth):
-        """Before a change in place of a value that carries no gradient, so that a
-        pullback reading it (``y = x * a`` before ``a[0] = 1.0``, including the closures
-        of pullbacks dispatched at run time) reads the values its statement saw:
-
-        * a local array (or a value of unknown kind) that no other name, container or
-          callee can hold (see containment) is given a private copy first (``a = _rt.private(a)``: the array
-          itself when nothing else refers to it, so a buffer filled in a loop stays O(1) a
-          write), after a Save of the old object, restored after the statement's
-          adjoint; a pullback closure made at run time keeps the old object too;
-        * anything else (a parameter, a value another name or container holds, which
-          must show the change as in Python) is changed in place, after a Save of a copy
-          of each name for the object (``_rt.snapshot``).
-
-        The tape pass keeps a save only where the pullback reads the name. Returns the
-        saves, restored after the statement's adjoint."""
-        found = self._inactive_written(s)
-        if found is None:
-            return []
-        name, keeps_shape = found
-        self.helpers.add("_rt")
-        mark = len(self.saves)
-        element_of, escaped = self._containment()
-        if (
-            name in self.locals and name not in self.info.params
-            and self.kinds.get(name, OTHER) in (ARRAY, OTHER)
-            and not self.aliases.get(name) and name not in self.maybe_views
-            and not self.same.get(name) and name not in element_of and name not in escaped
-        ):  # an array (or a value of unknown kind) only this name holds, or a pullback
-            sv = self.save(name, fwd, depth)
-            sv.keeps_shape = keeps_shape
-            fwd.append(f"{name} = _rt.private({name})")
-            return self.saves[mark:]
-        group = {name} | self.aliases.get(name, set()) | self.same.get(name, set())
-        for z in sorted(group):
-            if z in self.active or z not in self.locals | set(self.info.params):
-                continue
-            sv = self.save(z, fwd, depth)
-            sv.copies = True
-            sv.keeps_shape = keeps_shape
-        return self.saves[mark:]
-
-    def _containment(self):
-        if getattr(self, "_containment_memo", None) is None:
-            self._containment_memo = containment(self.fn, self.resolve, self.may_mutate)
-        return self._containment_memo
-
-    def check_element_write(self, s):
-        """`c = cols[0]` (or `c = obj.items`), then a value with a gradient put into `c`
-        while `cols` is read again: Python shows the change through `cols`, but the
-        gradient of what is read through `cols` would not reach the written value (the
-        transformer follows names, not what a container holds). Refused, with the way
-        out, unless the field's own write-back covers it (an attribute of a differentiated
-        object, see write_back_field)."""
-        e = s.value if isinstance(s, gast.Expr) else None
-        if not (
-            isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute)
-            and isinstance(e.func.value, gast.Name) and e.func.attr in _GROWING_METHODS
-            and self.resolve(e.func) is None
-        ):
-            return  # (writes by subscript and `op=` are followed by the normaliser's write-back)
-        name = e.func.value.id
-        if name not in self.active and not self._writes_active(s):
-            return
-        holders = self._containment()[0].get(name, set())
-        live = self.live_after.get(id(s), frozenset())
-        field = self.field_of.get(name)
-        for x in sorted(holders):
-            if x == name or x not in live:
-                continue
-            if field is not None and field[0] == x and x in self.active:
-                continue
-            self.refuse(
-                f"changing `{name}` in place while `{x}` holds it (`{name}` was read from "
-                f"`{x}`) and `{x}` is read afterwards",
-                f"the gradient of what is read through `{x}` would not reach the written "
-                f"values. Build the inner container first and then store it in `{x}` (or "
-                f"read the values back through `{name}`)",
-            )
-
-    def _writes_active(self, s):
-        """Does statement s put a differentiated value somewhere?"""
-        e = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
-        if e is None:
-            return False
-        parts = e.args + [k.value for k in e.keywords] if isinstance(e, gast.Call) else [e]
-        return any(isinstance(p, gast.Name) and p.id in self.active for p in parts)
 
     def follow_aliases(self, name, group, flag, rev, fwd, depth):
         """After an in-place change of the object `name` holds, the other names surely
