@@ -159,8 +159,8 @@ def unbroadcast(g, like):
         return None
     elif type(g) is DeclinedGradient:  # stays lazy: it raises where it is read
         return g
-    elif type(g) is float and type(like) is float:
-        return g  # scalar code: nothing to undo
+    elif type(g) is float and (type(like) is float or type(like) is np.float64):
+        return g  # scalar code (or a float64 scalar, np.mean's result): nothing to undo
     elif type(g) is Scattered:
         if type(like) is np.ndarray:
             return g if g.shape == like.shape and g.dtype == like.dtype else g.reduce_to(like)
