@@ -15,6 +15,9 @@ from .project import _is_basic_index, Scattered, unbroadcast
 from .structure import GradList, part
 
 
+_F64 = np.dtype(np.float64)  # (a dtype test by identity: np.result_type costs microseconds)
+
+
 def acc(a, b):
     """a + b for generated code's accumulators (``b_x = _rt.acc(b_x, part)``).
 
@@ -185,8 +188,9 @@ def getitem_grad_sparse(obj, idx, g):
     if type(obj) is np.ndarray and obj.dtype.kind in "fc" and (
         type(g) is float or type(g) is np.ndarray or isinstance(g, np.floating)
     ):
-        dtype = np.result_type(obj.dtype, g.dtype if type(g) is not float else float, float)
-        if dtype == obj.dtype:
+        dtype = obj.dtype
+        if (dtype is _F64 and (type(g) is float or g.dtype is _F64)) or dtype == np.result_type(
+                dtype, g.dtype if type(g) is not float else float, float):
             return Scattered(obj.shape, dtype, idx, g)
     return getitem_grad(obj, idx, g)
 

@@ -159,8 +159,8 @@ def unbroadcast(g, like):
         return None
     elif type(g) is DeclinedGradient:  # stays lazy: it raises where it is read
         return g
-    elif type(g) is float and type(like) is float:
-        return g  # scalar code: nothing to undo
+    elif type(g) is float and (type(like) is float or type(like) is np.float64):
+        return g  # scalar code (or a float64 scalar, np.mean's result): nothing to undo
     elif type(g) is Scattered:
         if type(like) is np.ndarray:
             return g if g.shape == like.shape and g.dtype == like.dtype else g.reduce_to(like)
@@ -258,10 +258,11 @@ class Scattered:
     def flat(self, shape, keep=None):
         """The positions as flat indices into an array of shape (the axes not in keep
         taken at 0), when the index is one integer array per axis; else None. The
-        indices are valid: the primal read x[idx] succeeded."""
+        indices are valid: the primal read x[idx] succeeded. Without keep they are
+        wrapped (no negative one); with keep, one kept axis's indices are returned as
+        they were given, maybe negative (``np.add.at`` wraps them; see reduce_to)."""
         idx = self.idx
-        if not (type(idx) is tuple and len(idx) == len(shape) and all(
-                type(i) is np.ndarray and i.dtype.kind in "iu" for i in idx)):
+        if not _int_arrays(idx, len(shape)):
             return None
         if keep is None:
             return np.ravel_multi_index(idx, shape, mode="wrap")  # wrap: negative indices
@@ -270,34 +271,55 @@ class Scattered:
         if not kept:
             flat = np.zeros(idx[0].shape, np.intp)
         elif len(kept) == 1:
-            flat = np.remainder(kept[0][0], kept[0][1])
+            flat = kept[0][0]
         else:
             flat = np.ravel_multi_index(
                 tuple(i for i, _ in kept), tuple(n for _, n in kept), mode="wrap")
         first = idx[0].shape
-        if any(i.shape != first for i in idx):
-            flat = np.broadcast_to(flat, np.broadcast_shapes(*(i.shape for i in idx)))
+        for i in idx:
+            if i.shape != first:
+                return np.broadcast_to(flat, np.broadcast_shapes(*(i.shape for i in idx)))
         return flat
 
     def reduce_to(self, like):
         """unbroadcast(self, like): summed over the axes where like has size 1, reading
         only the nonzeros when the index is one integer array per axis."""
-        shape = like.shape
-        if len(shape) == len(self.shape) and all(
-                n == m or n == 1 for n, m in zip(shape, self.shape)):
-            flat = self.flat(shape, [n != 1 for n in shape])
+        shape, own = like.shape, self.shape
+        if len(shape) == len(own):
+            keep = [n != 1 for n in shape]
+            for n, m in zip(shape, own):
+                if n != m and n != 1:
+                    keep = None
+                    break
+            flat = None if keep is None else self.flat(shape, keep)
             if flat is not None:
-                size = math.prod(shape)
-                g = self.g
-                if np.shape(g) != flat.shape:
-                    g = np.broadcast_to(g, flat.shape)
-                if self.dtype == np.float64 and type(g) is np.ndarray:
-                    out = np.bincount(flat.reshape(-1), g.reshape(-1), size)
-                else:
-                    out = np.zeros(size, self.dtype)
-                    np.add.at(out, flat, g)
-                return unbroadcast(out.reshape(shape), like)
+                return unbroadcast(self._summed(flat, shape).reshape(shape), like)
         return unbroadcast(self.add_into(None), like)
+
+    def _summed(self, flat, shape):
+        """The values g added up at the positions flat of a flat array of shape's size."""
+        size = math.prod(shape)
+        g = self.g
+        if np.shape(g) != flat.shape:
+            g = np.broadcast_to(g, flat.shape)
+        if self.dtype == np.float64 and type(g) is np.ndarray:
+            try:
+                return np.bincount(flat.reshape(-1), g.reshape(-1), size)
+            except ValueError:  # a negative index (as given to x[idx]): wrapped first
+                return np.bincount(np.remainder(flat, size).reshape(-1), g.reshape(-1), size)
+        out = np.zeros(size, self.dtype)
+        np.add.at(out, flat, g)  # (wraps negative indices)
+        return out
+
+
+def _int_arrays(idx, ndim):
+    """Whether idx is one integer array per axis of an ndim-dimensional array."""
+    if type(idx) is not tuple or len(idx) != ndim:
+        return False
+    for i in idx:
+        if type(i) is not np.ndarray or i.dtype.kind not in "iu":
+            return False
+    return True
 
 
 def dense(v):

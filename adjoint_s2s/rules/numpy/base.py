@@ -130,7 +130,16 @@ def _keep(g, shape, axis, keepdims):
 
 def _spread(g, shape, axis, keepdims):
     """Broadcast the adjoint of a reduction back to the input's shape (a fresh array)."""
-    return np.array(np.broadcast_to(_keep(g, shape, axis, keepdims), shape))
+    return spread_fill(_keep(g, shape, axis, keepdims), shape)
+
+
+def spread_fill(v, shape):
+    """The array v broadcast to shape, as a fresh array: ``np.array(np.broadcast_to(v,
+    shape))`` without broadcast_to's Python layers (a few microseconds a call). A
+    primitive (runtime/rules_helpers.py): its adjoint sums back, ``unbroadcast``."""
+    out = np.empty(shape, v.dtype)
+    out[...] = v
+    return out
 
 
 SECTIONS = {}  # rule path -> section of docs/numpy.md

@@ -35,21 +35,30 @@ def np_reciprocal_adjoint(g, x, d, scale=1.0):
     where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
     (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
     in for d where g == 0 (a double where: finite at second order too)."""
-    c = 1 / scale  # (c / d: one array operation, not two)
     if not _has_zero(d):
-        return np_fit(g * conj(c / d), x)
+        if scale == 1.0:  # (log: g / d, one array operation)
+            return np_fit(g / conj(d), x)
+        return np_fit(g * conj((1 / scale) / d), x)  # (c / d: one array operation, not two)
+    c = 1 / scale
     zero = np.equal(g, 0)
     return np_fit(g * conj(c / np.where(zero, 1, d)), x)
 
 
 def _has_zero(v):
     """Whether v has an exact zero (positive real v: one pass, no temporary array)."""
+    if type(v) is np.ndarray and v.dtype.kind == "f" and v.size:
+        if _min_reduce(v, None) > 0:  # (ndarray.min's Python layers cost microseconds)
+            return False
+        return bool(np.any(v == 0))
     v = np.asarray(v)
     if v.size == 0:
         return False
     if not np.iscomplexobj(v) and v.min() > 0:
         return False
     return bool(np.any(v == 0))
+
+
+_min_reduce = np.minimum.reduce
 
 
 def _expand_axis(g, axis):

@@ -32,6 +32,8 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 
 def np_mean_adjoint(g, a, axis=None, keepdims=False):
     if type(a) is np.ndarray and a.dtype.kind == "f":
+        if axis is None and type(g) is float and a.size < _VIEW_MIN:
+            return np.full(a.shape, g / a.size, dtype=a.dtype)  # the whole-array mean
         view = _spread_view(g, a, axis, keepdims, True)
         if view is not None:
             return view
@@ -113,21 +115,47 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
     accumulators. When the extremum is one element per slice, g goes to those positions
     of the accumulator: in place when only the calling variable holds it (as for
     ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
-    if type(acc) is np.ndarray and isinstance(a, np.ndarray) and acc.shape == a.shape:
-        private = (
-            acc.base is None
-            and sys.getrefcount(acc) <= _PRIVATE_REFS
-            and acc.flags.writeable
-            and acc.flags.c_contiguous
-        )
+    if type(acc) is np.ndarray and type(a) is np.ndarray and acc.shape == a.shape:
         gk = _keep(g, a.shape, axis, keepdims)
-        if acc.dtype == np.result_type(a.dtype, gk.dtype, float):
-            _mask, pos, _unique = _extremum_positions(a, ans, axis, keepdims)
+        dt = acc.dtype
+        if (dt is _F64 and a.dtype is _F64 and gk.dtype is _F64) or dt == np.result_type(
+                a.dtype, gk.dtype, float):
+            pos = _single_positions(a, ans, axis, keepdims)
             if pos is not None:
+                private = (
+                    acc.base is None
+                    and sys.getrefcount(acc) <= _PRIVATE_REFS
+                    and acc.flags.writeable
+                    and acc.flags.c_contiguous
+                )
                 out = acc if private else np.array(acc, order="C")
-                out.reshape(-1)[pos] += gk.reshape(-1)
+                flat = out.reshape(-1)
+                flat[pos] += gk.reshape(-1)
                 return out
     return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
+
+
+_F64 = np.dtype(np.float64)
+_add_reduce = np.add.reduce
+
+
+def _single_positions(a, ans, axis, keepdims):
+    """The flat positions of the extremum ans of the array a along a last (or the only)
+    axis, in the order of ans's elements, when every slice has exactly one; else None.
+
+    One comparison and one nonzero: a slice whose extremum is NaN matches nowhere (NaN
+    equals nothing), so the count of matches alone could hide a tie behind it; the sum
+    of ans, NaN when any of them is (or for inf + -inf), sends those to the general path."""
+    if not (axis is None or a.ndim == 1 or axis == -1 or axis == a.ndim - 1):
+        return None
+    total = _add_reduce(ans, None) if type(ans) is np.ndarray else ans
+    if total != total:
+        return None
+    mask = a == _keep(ans, a.shape, axis, keepdims)
+    if type(mask) is not np.ndarray:
+        return None
+    pos = mask.reshape(-1).nonzero()[0]  # in row order: slice by slice when one in each
+    return pos if pos.size == np.size(ans) else None
 
 
 def _extremum_positions(a, ans, axis, keepdims):

@@ -1,0 +1,205 @@
+"""The fast paths of the NumPy adjoints (issue 15: a softmax head's fixed cost) give what
+the general paths give, on the inputs they must not get wrong.
+
+``acc_extremum_adjoint`` routes a max's gradient to one position per slice only when a
+comparison finds exactly one per slice and no extremum is NaN (a NaN row matches
+nowhere, so a NaN row and a tie elsewhere would balance the count); ``Scattered``'s row
+sums hand the indices to ``np.bincount`` as given and wrap them only when one is
+negative; ``_spread`` fills a fresh array (``spread_fill``); ``np_reciprocal_adjoint``
+divides by d. Each is checked against the general form and, through generated code,
+against finite differences."""
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s import runtime
+from adjoint_s2s.rules.numpy.base import spread_fill
+from adjoint_s2s.testing import isapprox, numerical_gradient
+
+RNG = np.random.default_rng(15)
+
+
+# ----- max / min: one position per slice, or the general path ---------------------------------
+
+def _rows(*rows):
+    return np.array(rows, dtype=float)
+
+
+EXTREMA = {
+    # a NaN row (no match) and a tied row (two): as many matches as rows
+    "nan and tie": (_rows([1.0, np.nan, 0.0], [2.0, 5.0, 5.0], [0.0, 1.0, -1.0]), np.max),
+    "tie only": (_rows([3.0, 3.0, 1.0], [0.0, 1.0, 2.0]), np.max),
+    "-0.0 ties 0.0": (_rows([0.0, -0.0, -1.0], [1.0, 2.0, 3.0]), np.max),
+    "all -inf": (_rows([-np.inf, -np.inf], [1.0, 2.0]), np.max),
+    "inf and -inf": (_rows([np.inf, 1.0], [-np.inf, -3.0]), np.max),
+    "nanmax, NaN beside": (_rows([np.nan, 1.0, 4.0], [2.0, np.nan, 0.0]), np.nanmax),
+    "nanmin, all NaN row": (_rows([np.nan, np.nan], [2.0, 1.0]), np.nanmin),
+    "min": (_rows([4.0, -2.0, 3.0], [1.0, 0.5, 9.0]), np.min),
+}
+
+
+def _general(acc0, g, a, ans, axis, keepdims):
+    return acc0 + runtime.np_extremum_adjoint(g, a, ans, axis, keepdims)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (nanmax of an all-NaN row)
+@pytest.mark.parametrize("case", sorted(EXTREMA))
+@pytest.mark.parametrize("axis, keepdims", [(1, True), (-1, False), (None, False), (None, True)])
+def test_acc_extremum_adjoint_matches_the_general_form(case, axis, keepdims):
+    a, reduce = EXTREMA[case]
+    ans = reduce(a, axis=axis, keepdims=keepdims)
+    g = RNG.standard_normal(np.shape(ans))
+    acc0 = RNG.standard_normal(a.shape)
+    want = _general(acc0, g, a, ans, axis, keepdims)
+    b = acc0.copy()
+    b = runtime.acc_extremum_adjoint(b, g, a, ans, axis, keepdims)
+    np.testing.assert_array_equal(b, want)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.float32, np.int64])
+def test_acc_extremum_adjoint_of_other_dtypes_matches_the_general_form(dtype):
+    a = RNG.standard_normal((5, 4)) * 10
+    if dtype is np.complex128:
+        a = a + 1j * RNG.standard_normal((5, 4))
+    a = a.astype(dtype)
+    a[2, 1] = a[2, 3] = np.max(a[2]) + 1  # a tie
+    ans = np.max(a, axis=1, keepdims=True)
+    g = RNG.standard_normal(ans.shape)
+    acc0 = RNG.standard_normal(a.shape)
+    want = _general(acc0, g, a, ans, 1, True)
+    b = acc0.copy()
+    b = runtime.acc_extremum_adjoint(b, g, a, ans, 1, True)
+    np.testing.assert_allclose(b, want, rtol=1e-15, atol=0)
+
+
+def test_acc_extremum_adjoint_copies_an_accumulator_it_may_not_write():
+    a = RNG.standard_normal((4, 6))
+    ans = np.max(a, axis=1, keepdims=True)
+    g = RNG.standard_normal(ans.shape)
+    base = RNG.standard_normal((6, 4))
+    for acc0 in (base.T, base[:4, :4].repeat(2, axis=1)[:, :6]):  # F-ordered; a view
+        before = acc0.copy()
+        got = runtime.acc_extremum_adjoint(acc0, g, a, ans, 1, True)
+        np.testing.assert_allclose(got, _general(before, g, a, ans, 1, True), rtol=1e-15)
+        np.testing.assert_array_equal(acc0, before)  # the caller's array is untouched
+
+
+# ----- Scattered: row sums of x[rows, cols] -----------------------------------------------------
+
+@pytest.mark.parametrize("rows, cols", [
+    (np.arange(5), np.array([1, 0, 3, 3, 2])),
+    (np.array([-1, 0, -5, 2, 2]), np.array([1, -4, 3, 3, 2])),  # negative, repeated
+    (np.arange(5, dtype=np.uint64), np.array([1, 0, 3, 3, 2], dtype=np.uint32)),
+    (np.array([[0], [4]]), np.array([[1, 2, 2]])),  # broadcast index arrays
+])
+def test_row_and_column_sums_of_a_scattered_match_the_array(rows, cols):
+    x = np.zeros((5, 4))
+    g = RNG.standard_normal(np.shape(x[rows, cols]))
+    s = runtime.getitem_grad_sparse(x, (rows, cols), g)
+    assert type(s) is runtime.project.Scattered
+    dense = runtime.getitem_grad(x, (rows, cols), g)
+    for like in (np.zeros((5, 1)), np.zeros((1, 4)), np.zeros((1, 1)), np.zeros(4)):
+        got = runtime.unbroadcast(s, like)
+        np.testing.assert_allclose(got, runtime.unbroadcast(dense, like), rtol=1e-14, atol=1e-15)
+        assert got.shape == like.shape
+    other = RNG.standard_normal((5, 4))
+    np.testing.assert_allclose(runtime.acc(other.copy(), s), other + dense, rtol=1e-15)
+
+
+def test_getitem_grad_sparse_keeps_the_gathered_dtype():
+    rows, cols = np.arange(3), np.array([2, 0, 2])
+    for obj, g, want in [
+        (np.zeros((3, 4), np.complex128), RNG.standard_normal(3), np.complex128),
+        (np.zeros((3, 4)), RNG.standard_normal(3) + 1j, None),  # complex g: the array path
+        (np.zeros((3, 4), np.float32), RNG.standard_normal(3), None),  # would widen
+    ]:
+        got = runtime.getitem_grad_sparse(obj, (rows, cols), g)
+        if want is None:
+            assert type(got) is np.ndarray
+            np.testing.assert_allclose(got, runtime.getitem_grad(obj, (rows, cols), g))
+        else:
+            assert type(got) is runtime.project.Scattered and got.dtype == want
+
+
+# ----- sum/mean spread, log's adjoint -----------------------------------------------------------
+
+@pytest.mark.parametrize("shape, axis, keepdims", [
+    ((4, 3), 1, True), ((4, 3), 0, False), ((2, 3, 4), (0, 2), False), ((5,), None, False),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.float32])
+def test_sum_and_mean_adjoints_spread_a_fresh_array(shape, axis, keepdims, dtype):
+    a = RNG.standard_normal(shape).astype(dtype)
+    ans = np.sum(a, axis=axis, keepdims=keepdims)
+    g = RNG.standard_normal(np.shape(ans)).astype(dtype)
+    want = np.broadcast_to(np.sum(np.ones(shape), axis=axis, keepdims=True) * 0 + (
+        g if keepdims or axis is None else np.expand_dims(g, axis)), shape)
+    rtol = 1e-6 if dtype is np.float32 else 1e-14
+    got = runtime.np_sum_adjoint(g, a, axis, keepdims)
+    np.testing.assert_allclose(got, want, rtol=rtol)
+    assert got.dtype == a.dtype and got.flags.writeable and got.base is None
+    got = runtime.np_mean_adjoint(g, a, axis, keepdims)
+    np.testing.assert_allclose(got, want / (a.size / np.size(ans)), rtol=rtol)
+
+
+def test_spread_fill_is_a_fresh_broadcast():
+    v = RNG.standard_normal((3, 1)) + 1j
+    out = spread_fill(v, (2, 3, 4))
+    np.testing.assert_array_equal(out, np.broadcast_to(v, (2, 3, 4)))
+    assert out.flags.writeable and out.dtype == v.dtype and not np.shares_memory(out, v)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (g / 0 where g != 0: inf, as it is)
+@pytest.mark.parametrize("d", [
+    np.array([0.5, 2.0, 3.0]),
+    np.array([0.0, 2.0, 3.0]),  # a zero: 1 stands in where g == 0
+    np.array([np.nan, 2.0, 1.0]),
+    np.array([1.0 + 1j, 2.0, -1j]),
+])
+def test_reciprocal_adjoint_is_g_over_d(d):
+    g = np.array([1.5, -2.0, 0.0])
+    got = runtime.np_reciprocal_adjoint(g, d, d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.where(g == 0, 0.0, g / np.conj(np.where(g == 0, 1, d)))
+    np.testing.assert_allclose(got, want if np.iscomplexobj(d) else want.real, rtol=1e-15)
+    np.testing.assert_allclose(runtime.np_reciprocal_adjoint(g, d, d, 2.0), want / 2, rtol=1e-15)
+
+
+# ----- through generated code: finite differences ---------------------------------------------
+
+LABELS = np.array([2, 0, 4, 4, 1, 3])
+
+
+def softmax_head(W, b, x):
+    logits = np.tanh(x @ W + b)
+    z = logits - np.max(logits, axis=1, keepdims=True)
+    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(x.shape[0]), LABELS])
+
+
+def log_of_complex(z, w):
+    return np.sum(np.abs(np.log(z * w)) ** 2) + np.sum(np.max(np.real(z) * w, axis=0))
+
+
+def test_softmax_head_matches_finite_differences_at_first_and_second_order():
+    W, b, x = RNG.standard_normal((3, 5)), RNG.standard_normal(5), RNG.standard_normal((6, 3))
+    got = ad.gradient(softmax_head, W, b, x)
+    want = numerical_gradient(softmax_head, W, b, x)
+    for u, v in zip(got, want):
+        assert isapprox(u, v, rtol=1e-7, atol=1e-9)
+    hess = ad.hessian(lambda b: softmax_head(W, b, x), b)
+    for j in range(b.size):  # column j: central differences of the gradient along b[j]
+        e = np.zeros_like(b)
+        e[j] = 1e-5
+        fd = (ad.gradient(softmax_head, W, b + e, x)[1]
+              - ad.gradient(softmax_head, W, b - e, x)[1]) / 2e-5
+        assert isapprox(hess[:, j], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_complex_log_and_a_max_over_rows_match_finite_differences():
+    z = RNG.standard_normal((4, 3)) + 1j * RNG.standard_normal((4, 3))
+    w = RNG.standard_normal(3) + 2.0
+    got = ad.gradient(log_of_complex, z, w)
+    want = numerical_gradient(log_of_complex, z, w)
+    for u, v in zip(got, want):
+        assert isapprox(u, v, rtol=1e-7, atol=1e-9)
