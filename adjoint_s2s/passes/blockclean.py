@@ -23,6 +23,7 @@ After::
 """
 import re
 
+from ..naming import ADJOINT_PREFIX
 from . import cleanup
 
 _ASSIGN = re.compile(r"^(\s*)([A-Za-z_]\w*) = (?!=)(.+)$")
@@ -93,3 +94,152 @@ def _fold_one(lines, i, m, pure, push, changed):
         if target in reads:
             return False
     return False
+
+
+# ----- the pullback, inside blocks ---------------------------------------------------------
+_B = re.escape(ADJOINT_PREFIX)
+_COPY = re.compile(rf"^(\s+)({_B}\w+) = ({_B}\w+)$")
+_DEF = re.compile(rf"^(\s+)({_B}\w+) = (.+)$")
+_TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
+_FOR = re.compile(r"^\s*for (\w+) in ")
+
+
+def clean_blocks(lines, seed, primal):
+    """The pullback's lines with the copies and single uses of adjoints inside blocks (a
+    reversed loop's body) rewritten as ``cleanup.clean_pullback`` does at the top level."""
+    return _fold_block_uses(_propagate_block_copies(lines, seed, primal), seed, primal)
+
+
+def _targets(line):
+    """The names a generated line binds (an assignment's targets, a loop's variable)."""
+    if line.lstrip().startswith("#"):
+        return ()
+    m = _TARGETS.match(line)
+    out = [t.strip() for t in m.group(1).split(",")] if m else []
+    loop = _FOR.match(line)
+    if loop:
+        out.append(loop.group(1))
+    return out
+
+
+def _propagate_block_copies(lines, seed, primal):
+    """Drop ``b_a = b_b`` inside a block, reading b_b in place of b_a, when b_a is bound
+    nowhere else, every line that reads it stands later in the same block at the same
+    depth, and b_b is bound again nowhere between the copy and the last of them (a line
+    reads its right side before it binds its target)."""
+    where, bound = {}, {}
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("#"):
+            continue
+        for tok in set(cleanup.tokens(line)):
+            where.setdefault(tok, []).append(i)
+        for t in _targets(line):
+            bound.setdefault(t, []).append(i)
+    lines = list(lines)
+    drop = set()
+    for i, line in enumerate(lines):
+        m = _COPY.match(line)
+        if not m:
+            continue
+        pad, a, b = m.groups()
+        if a == seed or a in primal or b in primal or a == b or bound.get(a) != [i]:
+            continue
+        uses = [j for j in where.get(a, ()) if j != i]
+        if not uses or uses[0] < i or any(_indent(lines[j]) != len(pad) for j in uses):
+            continue
+        last = uses[-1]
+        if _block_ends(lines, i, last, len(pad)) or any(i < j < last for j in bound.get(b, ())):
+            continue
+        for j in uses:
+            lines[j] = _rename(lines[j], a, b)
+        where[b] = sorted(set(where.get(b, [])) | set(uses))
+        drop.add(i)
+    return [line for i, line in enumerate(lines) if i not in drop] if drop else lines
+
+
+def _block_ends(lines, i, j, depth):
+    """Does the block of line i (at this indentation) end before line j?"""
+    return any(_indent(lines[k]) < depth for k in range(i + 1, j)
+               if lines[k].strip() and not lines[k].lstrip().startswith("#"))
+
+
+def _rename(line, a, b):
+    """line with the name a read as b (the assignment's target kept)."""
+    m = _TARGETS.match(line)
+    if m and not line.lstrip().startswith("for "):
+        head = line[: m.end()]
+        return head + cleanup.replace_name(line[m.end():], a, b)
+    return cleanup.replace_name(line, a, b)
+
+
+def _fold_block_uses(lines, seed, primal):
+    """Fold ``b_t = E`` inside a block into the one line that reads b_t, when b_t is bound
+    nowhere else and read nowhere else, that line stands later in the same block at the
+    same depth, and nothing E reads is bound again in between."""
+    counts = {}
+    for line in lines:
+        if not line.lstrip().startswith("#"):
+            for tok in cleanup.tokens(line):
+                counts[tok] = counts.get(tok, 0) + 1
+    lines = list(lines)
+    i = 0
+    while i < len(lines):
+        m = _DEF.match(lines[i])
+        if m and m.group(2) != seed and m.group(2) not in primal and counts.get(m.group(2)) == 2:
+            j = _single_use(lines, i, m)
+            if j is not None:
+                pad, name, expr = m.groups()
+                lhs, rhs = lines[j].split(" = ", 1)
+                value = expr if _atomic(expr) else f"({expr})"
+                lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + cleanup.replace_name(rhs, name, value)]
+                counts[name] = 0
+                continue
+        i += 1
+    return [cleanup._unparen_simple(line) for line in lines]
+
+
+def _single_use(lines, i, m):
+    """The line of line i's block that reads its target once, if E (what line i binds)
+    can move there; None otherwise."""
+    pad, name, expr = m.groups()
+    reads = set(cleanup.tokens(expr))
+    if name in reads:
+        return None
+    for j in range(i + 1, len(lines)):
+        later = lines[j]
+        body = later.lstrip()
+        if not body or body.startswith("#"):
+            continue
+        depth = _indent(later)
+        if depth < len(pad):
+            return None  # the block ends first
+        toks = cleanup.tokens(later)
+        targets = set(_targets(later))
+        if depth > len(pad) or later.rstrip().endswith(":"):
+            if name in toks or targets & (reads | {name}):
+                return None
+            continue
+        if name in toks:
+            if body.startswith("return") or " = " not in later:
+                return None
+            lhs, rhs = later.split(" = ", 1)
+            if name in cleanup.tokens(lhs) or cleanup.tokens(rhs).count(name) != 1:
+                return None
+            return j
+        if targets & (reads | {name}):
+            return None
+    return None
+
+
+_CALLEE = re.compile(r"^[A-Za-z_][\w.]*\(")
+
+
+def _atomic(expr):
+    """Does expr read as one operand where it stands (a name, or one call)?"""
+    if expr.isidentifier():
+        return True
+    m = _CALLEE.match(expr)
+    if not m:
+        return False
+    spans = cleanup.call_args(expr, m.end())
+    return spans is not None and spans[-1][1] == len(expr) - 1

@@ -96,6 +96,7 @@ def clean_pullback(lines, seed, primal, real_adjoints):
     propagated or folded: a user's ``b_q`` is restored, not copied)."""
     lines = _drop_round_trips(lines, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
+    lines = blockclean.clean_blocks(lines, seed, primal)
     return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
 
 
