@@ -104,10 +104,19 @@ _TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
 _FOR = re.compile(r"^\s*for (\w+) in ")
 
 
-def clean_blocks(lines, seed, primal):
+def clean_blocks(lines, seed, primal, real=frozenset()):
     """The pullback's lines with the copies and single uses of adjoints inside blocks (a
-    reversed loop's body) rewritten as ``cleanup.clean_pullback`` does at the top level."""
-    return _fold_block_uses(_propagate_block_copies(lines, seed, primal), seed, primal)
+    reversed loop's body) rewritten as ``cleanup.clean_pullback`` does at the top level,
+    and a real adjoint's value bound and at once bound again (``b_x = E`` then
+    ``b_x = b_x + F``) computed in one line. Each rewrite can make another possible: a
+    few rounds."""
+    for _ in range(3):
+        before = lines
+        lines = _fold_block_uses(_propagate_block_copies(lines, seed, primal), seed, primal)
+        lines = _fold_rebindings(lines, primal, real)
+        if lines == before:
+            break
+    return lines
 
 
 def _targets(line):
@@ -243,3 +252,33 @@ def _atomic(expr):
         return False
     spans = cleanup.call_args(expr, m.end())
     return spans is not None and spans[-1][1] == len(expr) - 1
+
+
+def _fold_rebindings(lines, primal, real):
+    """``b_x = E`` followed (comments aside) by ``b_x = F`` in the same block, F reading
+    b_x once: one line ``b_x = F`` with E in its place. The same operations in the same
+    order; only for real adjoints (floats: no array that an addition may write into)."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        m = _DEF.match(out[i])
+        j = _next_code(out, i)
+        if m and m.group(2) in real and m.group(2) not in primal and j is not None:
+            pad, name, expr = m.groups()
+            m2 = _DEF.match(out[j])
+            if m2 and m2.group(1) == pad and m2.group(2) == name and cleanup.tokens(m2.group(3)).count(name) == 1:
+                value = expr if _atomic(expr) else f"({expr})"
+                folded = cleanup._reprint(f"{pad}{name} = {cleanup.replace_name(m2.group(3), name, value)}")
+                out[i : j + 1] = out[i + 1 : j] + [folded]
+                continue
+        i += 1
+    return out
+
+
+def _next_code(lines, i):
+    """The index of the first line after i that is not a comment (None at the end)."""
+    for j in range(i + 1, len(lines)):
+        body = lines[j].lstrip()
+        if body and not body.startswith("#"):
+            return j
+    return None

@@ -17,10 +17,13 @@ The rewrites of the pullback (``clean_pullback``):
   it, when nothing E reads changes in between;
 * ``b_x = b_x + (-b_y) * r`` becomes ``b_x = b_x - b_y * r`` for real adjoints;
 * ``(b_x * y) * z`` loses its parentheses;
-* a heading comment (the primal line an adjoint comes from) with no code under it goes.
+* a heading comment (the primal line an adjoint comes from) with no code under it goes;
+* inside blocks (a reversed loop's body), the same copies and single uses, and a real
+  adjoint bound twice in a row: ``blockclean.clean_blocks``.
 
-Of the forward pass (``fold_pure_temps``): a temporary of pure scalar arithmetic that the
-pullback does not read is folded back into the one line that reads it.
+Of the forward pass (``fold_pure_temps``, in ``blockclean.py``): a temporary of pure scalar
+arithmetic that the pullback does not read is folded back into the one line of its block
+that reads it.
 
 Before (``def f(x, y): a = x * y; return a - x``, as the reverse pass renders it)::
 
@@ -96,7 +99,7 @@ def clean_pullback(lines, seed, primal, real_adjoints):
     propagated or folded: a user's ``b_q`` is restored, not copied)."""
     lines = _drop_round_trips(lines, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
-    lines = blockclean.clean_blocks(lines, seed, primal)
+    lines = blockclean.clean_blocks(lines, seed, primal, real_adjoints)
     return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
 
 
