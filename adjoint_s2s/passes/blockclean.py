@@ -21,6 +21,7 @@ After::
         _tape.append(x)
         x = 0.99 * x + 0.01 * math.sin(x)
 """
+import ast
 import re
 
 from ..naming import ADJOINT_PREFIX
@@ -282,3 +283,58 @@ def _next_code(lines, i):
         if body and not body.startswith("#"):
             return j
     return None
+
+
+# ----- dead adjoints -----------------------------------------------------------------------
+# run-time helpers that only compute a value (no write into an argument, no effect): a line
+# that calls nothing else and binds an adjoint nobody reads can go
+_PURE_CALLS = frozenset({"_rt.unbroadcast", "_rt.conj", "_rt.real"})
+_PURE_NODES = (ast.Name, ast.Constant, ast.UnaryOp, ast.BinOp, ast.Tuple, ast.Load,
+               ast.unaryop, ast.operator, ast.Attribute, ast.Call)
+
+
+def drop_dead_adjoints(lines, seed, primal):
+    """Drop ``b_t = E`` when no other line mentions b_t (an adjoint computed for a value
+    whose gradient goes nowhere: a slice of a global) and E only computes: names,
+    constants, operators and the helpers of _PURE_CALLS. What E read may then be read
+    once, and fold (``cleanup``): the pullback no longer holds an array nobody uses."""
+    counts = {}
+    for line in lines:
+        if not line.lstrip().startswith("#"):
+            for tok in cleanup.tokens(line):
+                counts[tok] = counts.get(tok, 0) + 1
+    out = list(lines)
+    changed = True
+    while changed:
+        changed = False
+        for i, line in enumerate(out):
+            m = _DEF_ANY.match(line)
+            if not m or m.group(2) == seed or m.group(2) in primal or counts.get(m.group(2)) != 1:
+                continue
+            if not _only_computes(m.group(3)):
+                continue
+            for tok in cleanup.tokens(line):
+                counts[tok] -= 1
+            del out[i]
+            changed = True
+            break
+    return out
+
+
+_DEF_ANY = re.compile(rf"^(\s*)({_B}\w+) = (.+)$")
+
+
+def _only_computes(expr):
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, _PURE_NODES):
+            return False
+        if isinstance(node, ast.Call):
+            if node.keywords or ast.unparse(node.func) not in _PURE_CALLS:
+                return False
+        elif isinstance(node, ast.Attribute) and ast.unparse(node) not in _PURE_CALLS:
+            return False
+    return True

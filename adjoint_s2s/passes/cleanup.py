@@ -97,7 +97,7 @@ def clean_pullback(lines, seed, primal, real_adjoints):
     """The pullback's body lines, rewritten: copies propagated, single uses folded, sums
     of negated terms written as differences. primal: names of primal values (never
     propagated or folded: a user's ``b_q`` is restored, not copied)."""
-    lines = _drop_round_trips(lines, primal)
+    lines = blockclean.drop_dead_adjoints(_drop_round_trips(lines, primal), seed, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
     lines = blockclean.clean_blocks(lines, seed, primal, real_adjoints)
     return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
