@@ -215,6 +215,7 @@ def _single_use(lines, i, m):
     reads = set(cleanup.tokens(expr))
     if name in reads:
         return None
+    moves = _only_computes(expr)  # (E with effects folds only into the next line)
     for j in range(i + 1, len(lines)):
         later = lines[j]
         body = later.lstrip()
@@ -225,19 +226,17 @@ def _single_use(lines, i, m):
             return None  # the block ends first
         toks = cleanup.tokens(later)
         targets = set(_targets(later))
-        if depth > len(pad) or later.rstrip().endswith(":"):
-            if name in toks or targets & (reads | {name}):
-                return None
-            continue
-        if name in toks:
+        if name in toks and depth == len(pad) and not later.rstrip().endswith(":"):
             if body.startswith("return") or " = " not in later:
                 return None
             lhs, rhs = later.split(" = ", 1)
             if name in cleanup.tokens(lhs) or cleanup.tokens(rhs).count(name) != 1:
                 return None
             return j
-        if targets & (reads | {name}):
+        if not moves or name in toks or targets & (reads | {name}):
             return None
+        if not targets and not later.rstrip().endswith(":"):
+            return None  # a line run for its effect: E stays before it
     return None
 
 
