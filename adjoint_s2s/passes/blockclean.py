@@ -302,22 +302,18 @@ def drop_dead_adjoints(lines, seed, primal):
         if not line.lstrip().startswith("#"):
             for tok in cleanup.tokens(line):
                 counts[tok] = counts.get(tok, 0) + 1
-    out = list(lines)
-    changed = True
-    while changed:
-        changed = False
-        for i, line in enumerate(out):
-            m = _DEF_ANY.match(line)
-            if not m or m.group(2) == seed or m.group(2) in primal or counts.get(m.group(2)) != 1:
-                continue
-            if not _only_computes(m.group(3)):
-                continue
-            for tok in cleanup.tokens(line):
-                counts[tok] -= 1
-            del out[i]
-            changed = True
-            break
-    return out
+    dead = set()
+    for i in range(len(lines) - 1, -1, -1):  # from the end: a dropped line's reads may die
+        line = lines[i]
+        m = _DEF_ANY.match(line)
+        if not m or m.group(2) == seed or m.group(2) in primal or counts.get(m.group(2)) != 1:
+            continue
+        if not _only_computes(m.group(3)):
+            continue
+        for tok in cleanup.tokens(line):
+            counts[tok] -= 1
+        dead.add(i)
+    return [line for i, line in enumerate(lines) if i not in dead] if dead else lines
 
 
 _DEF_ANY = re.compile(rf"^(\s*)({_B}\w+) = (.+)$")
