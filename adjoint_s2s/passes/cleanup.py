@@ -17,10 +17,13 @@ The rewrites of the pullback (``clean_pullback``):
   it, when nothing E reads changes in between;
 * ``b_x = b_x + (-b_y) * r`` becomes ``b_x = b_x - b_y * r`` for real adjoints;
 * ``(b_x * y) * z`` loses its parentheses;
-* a heading comment (the primal line an adjoint comes from) with no code under it goes.
+* a heading comment (the primal line an adjoint comes from) with no code under it goes;
+* inside blocks (a reversed loop's body), the same copies and single uses, and a real
+  adjoint bound twice in a row: ``blockclean.clean_blocks``.
 
-Of the forward pass (``fold_pure_temps``): a temporary of pure scalar arithmetic that the
-pullback does not read is folded back into the one line that reads it.
+Of the forward pass (``fold_pure_temps``, in ``blockclean.py``): a temporary of pure scalar
+arithmetic that the pullback does not read is folded back into the one line of its block
+that reads it.
 
 Before (``def f(x, y): a = x * y; return a - x``, as the reverse pass renders it)::
 
@@ -55,6 +58,8 @@ import math
 import re
 
 from ..naming import ADJOINT_PREFIX
+from . import blockclean
+from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
 
 _B = re.escape(ADJOINT_PREFIX)
 
@@ -85,15 +90,16 @@ def clean(draft, plan, fwd_lines, pb_lines):
     temps = (draft.scalars - draft.user_names - set(passed) - set(tokens(draft.result))
              - slot_names - {draft.tape, draft.pos})
     pure = draft.scalars | ({"math", "cmath"} & draft.helpers)
-    return fold_pure_temps(fwd_lines, temps, pure), pb_lines, passed
+    return blockclean.fold_pure_temps(fwd_lines, temps, pure, draft.tape), pb_lines, passed
 
 
 def clean_pullback(lines, seed, primal, real_adjoints):
     """The pullback's body lines, rewritten: copies propagated, single uses folded, sums
     of negated terms written as differences. primal: names of primal values (never
     propagated or folded: a user's ``b_q`` is restored, not copied)."""
-    lines = _drop_round_trips(lines, primal)
+    lines = blockclean.drop_dead_adjoints(_drop_round_trips(lines, primal), seed, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
+    lines = blockclean.clean_blocks(lines, seed, primal, real_adjoints)
     return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
 
 
@@ -334,58 +340,6 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
                 if targets & (reads | {name}):
                     break  # something E reads is reassigned before the use
     return [_unparen_simple(line) for line in lines]
-
-
-_SIMPLE_ASSIGN = re.compile(r"^([A-Za-z_]\w*) = (?!=)(.+)$")
-
-
-def fold_pure_temps(lines, temps, pure):
-    """Fold a top-level temporary `t = E` of the forward pass into the one line that reads
-    it, as the user wrote the expression: `a = sin_x * y + mul_1 * x`.
-
-    Only where nothing can tell the difference: t is a temporary of the transformer that
-    the pullback does not read, and E, every line between and the line that reads t are
-    top-level assignments of pure arithmetic on real or complex numbers (names in `pure`,
-    math/cmath functions). The value is the same bit for bit (the expression tree is
-    unchanged) and no side effect or exception moves past another.
-    """
-    lines = list(lines)
-    counts = {}
-    for line in lines:
-        if not line.lstrip().startswith("#"):
-            for tok in tokens(line):
-                counts[tok] = counts.get(tok, 0) + 1
-    changed = set()
-    i = 0
-    while i < len(lines):
-        m = _SIMPLE_ASSIGN.match(lines[i])
-        folded = False
-        if m and m.group(1) in temps and counts.get(m.group(1)) == 2:
-            name, expr = m.group(1), m.group(2)
-            reads = tokens(expr)
-            if name not in reads and all(t in pure for t in reads):
-                for j in range(i + 1, len(lines)):
-                    later = lines[j]
-                    if later.startswith("#"):
-                        continue
-                    m2 = _SIMPLE_ASSIGN.match(later)
-                    if not m2 or "#" in later:
-                        break
-                    target, rhs = m2.group(1), m2.group(2)
-                    used = tokens(rhs)
-                    if not all(t in pure for t in used) or target in reads or target == name:
-                        break
-                    if name in used:
-                        new = replace_name(rhs, name, f"({expr})", count=1)
-                        lines[i : j + 1] = lines[i + 1 : j] + [f"{target} = {new}"]  # in place
-                        changed.add(lines[j - 1])
-                        counts[name] = 0
-                        folded = True
-                        break
-        if not folded:
-            i += 1
-    # a folded line is printed again from its tree: the same expression, minimal parentheses
-    return [_reprint(line) if line in changed else line for line in lines]
 
 
 def _reprint(line):

@@ -154,6 +154,17 @@ class Loop:
         self.body = body if body is not None else Block()
 
 
+class RevLoop(Loop):
+    """A reversed loop, ``for _ in range(counter)``, that does not read its trip's index:
+    the tape planning may read its pops by trip (see tape.by_trip)."""
+
+    __slots__ = ("counter",)
+
+    def __init__(self, header, body, counter):
+        super().__init__(header, body)
+        self.counter = counter
+
+
 class Raw:
     """Several pre-formatted lines (a nested def), indented as a unit; origin is the
     user's line it came from (nested functions are read from the user's file)."""

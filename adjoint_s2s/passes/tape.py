@@ -48,8 +48,9 @@ from .codegen import If, Loop, Release, Restore, Save
 class Plan:
     """What the save and restore markers of one draft render as."""
 
-    def __init__(self, draft, restorable, slots, tape_used, shape_only=frozenset()):
+    def __init__(self, draft, restorable, slots, tape_used, shape_only=frozenset(), index=None):
         self.draft = draft
+        self.index = index  # the index of a reversed loop that reads its pops by trip
         self.restorable = frozenset(restorable)  # names whose old values are kept
         self.shape_only = frozenset(shape_only)  # ... of which only shape and dtype
         self.slots = slots  # id(Save) -> the fresh name holding its value (outside loops)
@@ -118,7 +119,8 @@ def plan(draft, namer):
                 tape_used = True
             else:
                 slots[id(sv)] = namer.fresh(f"{sv.name}_saved")
-    return Plan(draft, restorable, slots, tape_used, shape_only)
+    index = namer.fresh("_i") if tape_used else None
+    return Plan(draft, restorable, slots, tape_used, shape_only, index)
 
 
 def _shape_only(draft, restorable):
@@ -141,9 +143,70 @@ def render(draft, plan):
     C.render(draft.fwd, 0, plan.forward, fwd_lines)
     pb_lines = [f"{draft.pos} = len({draft.tape})"] if plan.tape_used else []
     C.render(draft.pre, 0, plan.backward, pb_lines)
-    C.render(draft.body, 0, plan.backward, pb_lines)
+    C.render(by_trip(draft.body, plan) if plan.tape_used else draft.body, 0, plan.backward, pb_lines)
     pb_lines.append(draft.ret_line)
     return fwd_lines, pb_lines
+
+
+def by_trip(block, plan):
+    """block with every reversed loop whose pops from the tape all stand in its body's top
+    level (none under a branch or a nested loop: the same number each trip, K) reading
+    them by trip: the loop runs over the positions of its trips' values, and moves the
+    cursor once, after it. With one pop, first in the body, the loop runs over the values
+    themselves::
+
+        for _ in range(n):              for x in reversed(_tape[_pos - n:_pos]):
+            _pos -= 1                       b_x = b_x * math.cos(x)
+            x = _tape[_pos]     ->      _pos -= n
+            b_x = b_x * math.cos(x)
+
+    The pullback reads the tape without changing it: it can be called again."""
+    out = C.Block()
+    for item in block:
+        if isinstance(item, If):
+            out.append(If(item.test, by_trip(item.body, plan), by_trip(item.orelse, plan)))
+        elif isinstance(item, Loop):
+            body = by_trip(item.body, plan)
+            if isinstance(item, C.RevLoop) and not any(_pops(i, plan, True) for i in item.body):
+                out.extend(_loop_by_trip(item, body, plan))
+            else:
+                out.append(Loop(item.header, body))
+        else:
+            out.append(item)
+    return out
+
+
+def _pops(item, plan, nested_only=False):
+    """Does item (a marker, or a block's item) take values from the tape? nested_only:
+    only under a branch or a loop."""
+    if isinstance(item, Restore):
+        return not nested_only and item.save.in_loop and item.save.name in plan.restorable
+    if isinstance(item, If):
+        return any(_pops(i, plan) for i in item.body) or any(_pops(i, plan) for i in item.orelse)
+    if isinstance(item, Loop):
+        return any(_pops(i, plan) for i in item.body)
+    return False
+
+
+def _loop_by_trip(loop, body, plan):
+    """The items replacing a reversed loop whose pops all stand in its body's top level."""
+    tape, pos, n = plan.draft.tape, plan.draft.pos, loop.counter
+    top = [i for i, item in enumerate(body) if _pops(item, plan)]
+    if not top:
+        return [Loop(loop.header, body)]
+    k = len(top)
+    span = n if k == 1 else f"{k} * {n}"
+    first = body[top[0]].save.name
+    if k == 1 and first not in names_read(C.render(body[: top[0]], 0, plan.backward, [])):
+        rest = C.Block(item for i, item in enumerate(body) if i != top[0])
+        header = f"for {first} in reversed({tape}[{pos} - {n}:{pos}])"
+        return [Loop(header, rest), f"{pos} -= {n}"]
+    new = C.Block(body)
+    for r, i in enumerate(top):
+        at = plan.index if r == 0 else f"{plan.index} - {r}"
+        new[i] = f"{body[i].save.name} = {tape}[{at}]"
+    header = f"for {plan.index} in range({pos} - 1, {pos} - 1 - {span}, -{k})"
+    return [Loop(header, new), f"{pos} -= {span}"]
 
 
 def _overwritten(draft):

@@ -144,10 +144,12 @@ class ControlMixin:
         if depth == 0:  # the outermost loop initialises the names of the whole nest
             fwd.append(init)
         counter = self.fresh_local(hint, fwd, depth)
-        fwd.append(f"{counter} = 0")
+        trips = self._range_trips(s)
+        fwd.append(f"{counter} = {trips or 0}")
         body_fwd = Block()
         header, outer_saves, target_rev = self._loop_header(s, fwd, body_fwd, depth, mark)
-        body_fwd.append(f"{counter} += 1")
+        if trips is None:
+            body_fwd.append(f"{counter} += 1")
         # the body runs again after itself: a name it binds is not surely the same object
         # as another name at its start (`s3 = s2` before the loop, `s3 = ...` in it)
         rebound = {n for st in walk_block(s.body) for n in stmt_targets(st)}
@@ -161,6 +163,20 @@ class ControlMixin:
         init.loop = Loop(header, body_fwd)
         fwd.append(init.loop)
         return lambda st: self._rev_loop(st, s, rb, counter, target_rev, outer_saves)
+
+    def _range_trips(self, s):
+        """``len(r)`` for ``for i in r`` over a name bound once, to ``range(...)``, in a
+        body that no ``break`` leaves early: the number of trips, known before the loop
+        (no counter to add to each trip); None otherwise."""
+        it = s.iter if isinstance(s, gast.For) else None
+        if not isinstance(it, gast.Name) or it.id not in self.range_names:
+            return None
+        if it.id in self.info.params or it.id in self.info.freevars:
+            return None
+        bindings = [t for st in walk_block(self.fn.body) for t in stmt_targets(st) if t == it.id]
+        if len(bindings) != 1 or _leaves_early(s.body):
+            return None
+        return f"len({it.id})"
 
     def _loop_header(self, s, fwd, body_fwd, depth, mark):
         """(the loop's header, the saves before the loop, (target, seq, its save) of a
@@ -197,7 +213,7 @@ class ControlMixin:
         uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
         rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
         var = k if uses_k else self._throwaway()
-        out.append(Loop(f"for {var} in {rng}", body))
+        out.append(Loop(f"for {var} in {rng}", body) if uses_k else C.RevLoop(f"for {var} in {rng}", body, counter))
         st.out = out
         st.status = dict(entry)
         if target_rev is not None and target_rev[1] is not None and st.get(target_rev[1]) is not None:
@@ -250,3 +266,21 @@ class ControlMixin:
                 recipe(st)
             if origin and _only_markers(st.out[mark + 1 :]):
                 del st.out[mark]  # the statement needed no adjoint code: no comment
+
+
+def _leaves_early(body):
+    """Does a ``break`` (or ``return``) of this loop stand in body? Nested loops' own
+    breaks and nested functions do not count."""
+    todo = list(body)
+    while todo:
+        st = todo.pop()
+        if isinstance(st, (gast.Break, gast.Return)):
+            return True
+        if isinstance(st, gast.If):
+            todo.extend(st.body)
+            todo.extend(st.orelse)
+        elif isinstance(st, (gast.For, gast.While)):
+            todo.extend(st.orelse)
+        elif isinstance(st, (gast.With, gast.Try)):
+            return True  # (not expected after normalisation: be safe)
+    return False
