@@ -15,6 +15,7 @@ checked when (and if) they are themselves differentiated.
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from ..naming import _CHILD_FIELDS, child_fields
 
 _REJECT = {
     gast.Yield: ("yield (a generator)", "return a list instead of yielding values"),
@@ -63,12 +64,14 @@ def check(fn_node, filename, line_offset=0):
 
 def _visit(node, filename, line_offset):
     """Raise for the first rejected node of node's tree, in source order (a depth-first
-    walk with a stack: the same order as recursing over ast.iter_child_nodes)."""
+    walk with a stack: the same order as recursing over ast.iter_child_nodes; contexts,
+    operators and plain values hold nothing to reject and are not visited)."""
     stack = [node]
-    AST = gast.AST
+    AST, table, reject = gast.AST, _CHILD_FIELDS, _REJECT
     while stack:
         node = stack.pop()
-        entry = _REJECT.get(type(node))
+        cls = node.__class__
+        entry = reject.get(cls)
         if entry is not None:
             construct, hint = entry
             raise UnsupportedSyntaxError(
@@ -78,17 +81,18 @@ def _visit(node, filename, line_offset):
                 getattr(node, "col_offset", None),
                 hint=hint,
             )
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        if cls is gast.FunctionDef or cls is gast.Lambda:
             # a nested function is a value here; its body is checked if it is differentiated
             children = list(getattr(node, "decorator_list", []))
             children += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
         else:
+            fields = table.get(cls) or child_fields(cls)
             children = []
-            for field in node._fields:
+            for field in fields:
                 value = getattr(node, field, None)
-                if isinstance(value, AST):
-                    children.append(value)
-                elif isinstance(value, list):
+                if value.__class__ is list:
                     children.extend(v for v in value if isinstance(v, AST))
+                elif isinstance(value, AST):
+                    children.append(value)
         children.reverse()
         stack.extend(children)

@@ -67,12 +67,9 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     error belongs to the call, if it ever runs)."""
     out = Inlined()
     code = fn.__code__
-    if not ENABLED[0] or code.co_flags & 0x20 or runtime_code(code):
+    if not ENABLED[0] or code.co_flags & 0x20:
         return out
-    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
-    own |= names_in(node, gast.Store) | names_in(node, gast.Del)
-    taken = names_in(node) | own
-    ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, own, taken, out)
+    ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, node, out)
     # arguments given to the body as they are: plain locals (no cell another function
     # could rebind while the body runs) and constants
     ctx.plain = set(code.co_varnames) - set(code.co_cellvars)
@@ -82,16 +79,44 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
 
 
 class _Ctx:
-    def __init__(self, fn, filename, globals_, function_node, fresh_copy, runtime_code, own, taken, out):
+    """What inlining into fn needs. Worked out when a call first asks (most functions call
+    no helper by name): whether fn is adjoint_s2s's or a library's own code (nothing is
+    inlined there), fn's own names, and the names taken in its tree."""
+
+    def __init__(self, fn, filename, globals_, function_node, fresh_copy, runtime_code, node, out):
         self.fn = fn
         self.filename = filename
         self.globals = globals_
         self.function_node = function_node
         self.fresh_copy = fresh_copy
         self.runtime_code = runtime_code
-        self.own = own
-        self.taken = taken
+        self.node = node
         self.out = out
+        self._blocked = self._own = self._taken = None
+
+    @property
+    def blocked(self):
+        if self._blocked is None:
+            self._blocked = bool(self.runtime_code(self.fn.__code__))
+        return self._blocked
+
+    @property
+    def own(self):
+        if self._own is None:  # asked before anything is rewritten: fn's tree as it came
+            code = self.fn.__code__
+            own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+            self._own = own | names_in(self.node, gast.Store) | names_in(self.node, gast.Del)
+            self._taken = names_in(self.node) | self._own
+        return self._own
+
+    @property
+    def taken(self):
+        self.own  # noqa: B018 - computed together
+        return self._taken
+
+    @taken.setter
+    def taken(self, value):
+        self._taken = value
 
 
 def _walk_block(stmts, ctx):
@@ -120,7 +145,7 @@ def _inline_stmt(s, ctx):
         call = s.value
     else:
         return None
-    if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name):
+    if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) or ctx.blocked:
         return None
     f = _callee(call, ctx)
     if f is None:
