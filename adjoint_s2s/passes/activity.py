@@ -30,6 +30,7 @@ from types import MappingProxyType
 import gast
 
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
+from ..naming import names_in
 from .liveness import live_after, stmt_targets
 # the questions of one expression, and what the reverse pass reads from here by name
 from .queries import (  # noqa: F401
@@ -59,25 +60,27 @@ class Activity(Queries):
         self.info = info
         self.user_names = frozenset(user_names)
         self._reads_cache = {}
+        self._stmts = stmts = list(walk_block(fn_node.body))
         locals_ = set(info.params)
-        for s in walk_block(fn_node.body):
-            locals_.update(stmt_targets(s))
-        self.locals = locals_
-        self.live_after = MappingProxyType(live_after(fn_node.body))
-        self._range = self._caps = None  # computed when first asked for
-        self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         # tuples bound once to a name (the normalised form of `a, b = x, y`): the kinds of
         # their items, for the subscripts that unpack them
         counts = {}
-        for s in walk_block(fn_node.body):
+        for s in stmts:
             for t in stmt_targets(s):
                 counts[t] = counts.get(t, 0) + 1
+        locals_.update(counts)
+        self.locals = locals_
+        # names each expression reads (by id): liveness, kinds, activity and the reverse
+        # pass ask it of the same nodes
+        self.live_after = MappingProxyType(live_after(fn_node.body, self._reads_cache))
+        self._range = self._caps = None  # computed when first asked for
+        self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         self._once = {t for t, n in counts.items() if n == 1 and t not in info.params}
         self.tuple_elts = {}
         # dicts bound once to a display with constant keys and read only as p[key]: the
         # kinds of their values by key
         self.dict_elts = {}
-        self._item_only = item_reads_only(fn_node, self._once)
+        self._items_only = None  # computed when first asked for (a dict display)
         self._global_items = None  # computed when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self.infer_kinds()
@@ -94,37 +97,66 @@ class Activity(Queries):
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
     def infer_kinds(self):
+        """Kinds to a fixed point (joined over every binding of a name), in rounds over
+        the statements in order. A statement whose inputs (the kinds, tuple items and dict
+        values of the names it reads) are what they were when it last ran gives the same
+        kind again: its kind is reused, not computed again; only the join is made."""
+        memo = {}  # id(statement) -> (its inputs when it last ran, the kind it gave)
+        kinds, tuple_elts, dict_elts = self.kinds, self.tuple_elts, self.dict_elts
         for _ in range(6):
-            before = dict(self.kinds)
-            for s in walk_block(self.fn.body):
+            before = dict(kinds)
+            for s in self._stmts:
                 if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-                    k = self.expr_kind(s.value)
                     t = s.targets[0].id
-                    if (isinstance(s.value, gast.Tuple) and t in self._once
-                            and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
-                        self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
-                    elif (isinstance(s.value, gast.Dict) and t in self._item_only
-                            and all(isinstance(k, gast.Constant) and _const_key(k.value) for k in s.value.keys)
-                            and len({k.value for k in s.value.keys}) == len(s.value.keys)):
-                        self.dict_elts[t] = {k.value: self.expr_kind(v) for k, v in zip(s.value.keys, s.value.values)}
-                    elif isinstance(s.value, gast.Call) and t in self._once:
-                        memo = self.callee_memo.get(id(s.value))
-                        if memo is not None and memo[1][1] is not None:
-                            self.tuple_elts[t] = memo[1][1]  # what a callee returns: a tuple
-                        else:
-                            self.tuple_elts.pop(t, None)
-                    self.kinds[t] = join(self.kinds.get(t), k) if t in before or t in self.kinds else k
+                    got = memo.get(id(s))
+                    if got is None:
+                        deps = tuple(self.reads(s.value))
+                    else:
+                        deps = got[0]
+                    inputs = [(kinds.get(n), tuple_elts.get(n), dict_elts.get(n)) for n in deps]
+                    if got is not None and got[1] == inputs:
+                        k = got[2]
+                    else:
+                        k = self.assign_kind(s, t)
+                        memo[id(s)] = (deps, inputs, k)
+                    kinds[t] = join(kinds.get(t), k) if t in before or t in kinds else k
                 elif isinstance(s, gast.For):
                     k = self.iter_item_kind(s.iter)
                     t = s.target.id
-                    self.kinds[t] = join(self.kinds.get(t), k)
+                    kinds[t] = join(kinds.get(t), k)
                 elif isinstance(s, gast.FunctionDef):
-                    self.kinds[s.name] = OTHER
+                    kinds[s.name] = OTHER
                 elif isinstance(s, (gast.Import, gast.ImportFrom)):
                     for n in stmt_targets(s):
-                        self.kinds[n] = CONST
-            if self.kinds == before:
+                        kinds[n] = CONST
+            if kinds == before:
                 break
+
+    def assign_kind(self, s, t):
+        """The kind of `t = value` (s), and the item kinds of t when the value is a tuple,
+        a dict display or what a call returns (a tuple), t bound once."""
+        k = self.expr_kind(s.value)
+        if (isinstance(s.value, gast.Tuple) and t in self._once
+                and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
+            self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
+        elif (isinstance(s.value, gast.Dict) and t in self._item_only
+                and all(isinstance(k, gast.Constant) and _const_key(k.value) for k in s.value.keys)
+                and len({k.value for k in s.value.keys}) == len(s.value.keys)):
+            self.dict_elts[t] = {k.value: self.expr_kind(v) for k, v in zip(s.value.keys, s.value.values)}
+        elif isinstance(s.value, gast.Call) and t in self._once:
+            memo = self.callee_memo.get(id(s.value))
+            if memo is not None and memo[1][1] is not None:
+                self.tuple_elts[t] = memo[1][1]  # what a callee returns: a tuple
+            else:
+                self.tuple_elts.pop(t, None)
+        return k
+
+    @property
+    def _item_only(self):
+        """The names bound once and read only as `x = name[key]`."""
+        if self._items_only is None:
+            self._items_only = item_reads_only(self.fn, self._once)
+        return self._items_only
 
     @property
     def range_names(self):
@@ -143,7 +175,7 @@ class Activity(Queries):
     def _range_names(self):
         """Names bound to ``range(...)``: iterating over one gives numbers."""
         names = set()
-        for s in walk_block(self.fn.body):
+        for s in self._stmts:
             if (
                 isinstance(s, gast.Assign)
                 and isinstance(s.targets[0], gast.Name)
@@ -155,12 +187,41 @@ class Activity(Queries):
 
 
     def infer_activity(self):
+        """Activity to a fixed point, in rounds over the statements in order. Names only
+        ever become active, and what a statement makes active depends only on which of
+        the names it reads are (_activity_deps): one that has seen none of them become
+        active since it last ran (itself included) is not run again."""
+        act = self.active
+        seen = {}  # id(statement) -> (the names it depends on, how many were active)
         for _ in range(20):
-            before = len(self.active)
-            for s in walk_block(self.fn.body):
+            before = len(act)
+            for s in self._stmts:
+                got = seen.get(id(s))
+                if got is None:
+                    deps = self._activity_deps(s)
+                else:
+                    deps = got[0]
+                    if len(deps & act) == got[1]:
+                        continue
+                # the count before it runs: one that makes its own inputs active runs again
+                seen[id(s)] = (deps, len(deps & act))
                 self.stmt_activity(s)
-            if len(self.active) == before:
+            if len(act) == before:
                 break
+
+    def _activity_deps(self, s):
+        """The names whose activity stmt_activity(s) reads."""
+        if isinstance(s, (gast.Assign, gast.Expr)):
+            v = s.value
+            deps = self.reads(v)  # (what a local def captured is made active, never read)
+            if isinstance(s, gast.Assign) and isinstance(v, gast.Name) and isinstance(s.targets[0], gast.Name):
+                return frozenset(deps | {s.targets[0].id})  # b = a: a is active when b is
+            return frozenset(deps)
+        if isinstance(s, gast.For):
+            return frozenset(self.reads(s.iter))
+        if isinstance(s, gast.FunctionDef):
+            return frozenset(self.reads(s))
+        return frozenset()  # nothing else makes a name active
 
     def stmt_activity(self, s):
         act = self.active
@@ -221,7 +282,7 @@ class Activity(Queries):
     def _captures(self):
         """Local def/lambda name -> the names it captures."""
         caps = {}
-        for s in walk_block(self.fn.body):
+        for s in self._stmts:
             if isinstance(s, gast.FunctionDef):
                 caps[s.name] = free_names_of_function(s)
             elif (

@@ -139,6 +139,7 @@ def _walk_block(stmts, ctx):
 
 
 def _inline_stmt(s, ctx):
+    """The statements that replace s when s calls a helper that may be inlined, else None."""
     if isinstance(s, gast.Assign):
         call = s.value
     elif isinstance(s, (gast.Expr, gast.Return)):
@@ -154,7 +155,35 @@ def _inline_stmt(s, ctx):
     if got is None:
         return None
     body, params, ret, lines = got
-    # f's names: renamed apart, except parameters never assigned given name/constant args
+    rename, binds = _bind_params(s, call, f, params, body, ctx)
+    renamer = _Rename(rename)
+    body = [renamer.visit(st) for st in body]
+    ret = renamer.visit(ret)
+    lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
+    if lasts is None or not (binds or body or lasts):
+        if isinstance(s, gast.Assign):
+            lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
+        elif isinstance(s, gast.Return):
+            lasts = [gast.Return(value=ret)]
+        else:
+            lasts = [gast.Expr(value=ret)]
+    for i, last in enumerate(lasts):
+        gast.copy_location(last, s)
+        last.end_lineno = getattr(s, "end_lineno", None)
+        if i:
+            last.no_origin = True  # one comment (the call's line) for them all
+    new = binds + body + lasts
+    lo = getattr(s, "lineno", None)
+    text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
+    new[0].inlined = (f.__name__, text)
+    ctx.out.callees[call.func.id] = f
+    return new
+
+
+def _bind_params(s, call, f, params, body, ctx):
+    """({f's name: its new name, or the argument node substituted as it is}, the
+    assignments binding the other arguments to their fresh names): f's names renamed
+    apart, except parameters never assigned that are given a name or a constant."""
     assigned = set()
     for st in body:
         assigned |= names_in(st, gast.Store)
@@ -181,28 +210,7 @@ def _inline_stmt(s, ctx):
         binds.append(_assign(gast.Name(id=rename[p], ctx=gast.Store(), annotation=None, type_comment=None), a, s))
     for n in sorted(local - set(params)):
         rename[n] = _fresh(n, f.__name__, ctx)
-    renamer = _Rename(rename)
-    body = [renamer.visit(st) for st in body]
-    ret = renamer.visit(ret)
-    lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
-    if lasts is None or not (binds or body or lasts):
-        if isinstance(s, gast.Assign):
-            lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
-        elif isinstance(s, gast.Return):
-            lasts = [gast.Return(value=ret)]
-        else:
-            lasts = [gast.Expr(value=ret)]
-    for i, last in enumerate(lasts):
-        gast.copy_location(last, s)
-        last.end_lineno = getattr(s, "end_lineno", None)
-        if i:
-            last.no_origin = True  # one comment (the call's line) for them all
-    new = binds + body + lasts
-    lo = getattr(s, "lineno", None)
-    text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
-    new[0].inlined = (f.__name__, text)
-    ctx.out.callees[call.func.id] = f
-    return new
+    return rename, binds
 
 
 def _target_names(s):
@@ -298,27 +306,7 @@ def _callee_body(f, ctx):
         return None
     ret = body[-1].value
     body = body[:-1]
-    count = 0
-    for st in body + [ret]:
-        for n in gast.walk(st):
-            if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
-                return None
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == f.__name__:
-                return None  # recursion
-            if isinstance(n, gast.stmt):
-                count += 1
-            if isinstance(n, gast.AugAssign):
-                return None  # `a += b` of an array argument writes into the caller's array
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
-                return None  # a write into a container or an object: the call keeps it
-            if isinstance(n, gast.Call) and (
-                any(k.arg in (None, "out") for k in n.keywords)
-                or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
-            ):
-                return None  # a method (x.append, a.fill) or out=: maybe a write
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
-                return None  # another Python function: it keeps its own call
-    if count > MAX_STATEMENTS:
+    if not _inlinable_body(body + [ret], f, ctx):
         return None
     local = set(params)
     for st in body:
@@ -336,6 +324,34 @@ def _callee_body(f, ctx):
             return None  # a name f reads that exists nowhere yet: leave it to the call
     ctx.taken |= free
     return body, params, ret, lines
+
+
+def _inlinable_body(stmts, f, ctx):
+    """Whether f's statements (its final return's value last) are small and write into
+    nothing: no nested scope, no other return, no recursion, no augmented assignment, no
+    write into a container or an object, no method call, out= or call of another Python
+    function."""
+    count = 0
+    for st in stmts:
+        for n in gast.walk(st):
+            if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
+                return False
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == f.__name__:
+                return False  # recursion
+            if isinstance(n, gast.stmt):
+                count += 1
+            if isinstance(n, gast.AugAssign):
+                return False  # `a += b` of an array argument writes into the caller's array
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
+                return False  # a write into a container or an object: the call keeps it
+            if isinstance(n, gast.Call) and (
+                any(k.arg in (None, "out") for k in n.keywords)
+                or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
+            ):
+                return False  # a method (x.append, a.fill) or out=: maybe a write
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
+                return False  # another Python function: it keeps its own call
+    return count <= MAX_STATEMENTS
 
 
 def _plain_callee(name, ctx):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import rules as R
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
-from ..naming import names_in
+from ..naming import _CHILD_FIELDS, child_fields, names_in
 
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
@@ -273,16 +273,7 @@ class Queries:
     def call_kind(self, e):
         func = e.func
         if isinstance(func, gast.Attribute) and self.resolve(func) is None:
-            k = self.kind_of(func.value) if isinstance(func.value, (gast.Name, gast.Constant)) else OTHER
-            if k in SCALAR and func.attr == "conjugate":
-                return k
-            if k == ARRAY:
-                if func.attr in R.ARRAY_CONST_METHODS:
-                    return CONST
-                # a method with a rule returns an array or a NumPy scalar; any other
-                # (tolist, item, round...) may not: known when it runs
-                return ARRAY if func.attr in R.ARRAY_METHODS else OTHER
-            return OTHER
+            return self.method_kind(func)
         obj = self.resolve(func)
         if obj is None:
             return OTHER
@@ -306,6 +297,25 @@ class Queries:
             # min(h, 1.0) of real numbers is one of them: a real number
             kinds = [self.kind_of(a) for a in e.args]
             return REAL if all(k == REAL for k in kinds) else OTHER
+        return self.primitive_kind(e, obj)
+
+    def method_kind(self, func):
+        """The kind of what `v.method(...)` returns (func: the attribute, naming no module
+        function): known for numbers' conjugate and arrays' methods with rules."""
+        k = self.kind_of(func.value) if isinstance(func.value, (gast.Name, gast.Constant)) else OTHER
+        if k in SCALAR and func.attr == "conjugate":
+            return k
+        if k == ARRAY:
+            if func.attr in R.ARRAY_CONST_METHODS:
+                return CONST
+            # a method with a rule returns an array or a NumPy scalar; any other
+            # (tolist, item, round...) may not: known when it runs
+            return ARRAY if func.attr in R.ARRAY_METHODS else OTHER
+        return OTHER
+
+    def primitive_kind(self, e, obj):
+        """The kind of what a call of a primitive (a function with an adjoint in the rule
+        table) returns, from the kinds of its arguments; OTHER for anything else."""
         kwnames = tuple(k.arg for k in e.keywords)
         prim = R.lookup_primitive(obj, len(e.args), kwnames) if None not in kwnames else None
         if prim is None:
@@ -415,10 +425,14 @@ class Queries:
                 return False
             if obj is not None and R.lookup_user(obj) is not None and R.lookup_user(obj).style == "nondiff":
                 return False
+        return bool(self.reads(e) & self.active)
+
+    def reads(self, e):
+        """The names e reads (memoised by node: never change the set)."""
         r = self._reads_cache.get(id(e))
         if r is None:
             r = self._reads_cache[id(e)] = reads(e)
-        return bool(r & self.active)
+        return r
 
     def inactive_attr(self, e):
         """Is e (an attribute read) surely without a tangent? .shape, .dtype & co. are
@@ -447,20 +461,29 @@ def item_reads_only(fn_node, names, any_key=False, also=()):
     out = set(names)
 
     def visit(node):  # every Name under node, but for the subtrees in also (a stack walk)
+        if not also:
+            out.difference_update(names_in(node))
+            return
         stack = [node]
         pop, push, extend = stack.pop, stack.append, stack.extend
-        AST, Name = gast.AST, gast.Name
+        AST, Name, table = gast.AST, gast.Name, _CHILD_FIELDS
         while stack:
             n = pop()
-            if not isinstance(n, AST) or id(n) in also:
+            cls = n.__class__
+            if id(n) in also:
                 continue
-            if isinstance(n, Name):
+            if cls is Name:
                 out.discard(n.id)
-            for field in n._fields:
+            fields = table.get(cls)
+            if fields is None:
+                if not isinstance(n, AST):
+                    continue
+                fields = child_fields(cls)
+            for field in fields:
                 v = getattr(n, field, None)
-                if isinstance(v, list):
+                if v.__class__ is list:
                     extend(v)
-                elif isinstance(v, AST):
+                elif v is not None:
                     push(v)
 
     for s in walk_block(fn_node.body):
