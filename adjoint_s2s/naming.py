@@ -33,13 +33,9 @@ class Namer:
         self.taken.update(names)
 
     def fresh(self, hint="t"):
-        base = _SAFE.sub("_", hint)
-        base = ("_" if base.startswith("_") else "") + base.strip("_") or "t"
-        if base[0].isdigit():
-            base = "t_" + base
-        if keyword.iskeyword(base):
-            base += "_"
-        base = base[:24]
+        base = _BASES.get(hint)
+        if base is None:
+            base = _BASES[hint] = _base(hint)
         if base not in self.taken:
             self.taken.add(base)
             return base
@@ -67,6 +63,20 @@ def child_fields(cls):
     if got is None:
         got = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
     return got
+
+
+def _base(hint):
+    """The name fresh() starts from for a hint: an identifier, no keyword, 24 characters."""
+    base = _SAFE.sub("_", hint)
+    base = ("_" if base.startswith("_") else "") + base.strip("_") or "t"
+    if base[0].isdigit():
+        base = "t_" + base
+    if keyword.iskeyword(base):
+        base += "_"
+    return base[:24]
+
+
+_BASES = {}  # hint -> _base(hint)
 
 
 def names_in(node, ctx=None):

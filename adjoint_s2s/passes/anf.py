@@ -48,6 +48,7 @@ import gast
 
 from .. import templates as T
 from ..errors import UnsupportedSyntaxError
+from ..naming import child_fields, names_in
 
 _BINOP_HINT = {
     gast.Add: "add",
@@ -89,20 +90,44 @@ def _hint(node):
 
 
 def _is_atom(node):
-    return isinstance(node, (gast.Name, gast.Constant))
+    return node.__class__ in _ATOMS
+
+
+_ATOMS = frozenset((gast.Name, gast.Constant))
+
+
+def _temp_name(id_, ctx_class=gast.Load):
+    """T.name(id_) (T.store(id_) with gast.Store), built without gast's keyword
+    constructor: the normaliser makes one or two per temporary."""
+    node = _NAME_NEW(gast.Name)
+    node.__dict__.update(id=id_, ctx=ctx_class.__new__(ctx_class), annotation=None, type_comment=None)
+    return node
+
+
+def _temp_assign(id_, value):
+    """T.assign(id_, value): `id_ = value`, built as _temp_name builds a name."""
+    node = _ASSIGN_NEW(gast.Assign)
+    node.__dict__.update(targets=[_temp_name(id_, gast.Store)], value=value, type_comment=None)
+    return node
+
+
+_NAME_NEW = gast.Name.__new__
+_ASSIGN_NEW = gast.Assign.__new__
 
 
 def _reads_name(value, name):
     """Does a flattened expression (atoms as children) read name?"""
     if isinstance(value, (gast.Lambda, gast.JoinedStr)):
-        return name in T.names_in(value)
-    for child in gast.iter_child_nodes(value):
-        if isinstance(child, gast.Name):
-            if child.id == name:
-                return True
-        elif not isinstance(child, (gast.Constant, gast.expr_context, gast.operator, gast.cmpop, gast.unaryop)):
-            if name in T.names_in(child):
-                return True
+        return name in names_in(value, gast.Load)
+    for field in child_fields(value.__class__):  # contexts and operators read nothing
+        v = getattr(value, field, None)
+        for child in v if v.__class__ is list else (v,):
+            if child.__class__ is gast.Name:
+                if child.id == name:
+                    return True
+            elif isinstance(child, gast.AST) and child.__class__ is not gast.Constant:
+                if name in names_in(child, gast.Load):
+                    return True
     return False
 
 
@@ -178,8 +203,8 @@ class Normalizer:
         if _is_atom(value):
             return value
         tmp = self.namer.fresh(hint or _hint(value))
-        out.append(T.assign(tmp, value))
-        return T.name(tmp)
+        out.append(_temp_assign(tmp, value))
+        return _temp_name(tmp)
 
     def flat(self, node, out):
         """Return node with atom children (emitting their computation into out)."""
