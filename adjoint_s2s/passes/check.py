@@ -15,7 +15,7 @@ checked when (and if) they are themselves differentiated.
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from ..naming import _CHILD_FIELDS, child_fields
+from ..naming import child_fields
 
 _REJECT = {
     gast.Yield: ("yield (a generator)", "return a list instead of yielding values"),
@@ -67,9 +67,10 @@ def _visit(node, filename, line_offset):
     walk with a stack: the same order as recursing over ast.iter_child_nodes; contexts,
     operators and plain values hold nothing to reject and are not visited)."""
     stack = [node]
-    AST, table, reject = gast.AST, _CHILD_FIELDS, _REJECT
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    AST, table, reject = gast.AST, _REVERSED_FIELDS, _REJECT
     while stack:
-        node = stack.pop()
+        node = pop()
         cls = node.__class__
         entry = reject.get(cls)
         if entry is not None:
@@ -85,14 +86,20 @@ def _visit(node, filename, line_offset):
             # a nested function is a value here; its body is checked if it is differentiated
             children = list(getattr(node, "decorator_list", []))
             children += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
-        else:
-            fields = table.get(cls) or child_fields(cls)
-            children = []
-            for field in fields:
-                value = getattr(node, field, None)
-                if value.__class__ is list:
-                    children.extend(v for v in value if isinstance(v, AST))
-                elif isinstance(value, AST):
-                    children.append(value)
-        children.reverse()
-        stack.extend(children)
+            children.reverse()
+            extend(children)
+            continue
+        fields = table.get(cls)
+        if fields is None:
+            if not isinstance(node, AST):
+                continue  # a None of Dict.keys, a string
+            fields = table[cls] = child_fields(cls)[::-1]
+        for field in fields:  # last field first: popped in source order
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                extend(reversed(value))
+            elif value is not None:
+                push(value)
+
+
+_REVERSED_FIELDS = {}  # node class -> naming.child_fields(class), last first
