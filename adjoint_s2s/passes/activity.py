@@ -75,7 +75,8 @@ class Activity(Queries):
         self.live_after = MappingProxyType(live_after(fn_node.body, self._reads_cache))
         self._range = self._caps = None  # computed when first asked for
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
-        self._once = {t for t, n in counts.items() if n == 1 and t not in info.params}
+        self._params = params = frozenset(info.params)
+        self._once = {t for t, n in counts.items() if n == 1 and t not in params}
         self.tuple_elts = {}
         # dicts bound once to a display with constant keys and read only as p[key]: the
         # kinds of their values by key
@@ -266,7 +267,7 @@ class Activity(Queries):
             if (
                 isinstance(f, gast.Attribute)
                 and isinstance(f.value, gast.Name)
-                and (f.value.id in self.locals or f.value.id in self.info.params)  # no union per statement
+                and (f.value.id in self.locals or f.value.id in self._params)  # no union per statement
                 and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
                 and self.resolve(f) is None
                 and any(self.value_active(a) for a in call_operands(call))

@@ -124,6 +124,9 @@ def hashable(obj):
         return False
 
 
+_MISSING = object()
+
+
 class Queries:
     """Questions about kinds and activity, asked of ``self.kinds``, ``self.active``,
     ``self.locals``, ``self.info`` and ``self.fn``: by the analysis while it runs, and by
@@ -184,18 +187,21 @@ class Queries:
 
     def resolve(self, node):
         """The object a callee expression names, if it can be known now; else None."""
-        if isinstance(node, gast.Name):
-            if node.id in self.info.static_free and node.id not in self.locals:
-                return self.info.static_free[node.id]
-            if node.id in self.locals or node.id in self.info.freevars:
+        cls = node.__class__
+        if cls is gast.Name:
+            name, info = node.id, self.info
+            if name in info.static_free and name not in self.locals:
+                return info.static_free[name]
+            if name in self.locals or name in info.freevars:
                 return None
-            g = self.info.globals
-            if node.id in g:
-                return g[node.id]
+            g = info.globals
+            value = g.get(name, _MISSING)  # (one read of the recorded globals, not two)
+            if value is not _MISSING:
+                return value
             bi = g.get("__builtins__", builtins)
             bi = bi if isinstance(bi, dict) else vars(bi)
-            return bi.get(node.id)
-        if isinstance(node, gast.Attribute):
+            return bi.get(name)
+        if cls is gast.Attribute:
             base = self.resolve(node.value)
             if isinstance(base, (types.ModuleType, type, np.ufunc)):  # np.add.reduce too
                 return getattr(base, node.attr, None)
