@@ -214,14 +214,16 @@ class Activity(Queries):
         """The names whose activity stmt_activity(s) reads."""
         if isinstance(s, (gast.Assign, gast.Expr)):
             v = s.value
-            deps = self.reads(v)  # (what a local def captured is made active, never read)
+            # (what a local def captured is made active, never read; a lambda's free names
+            # may come from a default's own lambda parameters: every name it holds)
+            deps = names_in(v) if isinstance(v, gast.Lambda) else self.reads(v)
             if isinstance(s, gast.Assign) and isinstance(v, gast.Name) and isinstance(s.targets[0], gast.Name):
                 return frozenset(deps | {s.targets[0].id})  # b = a: a is active when b is
             return frozenset(deps)
         if isinstance(s, gast.For):
             return frozenset(self.reads(s.iter))
         if isinstance(s, gast.FunctionDef):
-            return frozenset(self.reads(s))
+            return frozenset(names_in(s))  # every name: see the lambda above
         return frozenset()  # nothing else makes a name active
 
     def stmt_activity(self, s):
