@@ -33,13 +33,9 @@ class Namer:
         self.taken.update(names)
 
     def fresh(self, hint="t"):
-        base = _SAFE.sub("_", hint)
-        base = ("_" if base.startswith("_") else "") + base.strip("_") or "t"
-        if base[0].isdigit():
-            base = "t_" + base
-        if keyword.iskeyword(base):
-            base += "_"
-        base = base[:24]
+        base = _BASES.get(hint)
+        if base is None:
+            base = _BASES[hint] = _base(hint)
         if base not in self.taken:
             self.taken.add(base)
             return base
@@ -52,25 +48,66 @@ class Namer:
         return out
 
 
+# fields that never hold a node with a Name under it: contexts, operators, and the plain
+# strings and numbers of a node (a str or a None that slips through is skipped when popped)
+_LEAF_FIELDS = frozenset(
+    ("ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "module", "level",
+     "conversion", "is_async")
+)
+_CHILD_FIELDS = {gast.Constant: ()}  # node class -> the fields that may hold a Name
+
+
+def child_fields(cls):
+    """The fields of a gast node class that may hold a Name (a node or a list of them)."""
+    got = _CHILD_FIELDS.get(cls)
+    if got is None:
+        got = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+    return got
+
+
+def _base(hint):
+    """The name fresh() starts from for a hint: an identifier, no keyword, 24 characters."""
+    base = _SAFE.sub("_", hint)
+    base = ("_" if base.startswith("_") else "") + base.strip("_") or "t"
+    if base[0].isdigit():
+        base = "t_" + base
+    if keyword.iskeyword(base):
+        base += "_"
+    return base[:24]
+
+
+_BASES = {}  # hint -> _base(hint)
+
+
 def names_in(node, ctx=None):
     """The ids of the names in node's tree (only those of context ctx, e.g. gast.Load, when
-    given): the same set as filtering gast.walk, walked with a stack, about twice as fast
-    (the transform asks for every statement)."""
+    given): the same set as filtering gast.walk, walked with a stack that steps only into
+    the fields that may hold a Name (the transform asks for every statement)."""
     out = set()
+    add = out.add
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
-    AST, Name = gast.AST, gast.Name
+    AST, Name, table = gast.AST, gast.Name, _CHILD_FIELDS
     while stack:
         n = pop()
-        if not isinstance(n, AST):
-            continue  # a string of Global.names, a None of Dict.keys
-        if isinstance(n, Name):
+        cls = n.__class__
+        if cls is Name:
             if ctx is None or isinstance(n.ctx, ctx):
-                out.add(n.id)
-        for field in n._fields:
+                add(n.id)
+            if n.annotation is not None:
+                push(n.annotation)
+            continue
+        fields = table.get(cls)
+        if fields is None:
+            if not isinstance(n, AST):
+                continue  # a string of Global.names, a None of Dict.keys
+            fields = child_fields(cls)
+        for field in fields:
             v = getattr(n, field, None)
-            if isinstance(v, list):
+            if v is None:
+                continue
+            if v.__class__ is list:
                 extend(v)
-            elif isinstance(v, AST):
+            else:
                 push(v)
     return out

@@ -209,20 +209,36 @@ def fresh_copy(node):
     copy.deepcopy (the transform pays it once per function and argument kinds). Nodes
     without fields or locations (a context like Load, an operator like Add: about a third
     of the nodes) are shared, as the standard parser shares them: no pass writes to one.
+    The tree is one the parser made (fields and locations only): the fields copied are
+    those that may hold a node (_COPIED), the others (names, numbers, locations) are
+    taken over as they are.
     """
     cls = node.__class__
     new = cls.__new__(cls)
     fields = new.__dict__
-    for k, v in node.__dict__.items():
+    old = node.__dict__
+    fields.update(old)
+    for k in _COPIED.get(cls) or _copied(cls):
+        v = old.get(k)
         if v.__class__ is list:
             fields[k] = [
                 (fresh_copy(x) if x.__dict__ else x) if isinstance(x, _AST) else x for x in v
             ]
-        elif isinstance(v, _AST):
-            fields[k] = fresh_copy(v) if v.__dict__ else v
-        else:
-            fields[k] = v
+        elif isinstance(v, _AST) and v.__dict__:
+            fields[k] = fresh_copy(v)
     return new
+
+
+# fields that never hold a node: taken over by fresh_copy as they are
+_PLAIN = frozenset(
+    ("id", "type_comment", "kind", "attr", "arg", "module", "level", "conversion", "is_async")
+)
+_COPIED = {}  # node class -> the fields of it that may hold a node or a list of them
+
+
+def _copied(cls):
+    got = _COPIED[cls] = tuple(f for f in cls._fields if f not in _PLAIN)
+    return got
 
 
 _AST = gast.AST

@@ -48,6 +48,9 @@ import gast
 
 from .. import templates as T
 from ..errors import UnsupportedSyntaxError
+from ..naming import child_fields, names_in
+from .exits import ControlFlow
+from .targets import Targets
 
 _BINOP_HINT = {
     gast.Add: "add",
@@ -89,20 +92,44 @@ def _hint(node):
 
 
 def _is_atom(node):
-    return isinstance(node, (gast.Name, gast.Constant))
+    return node.__class__ in _ATOMS
+
+
+_ATOMS = frozenset((gast.Name, gast.Constant))
+
+
+def _temp_name(id_, ctx_class=gast.Load):
+    """T.name(id_) (T.store(id_) with gast.Store), built without gast's keyword
+    constructor: the normaliser makes one or two per temporary."""
+    node = _NAME_NEW(gast.Name)
+    node.__dict__.update(id=id_, ctx=ctx_class.__new__(ctx_class), annotation=None, type_comment=None)
+    return node
+
+
+def _temp_assign(id_, value):
+    """T.assign(id_, value): `id_ = value`, built as _temp_name builds a name."""
+    node = _ASSIGN_NEW(gast.Assign)
+    node.__dict__.update(targets=[_temp_name(id_, gast.Store)], value=value, type_comment=None)
+    return node
+
+
+_NAME_NEW = gast.Name.__new__
+_ASSIGN_NEW = gast.Assign.__new__
 
 
 def _reads_name(value, name):
     """Does a flattened expression (atoms as children) read name?"""
     if isinstance(value, (gast.Lambda, gast.JoinedStr)):
-        return name in T.names_in(value)
-    for child in gast.iter_child_nodes(value):
-        if isinstance(child, gast.Name):
-            if child.id == name:
-                return True
-        elif not isinstance(child, (gast.Constant, gast.expr_context, gast.operator, gast.cmpop, gast.unaryop)):
-            if name in T.names_in(child):
-                return True
+        return name in names_in(value, gast.Load)
+    for field in child_fields(value.__class__):  # contexts and operators read nothing
+        v = getattr(value, field, None)
+        for child in v if v.__class__ is list else (v,):
+            if child.__class__ is gast.Name:
+                if child.id == name:
+                    return True
+            elif isinstance(child, gast.AST) and child.__class__ is not gast.Constant:
+                if name in names_in(child, gast.Load):
+                    return True
     return False
 
 
@@ -155,7 +182,7 @@ _STATEMENT_LIKE = (gast.stmt, gast.excepthandler, gast.match_case) if hasattr(ga
     gast.stmt, gast.excepthandler)
 
 
-class Normalizer:
+class Normalizer(Targets):
     def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None):
         self.namer = namer
         # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
@@ -178,8 +205,8 @@ class Normalizer:
         if _is_atom(value):
             return value
         tmp = self.namer.fresh(hint or _hint(value))
-        out.append(T.assign(tmp, value))
-        return T.name(tmp)
+        out.append(_temp_assign(tmp, value))
+        return _temp_name(tmp)
 
     def flat(self, node, out):
         """Return node with atom children (emitting their computation into out)."""
@@ -520,109 +547,6 @@ class Normalizer:
         out.append(loop)
         return out
 
-    def assign_target(self, tgt, value, out):
-        if isinstance(tgt, gast.Name):
-            out.append(T.assign(tgt.id, value))
-        elif isinstance(tgt, (gast.Tuple, gast.List)):
-            star = [i for i, e in enumerate(tgt.elts) if isinstance(e, gast.Starred)]
-            n = len(tgt.elts)
-            for i, e in enumerate(tgt.elts):
-                if star and i == star[0]:
-                    hi = i - n + 1
-                    sl = gast.Slice(
-                        lower=T.const(i), upper=T.const(hi) if hi else None, step=None
-                    )
-                    part = self.atom(gast.Subscript(value=value, slice=sl, ctx=gast.Load()), out)
-                    lst = self.atom(gast.Call(func=T.name("list"), args=[part], keywords=[]), out)
-                    self.assign_target(e.value, lst, out)
-                    continue
-                idx = i if not star or i < star[0] else i - n
-                item = gast.Subscript(value=value, slice=T.const(idx), ctx=gast.Load())
-                if isinstance(e, gast.Name):
-                    out.append(T.assign(e.id, item))
-                else:
-                    self.assign_target(e, self.atom(item, out), out)
-        elif isinstance(tgt, gast.Subscript):
-            obj, write_back = self.container(tgt.value, out)
-            idx = self.index(tgt.slice, out)
-            store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
-            out.append(gast.Assign(targets=[store], value=value, type_comment=None))
-            write_back()
-        elif isinstance(tgt, gast.Attribute):
-            obj = self.atom(tgt.value, out)
-            store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
-            out.append(gast.Assign(targets=[store], value=value, type_comment=None))
-        else:
-            raise UnsupportedSyntaxError(
-                f"assignment to {type(tgt).__name__}",
-                self.filename,
-                getattr(tgt, "lineno", 0) + self.line_offset,
-                None,
-            )
-
-    def container(self, e, out):
-        """The container a subscript write goes into, as an atom, and a function that
-        appends the statements putting it back where it came from. Writes copy on write
-        (runtime.setitem), so ``b.data[0] = v`` is ``data = b.data; data[0] = v;
-        b.data = data``, and ``m[i][j] = v`` writes the row back into ``m``: what was
-        written shows where Python shows it."""
-        if isinstance(e, gast.Attribute):
-            base = self.atom(e.value, out)
-            read = gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())
-            read.written_back = True  # the write goes back into base (below)
-            obj = self.atom(read, out)
-
-            def write_back():
-                store = gast.Attribute(value=base, attr=e.attr, ctx=gast.Store())
-                out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
-
-            return obj, write_back
-        if isinstance(e, gast.Subscript):
-            base, outer_back = self.container(e.value, out)
-            idx = self.index(e.slice, out)
-            part = gast.Subscript(value=base, slice=idx, ctx=gast.Load())
-            part.written_back = True  # not a view to watch: the write goes back into base
-            obj = self.atom(part, out)
-
-            def write_back():
-                store = gast.Subscript(value=base, slice=idx, ctx=gast.Store())
-                out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
-                outer_back()
-
-            return obj, write_back
-        return self.atom(e, out), lambda: None
-
-    def augassign(self, s):
-        out = []
-        tgt = s.target
-        if isinstance(tgt, gast.Name):
-            rhs = self.atom(s.value, out)
-            binop = gast.BinOp(left=T.name(tgt.id), op=s.op, right=rhs)
-            binop.augmented = True  # objects may define __iadd__ & co.
-            new = self.atom(binop, out)
-            out.append(T.assign(tgt.id, new))
-            out[-1].augmented = True  # `a op= v`: in place for arrays and lists (reverse.py)
-            return out
-        if isinstance(tgt, gast.Subscript):
-            obj, write_back = self.container(tgt.value, out)
-            idx = self.index(tgt.slice, out)
-            cur = self.atom(gast.Subscript(value=obj, slice=idx, ctx=gast.Load()), out)
-            rhs = self.atom(s.value, out)
-            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
-            store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
-            out.append(gast.Assign(targets=[store], value=new, type_comment=None))
-            write_back()
-            return out
-        if isinstance(tgt, gast.Attribute):
-            obj = self.atom(tgt.value, out)
-            cur = self.atom(gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Load()), out)
-            rhs = self.atom(s.value, out)
-            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
-            store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
-            out.append(gast.Assign(targets=[store], value=new, type_comment=None))
-            return out
-        raise UnsupportedSyntaxError("this augmented assignment", self.filename, s.lineno)
-
 
 class _Rename(gast.NodeTransformer):
     def __init__(self, renames):
@@ -637,280 +561,6 @@ class _Rename(gast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node  # its own scope
-
-
-# ----- control flow: returns, break and continue in tail position --------------------
-
-
-def _ends(block):
-    """True if the block never falls through (ends in return/break/continue/raise)."""
-    if not block:
-        return False
-    last = block[-1]
-    if isinstance(last, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
-        return True
-    if isinstance(last, gast.If):
-        return _ends(last.body) and _ends(last.orelse)
-    return False
-
-
-def _lift(block):
-    """Move what follows an if with one exiting branch into its other branch."""
-    out = []
-    for i, s in enumerate(block):
-        if isinstance(s, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
-            out.append(s)
-            return out
-        if isinstance(s, gast.If):
-            s.body, s.orelse = _lift(s.body), _lift(s.orelse)
-            rest = block[i + 1 :]
-            b_end, o_end = _ends(s.body), _ends(s.orelse)
-            if b_end and o_end:
-                out.append(s)
-                return out
-            if rest and (b_end or o_end):
-                if b_end:
-                    s.orelse = _lift(s.orelse + rest)
-                else:
-                    s.body = _lift(s.body + rest)
-                out.append(s)
-                return out
-        elif isinstance(s, (gast.For, gast.While)):
-            s.body = _lift(s.body)
-        out.append(s)
-    return out
-
-
-def _contains(block, kinds, into_loops):
-    for s in block:
-        for n in _walk_stmts(s, into_loops):
-            if isinstance(n, kinds):
-                return True
-    return False
-
-
-def _walk_stmts(s, into_loops):
-    yield s
-    if isinstance(s, gast.If):
-        for c in s.body + s.orelse:
-            yield from _walk_stmts(c, into_loops)
-    elif isinstance(s, (gast.For, gast.While)) and into_loops:
-        for c in s.body + s.orelse:
-            yield from _walk_stmts(c, into_loops)
-
-
-def _tail_only(block, kinds):
-    """True if every statement of the given kinds stands in tail position."""
-    for i, s in enumerate(block):
-        last = i == len(block) - 1
-        if isinstance(s, kinds) and not last:
-            return False
-        if isinstance(s, gast.If):
-            if not last and (_contains(s.body, kinds, False) or _contains(s.orelse, kinds, False)):
-                return False
-            if not (_tail_only(s.body, kinds) and _tail_only(s.orelse, kinds)):
-                return False
-    return True
-
-
-class ControlFlow:
-    """Lower returns, break and continue so that each stands in tail position."""
-
-    def __init__(self, namer):
-        self.namer = namer
-        self.retval = None
-        self.returned = None
-
-    def function(self, body):
-        if not _ends(body):
-            body = body + [gast.Return(value=T.const(None))]
-        if _contains_return_in_loop(body):
-            self.retval = self.namer.fresh("result")
-            self.returned = self.namer.fresh("returned")
-            body = [T.assign(self.returned, T.const(False))] + self.loops_return(body)
-        body = _lift(body)
-        body = self.loops(body)
-        if not _tail_only(body, gast.Return):
-            self.returned = self.returned or self.namer.fresh("returned")
-            body = [T.assign(self.returned, T.const(False))] + self.flag_exits(
-                body, (gast.Return,), self.returned, None
-            )
-        return self.single_return(body)
-
-    def loops_return(self, block):
-        """return v inside a loop -> result = v; returned = True; break (+ check after)."""
-        out = []
-        for s in block:
-            if isinstance(s, (gast.For, gast.While)) and _contains(s.body, gast.Return, True):
-                s.body = self._loop_body_returns(s.body)
-                out.append(s)
-                out.append(
-                    gast.If(
-                        test=T.name(self.returned),
-                        body=[gast.Return(value=T.name(self.retval))],
-                        orelse=[],
-                    )
-                )
-                continue
-            if isinstance(s, gast.If):
-                s.body, s.orelse = self.loops_return(s.body), self.loops_return(s.orelse)
-            out.append(s)
-        return out
-
-    def _loop_body_returns(self, block):
-        out = []
-        for s in block:
-            if isinstance(s, gast.Return):
-                if not (isinstance(s.value, gast.Name) and s.value.id == self.retval):
-                    out.append(T.assign(self.retval, s.value))
-                out.append(T.assign(self.returned, T.const(True)))
-                out.append(gast.Break())
-                continue
-            if isinstance(s, gast.If):
-                s.body = self._loop_body_returns(s.body)
-                s.orelse = self._loop_body_returns(s.orelse)
-            elif isinstance(s, (gast.For, gast.While)) and _contains(s.body, gast.Return, True):
-                s.body = self._loop_body_returns(s.body)
-                out.append(s)
-                out.append(
-                    gast.If(
-                        test=T.name(self.returned),
-                        body=[gast.Break()],
-                        orelse=[],
-                    )
-                )
-                continue
-            out.append(s)
-        return out
-
-    def loops(self, block):
-        out = []
-        for s in block:
-            if isinstance(s, gast.If):
-                s.body, s.orelse = self.loops(s.body), self.loops(s.orelse)
-            elif isinstance(s, (gast.For, gast.While)):
-                out.extend(self.loop(s))
-                continue
-            out.append(s)
-        return out
-
-    def loop(self, s):
-        s.body = _lift(self.loops(s.body))
-        pre, post = [], []
-        kinds = (gast.Break, gast.Continue)
-        brk = None
-        if s.orelse:
-            brk = self.namer.fresh("broke")
-            pre.append(T.assign(brk, T.const(False)))
-        if not _tail_only(s.body, kinds) or brk:
-            skip = self.namer.fresh("skip")
-            brk = brk or self.namer.fresh("broke")
-            body = self.flag_exits(s.body, kinds, skip, brk)
-            s.body = _lift([T.assign(skip, T.const(False))] + body + [
-                gast.If(test=T.name(brk), body=[gast.Break()], orelse=[])
-            ])
-            if not pre:
-                pre.append(T.assign(brk, T.const(False)))
-        # drop tail `continue`: it is the end of the iteration anyway
-        s.body = _drop_tail_continue(s.body)
-        if s.orelse:
-            orelse = self.loops(s.orelse)
-            s.orelse = []
-            post.append(gast.If(test=T.name(brk), body=[], orelse=orelse))
-        return pre + [s] + post
-
-    def flag_exits(self, block, kinds, skip, brk):
-        """Replace exits by flag writes; guard what follows a statement that may exit."""
-        out = []
-        for i, s in enumerate(block):
-            if isinstance(s, kinds):
-                if isinstance(s, gast.Return):
-                    out.append(T.assign(self.retval_name(), s.value))
-                elif isinstance(s, gast.Break):
-                    out.append(T.assign(brk, T.const(True)))
-                out.append(T.assign(skip, T.const(True)))
-                return out
-            if isinstance(s, gast.If) and (
-                _contains(s.body, kinds, False) or _contains(s.orelse, kinds, False)
-            ):
-                s.body = self.flag_exits(s.body, kinds, skip, brk)
-                s.orelse = self.flag_exits(s.orelse, kinds, skip, brk)
-                out.append(s)
-                rest = block[i + 1 :]
-                if rest:
-                    out.append(
-                        gast.If(
-                            test=T.name(skip),
-                            body=[],
-                            orelse=self.flag_exits(rest, kinds, skip, brk),
-                        )
-                    )
-                return out
-            out.append(s)
-        return out
-
-    def retval_name(self):
-        if self.retval is None:
-            self.retval = self.namer.fresh("result")
-        return self.retval
-
-    def single_return(self, body):
-        """Turn every return into `result = v` and end with one `return result`."""
-        returns = [n for s in body for n in _walk_stmts(s, True) if isinstance(n, gast.Return)]
-        if len(returns) == 1 and isinstance(body[-1], gast.Return):
-            return body
-        name = self.retval_name()
-
-        def rewrite(block):
-            out = []
-            for s in block:
-                if isinstance(s, gast.Return):
-                    v = s.value
-                    prev = out[-1] if out else None
-                    if (
-                        isinstance(v, gast.Name)
-                        and v.id.startswith("result")
-                        and isinstance(prev, gast.Assign)
-                        and isinstance(prev.targets[0], gast.Name)
-                        and prev.targets[0].id == v.id
-                    ):
-                        prev.targets[0].id = name  # the temporary becomes the result
-                        continue
-                    if not (isinstance(s.value, gast.Name) and s.value.id == name):
-                        a = T.assign(name, s.value)
-                        if hasattr(s, "origin"):
-                            a.origin = s.origin
-                        out.append(a)
-                    continue
-                if isinstance(s, gast.If):
-                    s.body, s.orelse = rewrite(s.body), rewrite(s.orelse)
-                out.append(s)
-            return out
-
-        # statements flagged by `returned` keep their assignments to `result`
-        body = rewrite(body)
-        body.append(gast.Return(value=T.name(name)))
-        return body
-
-
-def _contains_return_in_loop(block):
-    for s in block:
-        for n in _walk_stmts(s, True):
-            if isinstance(n, (gast.For, gast.While)) and _contains(n.body, gast.Return, True):
-                return True
-    return False
-
-
-def _drop_tail_continue(block):
-    if not block:
-        return block
-    last = block[-1]
-    if isinstance(last, gast.Continue):
-        return block[:-1]
-    if isinstance(last, gast.If):
-        last.body = _drop_tail_continue(last.body)
-        last.orelse = _drop_tail_continue(last.orelse)
-    return block
 
 
 def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=()):

@@ -15,6 +15,7 @@ checked when (and if) they are themselves differentiated.
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from ..naming import child_fields
 
 _REJECT = {
     gast.Yield: ("yield (a generator)", "return a list instead of yielding values"),
@@ -63,12 +64,15 @@ def check(fn_node, filename, line_offset=0):
 
 def _visit(node, filename, line_offset):
     """Raise for the first rejected node of node's tree, in source order (a depth-first
-    walk with a stack: the same order as recursing over ast.iter_child_nodes)."""
+    walk with a stack: the same order as recursing over ast.iter_child_nodes; contexts,
+    operators and plain values hold nothing to reject and are not visited)."""
     stack = [node]
-    AST = gast.AST
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    AST, table, reject = gast.AST, _REVERSED_FIELDS, _REJECT
     while stack:
-        node = stack.pop()
-        entry = _REJECT.get(type(node))
+        node = pop()
+        cls = node.__class__
+        entry = reject.get(cls)
         if entry is not None:
             construct, hint = entry
             raise UnsupportedSyntaxError(
@@ -78,17 +82,24 @@ def _visit(node, filename, line_offset):
                 getattr(node, "col_offset", None),
                 hint=hint,
             )
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        if cls is gast.FunctionDef or cls is gast.Lambda:
             # a nested function is a value here; its body is checked if it is differentiated
             children = list(getattr(node, "decorator_list", []))
             children += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
-        else:
-            children = []
-            for field in node._fields:
-                value = getattr(node, field, None)
-                if isinstance(value, AST):
-                    children.append(value)
-                elif isinstance(value, list):
-                    children.extend(v for v in value if isinstance(v, AST))
-        children.reverse()
-        stack.extend(children)
+            children.reverse()
+            extend(children)
+            continue
+        fields = table.get(cls)
+        if fields is None:
+            if not isinstance(node, AST):
+                continue  # a None of Dict.keys, a string
+            fields = table[cls] = child_fields(cls)[::-1]
+        for field in fields:  # last field first: popped in source order
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                extend(reversed(value))
+            elif value is not None:
+                push(value)
+
+
+_REVERSED_FIELDS = {}  # node class -> naming.child_fields(class), last first

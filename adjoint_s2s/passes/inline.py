@@ -67,12 +67,9 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     error belongs to the call, if it ever runs)."""
     out = Inlined()
     code = fn.__code__
-    if not ENABLED[0] or code.co_flags & 0x20 or runtime_code(code):
+    if not ENABLED[0] or code.co_flags & 0x20:
         return out
-    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
-    own |= names_in(node, gast.Store) | names_in(node, gast.Del)
-    taken = names_in(node) | own
-    ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, own, taken, out)
+    ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, node, out)
     # arguments given to the body as they are: plain locals (no cell another function
     # could rebind while the body runs) and constants
     ctx.plain = set(code.co_varnames) - set(code.co_cellvars)
@@ -82,16 +79,44 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
 
 
 class _Ctx:
-    def __init__(self, fn, filename, globals_, function_node, fresh_copy, runtime_code, own, taken, out):
+    """What inlining into fn needs. Worked out when a call first asks (most functions call
+    no helper by name): whether fn is adjoint_s2s's or a library's own code (nothing is
+    inlined there), fn's own names, and the names taken in its tree."""
+
+    def __init__(self, fn, filename, globals_, function_node, fresh_copy, runtime_code, node, out):
         self.fn = fn
         self.filename = filename
         self.globals = globals_
         self.function_node = function_node
         self.fresh_copy = fresh_copy
         self.runtime_code = runtime_code
-        self.own = own
-        self.taken = taken
+        self.node = node
         self.out = out
+        self._blocked = self._own = self._taken = None
+
+    @property
+    def blocked(self):
+        if self._blocked is None:
+            self._blocked = bool(self.runtime_code(self.fn.__code__))
+        return self._blocked
+
+    @property
+    def own(self):
+        if self._own is None:  # asked before anything is rewritten: fn's tree as it came
+            code = self.fn.__code__
+            own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+            self._own = own | names_in(self.node, gast.Store) | names_in(self.node, gast.Del)
+            self._taken = names_in(self.node) | self._own
+        return self._own
+
+    @property
+    def taken(self):
+        self.own  # noqa: B018 - computed together
+        return self._taken
+
+    @taken.setter
+    def taken(self, value):
+        self._taken = value
 
 
 def _walk_block(stmts, ctx):
@@ -114,13 +139,14 @@ def _walk_block(stmts, ctx):
 
 
 def _inline_stmt(s, ctx):
+    """The statements that replace s when s calls a helper that may be inlined, else None."""
     if isinstance(s, gast.Assign):
         call = s.value
     elif isinstance(s, (gast.Expr, gast.Return)):
         call = s.value
     else:
         return None
-    if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name):
+    if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) or ctx.blocked:
         return None
     f = _callee(call, ctx)
     if f is None:
@@ -129,7 +155,35 @@ def _inline_stmt(s, ctx):
     if got is None:
         return None
     body, params, ret, lines = got
-    # f's names: renamed apart, except parameters never assigned given name/constant args
+    rename, binds = _bind_params(s, call, f, params, body, ctx)
+    renamer = _Rename(rename)
+    body = [renamer.visit(st) for st in body]
+    ret = renamer.visit(ret)
+    lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
+    if lasts is None or not (binds or body or lasts):
+        if isinstance(s, gast.Assign):
+            lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
+        elif isinstance(s, gast.Return):
+            lasts = [gast.Return(value=ret)]
+        else:
+            lasts = [gast.Expr(value=ret)]
+    for i, last in enumerate(lasts):
+        gast.copy_location(last, s)
+        last.end_lineno = getattr(s, "end_lineno", None)
+        if i:
+            last.no_origin = True  # one comment (the call's line) for them all
+    new = binds + body + lasts
+    lo = getattr(s, "lineno", None)
+    text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
+    new[0].inlined = (f.__name__, text)
+    ctx.out.callees[call.func.id] = f
+    return new
+
+
+def _bind_params(s, call, f, params, body, ctx):
+    """({f's name: its new name, or the argument node substituted as it is}, the
+    assignments binding the other arguments to their fresh names): f's names renamed
+    apart, except parameters never assigned that are given a name or a constant."""
     assigned = set()
     for st in body:
         assigned |= names_in(st, gast.Store)
@@ -156,28 +210,7 @@ def _inline_stmt(s, ctx):
         binds.append(_assign(gast.Name(id=rename[p], ctx=gast.Store(), annotation=None, type_comment=None), a, s))
     for n in sorted(local - set(params)):
         rename[n] = _fresh(n, f.__name__, ctx)
-    renamer = _Rename(rename)
-    body = [renamer.visit(st) for st in body]
-    ret = renamer.visit(ret)
-    lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
-    if lasts is None or not (binds or body or lasts):
-        if isinstance(s, gast.Assign):
-            lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
-        elif isinstance(s, gast.Return):
-            lasts = [gast.Return(value=ret)]
-        else:
-            lasts = [gast.Expr(value=ret)]
-    for i, last in enumerate(lasts):
-        gast.copy_location(last, s)
-        last.end_lineno = getattr(s, "end_lineno", None)
-        if i:
-            last.no_origin = True  # one comment (the call's line) for them all
-    new = binds + body + lasts
-    lo = getattr(s, "lineno", None)
-    text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
-    new[0].inlined = (f.__name__, text)
-    ctx.out.callees[call.func.id] = f
-    return new
+    return rename, binds
 
 
 def _target_names(s):
@@ -273,27 +306,7 @@ def _callee_body(f, ctx):
         return None
     ret = body[-1].value
     body = body[:-1]
-    count = 0
-    for st in body + [ret]:
-        for n in gast.walk(st):
-            if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
-                return None
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == f.__name__:
-                return None  # recursion
-            if isinstance(n, gast.stmt):
-                count += 1
-            if isinstance(n, gast.AugAssign):
-                return None  # `a += b` of an array argument writes into the caller's array
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
-                return None  # a write into a container or an object: the call keeps it
-            if isinstance(n, gast.Call) and (
-                any(k.arg in (None, "out") for k in n.keywords)
-                or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
-            ):
-                return None  # a method (x.append, a.fill) or out=: maybe a write
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
-                return None  # another Python function: it keeps its own call
-    if count > MAX_STATEMENTS:
+    if not _inlinable_body(body + [ret], f, ctx):
         return None
     local = set(params)
     for st in body:
@@ -311,6 +324,34 @@ def _callee_body(f, ctx):
             return None  # a name f reads that exists nowhere yet: leave it to the call
     ctx.taken |= free
     return body, params, ret, lines
+
+
+def _inlinable_body(stmts, f, ctx):
+    """Whether f's statements (its final return's value last) are small and write into
+    nothing: no nested scope, no other return, no recursion, no augmented assignment, no
+    write into a container or an object, no method call, out= or call of another Python
+    function."""
+    count = 0
+    for st in stmts:
+        for n in gast.walk(st):
+            if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
+                return False
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == f.__name__:
+                return False  # recursion
+            if isinstance(n, gast.stmt):
+                count += 1
+            if isinstance(n, gast.AugAssign):
+                return False  # `a += b` of an array argument writes into the caller's array
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
+                return False  # a write into a container or an object: the call keeps it
+            if isinstance(n, gast.Call) and (
+                any(k.arg in (None, "out") for k in n.keywords)
+                or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
+            ):
+                return False  # a method (x.append, a.fill) or out=: maybe a write
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
+                return False  # another Python function: it keeps its own call
+    return count <= MAX_STATEMENTS
 
 
 def _plain_callee(name, ctx):

@@ -20,13 +20,15 @@ def stmt_targets(s):
     return []
 
 
-def live_after(body):
+def live_after(body, memo=None):
     """For each statement of a normalised body (by id), the names read after it before
     being bound again: a backward dataflow over blocks, branches and loops. Conservative
     where it is cheap to be (break and continue fall through; a nested def reads every
-    name it mentions)."""
+    name it mentions). memo: id(node) -> the names it reads (names_in(node, gast.Load)),
+    shared with the caller's questions of the same tree; its sets are never changed."""
     out_of = {}
-    memo = {}  # id(node) -> the names it reads: a loop's body is visited once per round
+    if memo is None:
+        memo = {}  # a loop's body is visited once per round
 
     def _loads(node):
         key = id(node)

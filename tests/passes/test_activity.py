@@ -63,3 +63,26 @@ def test_the_result_is_read_only():
     with pytest.raises(AttributeError):
         facts.active.add("label")
     assert isinstance(facts.locals, frozenset)
+
+
+def backward_chain(x, a, n):
+    # inside the loop each name is read before the statement that makes it active or
+    # an array runs: activity and kinds reach d only after three rounds of the loop body
+    d = 0.0
+    c = 0.0
+    b = 0.0
+    for i in range(n):
+        d = d + c
+        c = c + b
+        b = b + x * a
+    return d
+
+
+def test_a_fixed_point_reached_over_several_rounds():
+    # the analysis reruns only the statements whose inputs changed in a round: every
+    # round still sees what the one before it found
+    facts = analysed(backward_chain, REAL, ARRAY, REAL)
+    assert {"b", "c", "d"} <= facts.active
+    assert facts.kinds["b"] == facts.kinds["c"] == facts.kinds["d"] == ARRAY
+    facts = analysed(backward_chain, REAL, REAL, REAL)
+    assert facts.kinds["d"] == REAL and "d" in facts.active

@@ -1,0 +1,135 @@
+"""Assignment targets, for the normaliser (``passes/anf.py``): a mixin of ``Normalizer``.
+
+``x = v`` stays; ``a, *b, c = v`` unpacks into item reads of v (a starred target takes
+``list(v[i:j])``); ``obj.f = v`` and ``a[i] = v`` write into an atom; a nested
+container (``b.data[0] = v``, ``m[i][j] = v``) is read into a name, written into and put
+back where it came from. ``a op= v`` becomes ``a = a op v``, marked augmented (in place
+for arrays and lists).
+
+Before::
+
+    x, y = p
+    m[i][j] += v
+
+After::
+
+    x = p[0]
+    y = p[1]
+    m_i = m[i]
+    m_i_i = m_i[j]
+    add = m_i_i + v
+    m_i[j] = add
+    m[i] = m_i
+"""
+import gast
+
+from .. import templates as T
+from ..errors import UnsupportedSyntaxError
+
+
+class Targets:
+    """What Normalizer does with assignment targets (it supplies atom, index, filename
+    and line_offset)."""
+
+    def assign_target(self, tgt, value, out):
+        if isinstance(tgt, gast.Name):
+            out.append(T.assign(tgt.id, value))
+        elif isinstance(tgt, (gast.Tuple, gast.List)):
+            star = [i for i, e in enumerate(tgt.elts) if isinstance(e, gast.Starred)]
+            n = len(tgt.elts)
+            for i, e in enumerate(tgt.elts):
+                if star and i == star[0]:
+                    hi = i - n + 1
+                    sl = gast.Slice(
+                        lower=T.const(i), upper=T.const(hi) if hi else None, step=None
+                    )
+                    part = self.atom(gast.Subscript(value=value, slice=sl, ctx=gast.Load()), out)
+                    lst = self.atom(gast.Call(func=T.name("list"), args=[part], keywords=[]), out)
+                    self.assign_target(e.value, lst, out)
+                    continue
+                idx = i if not star or i < star[0] else i - n
+                item = gast.Subscript(value=value, slice=T.const(idx), ctx=gast.Load())
+                if isinstance(e, gast.Name):
+                    out.append(T.assign(e.id, item))
+                else:
+                    self.assign_target(e, self.atom(item, out), out)
+        elif isinstance(tgt, gast.Subscript):
+            obj, write_back = self.container(tgt.value, out)
+            idx = self.index(tgt.slice, out)
+            store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=value, type_comment=None))
+            write_back()
+        elif isinstance(tgt, gast.Attribute):
+            obj = self.atom(tgt.value, out)
+            store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=value, type_comment=None))
+        else:
+            raise UnsupportedSyntaxError(
+                f"assignment to {type(tgt).__name__}",
+                self.filename,
+                getattr(tgt, "lineno", 0) + self.line_offset,
+                None,
+            )
+
+    def container(self, e, out):
+        """The container a subscript write goes into, as an atom, and a function that
+        appends the statements putting it back where it came from. Writes copy on write
+        (runtime.setitem), so ``b.data[0] = v`` is ``data = b.data; data[0] = v;
+        b.data = data``, and ``m[i][j] = v`` writes the row back into ``m``: what was
+        written shows where Python shows it."""
+        if isinstance(e, gast.Attribute):
+            base = self.atom(e.value, out)
+            read = gast.Attribute(value=base, attr=e.attr, ctx=gast.Load())
+            read.written_back = True  # the write goes back into base (below)
+            obj = self.atom(read, out)
+
+            def write_back():
+                store = gast.Attribute(value=base, attr=e.attr, ctx=gast.Store())
+                out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
+
+            return obj, write_back
+        if isinstance(e, gast.Subscript):
+            base, outer_back = self.container(e.value, out)
+            idx = self.index(e.slice, out)
+            part = gast.Subscript(value=base, slice=idx, ctx=gast.Load())
+            part.written_back = True  # not a view to watch: the write goes back into base
+            obj = self.atom(part, out)
+
+            def write_back():
+                store = gast.Subscript(value=base, slice=idx, ctx=gast.Store())
+                out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
+                outer_back()
+
+            return obj, write_back
+        return self.atom(e, out), lambda: None
+
+    def augassign(self, s):
+        out = []
+        tgt = s.target
+        if isinstance(tgt, gast.Name):
+            rhs = self.atom(s.value, out)
+            binop = gast.BinOp(left=T.name(tgt.id), op=s.op, right=rhs)
+            binop.augmented = True  # objects may define __iadd__ & co.
+            new = self.atom(binop, out)
+            out.append(T.assign(tgt.id, new))
+            out[-1].augmented = True  # `a op= v`: in place for arrays and lists (reverse.py)
+            return out
+        if isinstance(tgt, gast.Subscript):
+            obj, write_back = self.container(tgt.value, out)
+            idx = self.index(tgt.slice, out)
+            cur = self.atom(gast.Subscript(value=obj, slice=idx, ctx=gast.Load()), out)
+            rhs = self.atom(s.value, out)
+            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
+            store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=new, type_comment=None))
+            write_back()
+            return out
+        if isinstance(tgt, gast.Attribute):
+            obj = self.atom(tgt.value, out)
+            cur = self.atom(gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Load()), out)
+            rhs = self.atom(s.value, out)
+            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
+            store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
+            out.append(gast.Assign(targets=[store], value=new, type_comment=None))
+            return out
+        raise UnsupportedSyntaxError("this augmented assignment", self.filename, s.lineno)
