@@ -231,16 +231,17 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
     one call: for an array written into a row of another (``H[t] = h`` in a loop), the
     row's adjoint is added straight into v's accumulator when only the calling variables
     hold the two arrays, with no copy of the row."""
+    if type(b_new) is not np.ndarray or type(v) is not np.ndarray:
+        b_old, g_v = setitem_grad(b_new, old, idx, v)
+        return b_old, acc(acc_, g_v)
+    # counted here, before a view of b_new holds it: a call one frame deeper counts one more
+    private = b_new.base is None and b_new.flags.writeable and sys.getrefcount(b_new) <= _PRIVATE_REFS
     if (
-        type(b_new) is np.ndarray
+        private
         and type(acc_) is np.ndarray
-        and type(v) is np.ndarray
         and acc_.shape == v.shape
-        and b_new.base is None
         and acc_.base is None
-        and b_new.flags.writeable
         and acc_.flags.writeable
-        and sys.getrefcount(b_new) <= _PRIVATE_REFS
         and sys.getrefcount(acc_) <= _PRIVATE_REFS
     ):
         row = b_new[idx]
@@ -249,7 +250,8 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
             acc_ += row
             b_new[idx] = 0
             return b_new, acc_
-    b_old, g_v = setitem_grad(b_new, old, idx, v)
+        del row
+    b_old, g_v = _row_grad(b_new, idx, v, private)
     return b_old, acc(acc_, g_v)
 
 
@@ -292,6 +294,22 @@ def _lost_writes(shape, idx):
     return None if kept.all() else kept
 
 
+def _row_grad(b_new, idx, v, private):
+    """setitem_grad for arrays b_new and v; private: only the caller's variable holds b_new
+    (counted by the caller), so its adjoint is reused in place of a copy."""
+    g_v = b_new[idx]
+    if type(g_v) is np.ndarray:
+        g_v = g_v.copy()
+        lost = _lost_writes(b_new.shape, idx)
+        if lost is not None:
+            np.copyto(g_v, 0, where=~lost)
+    if np.shape(g_v) != v.shape:  # one element into a 0-d or one-element v, or broadcast
+        g_v = unbroadcast(np.asarray(g_v), v)
+    b_old = b_new if private else b_new.copy()
+    b_old[idx] = 0
+    return b_old, g_v
+
+
 def setitem_grad(b_new, old, idx, v=None):
     """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
 
@@ -299,18 +317,8 @@ def setitem_grad(b_new, old, idx, v=None):
     index array repeats a position, only the element written last reaches the result: the
     others get a zero gradient."""
     if type(b_new) is np.ndarray and type(v) is np.ndarray:  # an array row into an array
-        g_v = b_new[idx]
-        if type(g_v) is np.ndarray:
-            g_v = g_v.copy()
-            lost = _lost_writes(b_new.shape, idx)
-            if lost is not None:
-                np.copyto(g_v, 0, where=~lost)
-            if g_v.shape != v.shape:
-                g_v = unbroadcast(g_v, v)
-            private = b_new.base is None and b_new.flags.writeable
-            b_old = b_new if private and sys.getrefcount(b_new) <= _PRIVATE_REFS else b_new.copy()
-            b_old[idx] = 0
-            return b_old, g_v
+        private = b_new.base is None and b_new.flags.writeable and sys.getrefcount(b_new) <= _PRIVATE_REFS
+        return _row_grad(b_new, idx, v, private)
     if b_new is None or isinstance(b_new, AbstractZero):
         return None, None
     if isinstance(b_new, Thunk):
