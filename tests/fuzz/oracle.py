@@ -14,7 +14,8 @@ source), imports it, and returns a ``Verdict``:
 - ``invalid``: the program itself fails or is not finite at its inputs (a generator bug).
 
 First order: every coordinate of every input is compared with central differences at two
-step sizes; where the two differences disagree the coordinate is unstable and dropped.
+step sizes; where the two differences disagree the coordinate is unstable and dropped. A
+program whose derivatives exceed ``STEEP`` is ``invalid``: differences cannot check it.
 A ``None`` gradient counts as 0, which passes only where the differences say 0.
 Second order (``second``; default: one program in three): the gradient of the directional
 derivative ``u . grad f`` against ``(grad f(p + h u) - grad f(p - h u)) / 2h`` at two steps.
@@ -43,6 +44,12 @@ from .gen import N, R
 H1, H2 = 1e-5, 1e-4  # the two central-difference steps
 STABLE = 1e-5  # relative agreement of the two differences for a coordinate to count
 RTOL, ATOL = 1e-4, 1e-6  # gradient vs differences (ATOL scaled by the largest gradient)
+# Above this derivative the program is not checked (``invalid``): with p moving by a step of
+# 1e-5, such a term moves by more than 1e3, so a bounded term of it (cos of a 1e12
+# argument, seed 484) turns many times between the two points and its derivative is
+# invisible to both differences, which then agree with each other and disagree with the
+# exact gradient.
+STEEP = 1e8
 TIMEOUT = 20  # seconds per program
 LINE = re.compile(r"line \d+")
 
@@ -299,6 +306,9 @@ def _check(f, seed, second):
     d1 = central(fn, p, like, H1)
     d2 = central(fn, p, like, H2)
     scale = max(1.0, float(np.max(np.abs(d1))) if np.all(np.isfinite(d1)) else 1.0)
+    if scale > STEEP:
+        return Verdict("invalid", 0, "too steep for differences",
+                       f"derivatives up to {scale:.3g}: a bounded term of f may turn faster than the steps resolve")
     bad = compare(g, d1, d2, scale)
     if bad:
         details = [f"d/d{coord_name(i, like, params)}: adjoint {g[i]:.9g}, differences {d1[i]:.9g}" for i in bad]
