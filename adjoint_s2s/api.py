@@ -93,6 +93,14 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
         except (AttributeError, KeyError, IndexError):
             hit = None
         if hit is not None and hit[0] is None and (not hit[3] or _rt.globals_fit(f.__globals__, hit[3])):
+            fused = hit[4] if len(hit) > 4 else _fuse_hit(f, args, hit)
+            if fused is not None:
+                # the pair and its pullback in one function (fuse.py): (value, gradients)
+                y, grads = fused(*args)
+                if type(y) is float and hit[2]:
+                    return grads[1:]
+                _check_scalar(y, f)
+                return _project_args(grads, args)
             y, pb = hit[1](*args)
             if type(y) is float and hit[2]:
                 return pb(1.0)[1:]  # generated code, float arguments: float gradients
@@ -100,6 +108,17 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
                 _check_scalar(y, f)
             return _project_args(pb(1.0), args)  # f is a plain function here: no fields
     return _gradient(f, *args, **kwargs)
+
+
+def _fuse_hit(f, args, hit):
+    """The fused function of a cached pair (emit.fused_for), derived on its first cached
+    call and kept in the pair cache's entry, which goes whenever the pair goes."""
+    fused = emit.fused_for(f, hit[1])
+    pairs = f.__adjoint_pairs__
+    key = tuple(map(type, args))
+    if pairs.get(key) is hit:
+        pairs[key] = hit + (fused,)
+    return fused
 
 
 def _gradient(f, /, *args, **kwargs):
