@@ -357,10 +357,12 @@ def zero_like(x: Any) -> Any:
     return None
 
 
-def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False) -> str:
+def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False, fused: bool = False) -> str:
     """The generated primal-plus-pullback pair of f as Python source, specialised on the
     kinds of args as a call with them would be (any kind when no args are given); with
-    ``callees=True`` also the pairs of the Python functions it calls. For notebooks:
+    ``callees=True`` also the pairs of the Python functions it calls; with ``fused=True``
+    what a cached ``gradient`` call runs instead: the pair and its pullback fused into one
+    function, or the pair under a comment saying why there is none. For notebooks:
     ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
     fn, kinds = f, kinds_of(args)
     if isinstance(f, types.MethodType):
@@ -369,6 +371,9 @@ def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False) -> st
         raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
     if not args:
         kinds = (OTHER,) * fn.__code__.co_argcount
+    if fused:
+        from .cli import fused_text
+        return fused_text(fn, kinds)
     out = io.StringIO()
     show(fn, kinds, callees, out)
     return out.getvalue()

@@ -62,6 +62,7 @@ is kept exact:
 * lines are dedented by one level: a string constant over several lines is declined.
 """
 import ast
+import inspect
 
 from .kinds import REAL
 from .naming import PAIR_SUFFIX
@@ -88,15 +89,20 @@ def fuse(text, pair_name, result_kind):
     result has the kind result_kind; raises Declined when there is none."""
     if result_kind != REAL:
         raise Declined(f"the result's kind is {result_kind}, not a real number")
+    if "\r" in text or "\f" in text:
+        raise Declined("a carriage return or form feed in the text")
     tree = ast.parse(text)
     factory, pair = _factory_and_pair(tree, pair_name)
     pb, value = _pullback_and_value(pair)
-    _check_scopes(text, pair, pb, value)
-    names = _identifiers(tree)
+    survey = _Survey(tree, pair, pb, value)
+    pair_code, pb_code = _codes(text, pair.name, pb.name)
+    _check_scopes(survey, pair_code, pb_code, pb.name)
+    names = survey.identifiers
     name = _fresh(pair_name[: -len(PAIR_SUFFIX)] + FUSED_SUFFIX
                   if pair_name.endswith(PAIR_SUFFIX) else pair_name + FUSED_SUFFIX, names)
-    lines = text.splitlines()
-    body = _fused_body(text, lines, pair, pb, value, names)
+    lines = text.split("\n")
+    bound = set(pb_code.co_varnames) | set(pb_code.co_cellvars)
+    body = _fused_body(lines, pair, pb, value, names, bound, survey.returns)
     out = lines[: factory.lineno - 1]
     out.append(_renamed_header(lines, factory, "make_" + pair_name, "make_" + name))
     out.extend(lines[factory.lineno: pair.lineno - 1])
@@ -104,19 +110,10 @@ def fuse(text, pair_name, result_kind):
     out.extend(lines[pair.lineno: _header_end(pair)])
     out.extend(body)
     ret = factory.body[-1]
-    pad = lines[ret.lineno - 1][: len(lines[ret.lineno - 1]) - len(lines[ret.lineno - 1].lstrip())]
-    out.append(f"{pad}return {name}")
-    out.extend(lines[ret.end_lineno:])
+    head = lines[ret.lineno - 1]
+    out.append(f"{head[: len(head) - len(head.lstrip())]}return {name}")
+    out.extend(line for line in lines[ret.end_lineno:] if line)
     return Fused("\n".join(out) + "\n", name)
-
-
-def decline_reason(text, pair_name, result_kind):
-    """Why the pair has no fused form, or None when it has one."""
-    try:
-        fuse(text, pair_name, result_kind)
-    except Declined as exc:
-        return str(exc)
-    return None
 
 
 # ----- the shape of the pair -----------------------------------------------------------------
@@ -168,93 +165,111 @@ def _pullback_and_value(pair):
         raise Declined("the pullback's parameters are not a seed and defaults")
     if not isinstance(pb.body[-1], ast.Return):
         raise Declined("the pullback may end without a return")
-    value = ret.value.elts[0]
-    uses = [n for n in ast.walk(pair) if isinstance(n, ast.Name) and n.id == pb.name]
-    if len(uses) != 1:
-        raise Declined("the pullback is named elsewhere than in the pair's return")
-    for node in _own_scope(pair.body[:-2]):
-        if isinstance(node, ast.Return):
-            raise Declined("a forward line returns")
-    return pb, value
+    return pb, ret.value.elts[0]
 
 
-def _own_scope(stmts):
-    """The nodes of stmts, not entering the bodies of functions, lambdas and classes
-    defined there (their defaults and decorators are in this scope, their bodies not)."""
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stack.extend(node.decorator_list)
-            stack.extend(node.args.defaults)
-            stack.extend(d for d in node.args.kw_defaults if d is not None)
-        elif isinstance(node, ast.Lambda):
-            stack.extend(node.args.defaults)
-            stack.extend(d for d in node.args.kw_defaults if d is not None)
-        elif isinstance(node, ast.ClassDef):
-            stack.extend(node.decorator_list)
-            stack.extend(node.bases)
-            stack.extend(node.keywords)
-        else:
-            stack.extend(ast.iter_child_nodes(node))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+class _Survey:
+    """One walk over the module tree (``ast.walk`` is slow; this is walked once):
+
+    identifiers: every identifier (fresh names avoid them); read: the names of the forward
+    lines (nested scopes included), of the pullback's defaults and of the value; returns:
+    the returns of the pullback's own scope; and what declines: global/nonlocal, yield or
+    await, a return in the forward lines, a string over several lines in the pullback,
+    the pullback named elsewhere."""
+
+    def __init__(self, tree, pair, pb, value):
+        self.identifiers, self.read, self.returns = set(), set(), []
+        self.declined = None
+        fwd = pair.body[:-2]
+        # (node, region: "fwd" / "pb" / "", own scope of its region)
+        stack = [(n, "fwd", True) for n in fwd] + [(n, "pb", True) for n in pb.body]
+        stack += [(n, "dflt", True) for n in pb.args.defaults] + [(value, "dflt", True)]
+        stack += [(n, "", False) for n in (pair.args, pb.args, tree.body[0].args)]
+        pb_uses = 0
+        while stack:
+            node, region, own = stack.pop()
+            t = type(node)
+            if t is ast.Name:
+                self.identifiers.add(node.id)
+                if region in ("fwd", "dflt"):
+                    self.read.add(node.id)
+                pb_uses += node.id == pb.name
+                continue
+            if t is ast.arg:
+                self.identifiers.add(node.arg)
+            elif t is ast.Attribute:
+                self.identifiers.add(node.attr)
+            elif t in (ast.Constant, ast.JoinedStr):
+                if region == "pb" and node.lineno != node.end_lineno:
+                    self._decline("a string constant over several lines in the pullback")
+            elif own and region:
+                self._own_scope_node(node, t, region)
+            inner = own and not isinstance(node, _SCOPES)
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                self.identifiers.add(node.name)
+            for field in node._fields:
+                v = getattr(node, field, None)
+                if type(v) is list:
+                    stack.extend((c, region, inner) for c in v if isinstance(c, ast.AST))
+                elif isinstance(v, ast.AST):
+                    stack.append((v, region, inner))
+        if pb_uses:
+            self._decline("the pullback is named elsewhere than in the pair's return")
+        self.identifiers |= {pair.name, pb.name, tree.body[0].name}
+
+    def _own_scope_node(self, node, t, region):
+        if t in (ast.Global, ast.Nonlocal):
+            self._decline("a global or nonlocal declaration")
+        elif t in (ast.Yield, ast.YieldFrom, ast.Await):
+            self._decline("a yield or await")
+        elif t is ast.Return:
+            if region == "fwd":
+                self._decline("a forward line returns")
+            elif region == "pb":
+                self.returns.append(node)
+
+    def _decline(self, why):
+        if self.declined is None:
+            self.declined = why
 
 
 # ----- scopes ----------------------------------------------------------------------------------
 
 
-def _check_scopes(text, pair, pb, value):
+_GENERATORS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def _codes(text, pair_name, pb_name):
+    """The code objects of the pair and of its pullback (the text compiled once)."""
+    code = compile(text, "<fuse>", "exec")
+    factory = next(c for c in code.co_consts if hasattr(c, "co_consts"))
+    pair = next(c for c in factory.co_consts if getattr(c, "co_name", None) == pair_name)
+    pb = next(c for c in pair.co_consts if getattr(c, "co_name", None) == pb_name)
+    return pair, pb
+
+
+def _check_scopes(survey, pair_code, pb_code, pb_name):
     """Decline where running the pullback's lines in the pair's scope could differ from
     running them in their own (see the module docstring)."""
-    for node in _own_scope(pair.body[:-2] + pb.body):
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            raise Declined("a global or nonlocal declaration")
-        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
-            raise Declined("a yield or await")
-    for node in ast.walk(pb):
-        if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.lineno != node.end_lineno:
-            raise Declined("a string constant over several lines in the pullback")
-    pair_code = _code_of(text, pair.name, ())
-    pb_code = _code_of(text, pb.name, (pair.name,))
+    if survey.declined:
+        raise Declined(survey.declined)
+    if (pair_code.co_flags | pb_code.co_flags) & _GENERATORS:
+        raise Declined("a yield or await")
     pb_locals = set(pb_code.co_varnames) | set(pb_code.co_cellvars)
     shared = pb_locals & set(pair_code.co_cellvars)
     if shared:
         raise Declined(f"the pullback binds {_one(shared)}, which a closure of the forward lines captures")
     pair_locals = set(pair_code.co_varnames) | set(pair_code.co_cellvars)
-    read = {n.id for s in pair.body[:-2] + pb.args.defaults + [value] for n in ast.walk(s)
-            if isinstance(n, ast.Name)}
-    outer = pb_locals & (set(pair_code.co_freevars) | (read - pair_locals))
+    outer = pb_locals & (set(pair_code.co_freevars) | (survey.read - pair_locals))
     if outer:
         raise Declined(f"the pullback binds {_one(outer)}, which the forward lines read from outside")
 
 
 def _one(names):
     return ", ".join(sorted(names)[:3])
-
-
-def _code_of(text, name, path):
-    """The code object of the function name (nested in the functions of path) of the
-    factory in text."""
-    code = compile(text, "<fuse>", "exec")
-    code = next(c for c in code.co_consts if hasattr(c, "co_consts"))  # the factory
-    for step in path + (name,):
-        code = next(c for c in code.co_consts if hasattr(c, "co_name") and c.co_name == step)
-    return code
-
-
-def _identifiers(tree):
-    """Every identifier the module text uses (fresh names avoid them all)."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.Attribute):
-            out.add(node.attr)
-    return out
 
 
 def _fresh(base, names):
@@ -271,8 +286,10 @@ def _fresh(base, names):
 
 def _header_end(fn):
     """The last line of fn's ``def`` header (its parameters may span lines)."""
-    ends = [fn.lineno] + [n.end_lineno for n in ast.walk(fn.args) if hasattr(n, "end_lineno")]
-    return max(ends)
+    a = fn.args
+    parts = a.posonlyargs + a.args + a.defaults + a.kwonlyargs + [d for d in a.kw_defaults if d]
+    parts += [n for n in (a.vararg, a.kwarg) if n is not None]
+    return max([fn.lineno] + [n.end_lineno for n in parts])
 
 
 def _renamed_header(lines, fn, old, new):
@@ -286,32 +303,40 @@ def _renamed_header(lines, fn, old, new):
 
 def _char_col(line, byte_col):
     """The character index of a byte offset (ast counts UTF-8 bytes)."""
-    return len(line.encode()[:byte_col].decode())
+    return len(line.encode()[:byte_col].decode()) if not line.isascii() else byte_col
 
 
-def _fused_body(text, lines, pair, pb, value, names):
+def _segment(lines, node):
+    """The source text of node (as ast.get_source_segment, from the lines)."""
+    first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+    start, end = _char_col(first, node.col_offset), _char_col(last, node.end_col_offset)
+    if node.lineno == node.end_lineno:
+        return first[start:end]
+    middle = lines[node.lineno: node.end_lineno - 1]
+    return "\n".join([first[start:]] + middle + [last[:end]])
+
+
+def _fused_body(lines, pair, pb, value, names, bound, returns):
     """The lines of the fused function's body: the forward lines, the value captured if
     the pullback rebinds it, the pullback's non-trivial defaults, the seed, the
     pullback's lines one level less indented with each return giving (value, gradients)."""
     pad = " " * pair.body[0].col_offset
     out = lines[_header_end(pair): pb.lineno - 1]  # the forward lines, comments included
-    pb_code = _code_of(text, pb.name, (pair.name,))
-    bound = set(pb_code.co_varnames) | set(pb_code.co_cellvars)
     if isinstance(value, ast.Constant):
-        value_src = ast.get_source_segment(text, value)
+        value_src = _segment(lines, value)
     elif isinstance(value, ast.Name) and value.id not in bound:
         value_src = value.id
     else:  # the pullback's lines rebind it (or it is an expression): captured now
         value_src = _fresh("value", names)
-        out.append(f"{pad}{value_src} = {ast.get_source_segment(text, value)}")
+        out.append(f"{pad}{value_src} = {_segment(lines, value)}")
     out.append(f"{pad}# the pullback, run now with the seed 1.0: (value, gradients)")
-    out.extend(pad + line for line in _defaults_as_assignments(text, pb))
+    out.extend(pad + line for line in _defaults_as_assignments(lines, pb))
     out.append(f"{pad}{pb.args.args[0].arg} = 1.0")
-    out.extend(_pullback_lines(text, lines, pb, value_src, len(pad)))
+    out.extend(_pullback_lines(lines, pb, value_src, len(pad), returns))
     return out
 
 
-def _defaults_as_assignments(text, pb):
+def _defaults_as_assignments(lines, pb):
     """``name = default`` for each default that is not the name itself; one tuple
     assignment when a default reads another of the names assigned (defaults are all
     evaluated before any is bound)."""
@@ -327,14 +352,14 @@ def _defaults_as_assignments(text, pb):
         isinstance(n, ast.Name) and n.id in assigned - {name}
         for name, d in pairs for n in ast.walk(d)
     )
-    srcs = [(n, ast.get_source_segment(text, d)) for n, d in pairs]
+    srcs = [(n, _segment(lines, d)) for n, d in pairs]
     if crossing and len(pairs) > 1:
         return [", ".join(n for n, _ in srcs) + " = " + ", ".join(s for _, s in srcs)]
     return [f"{n} = {s}" for n, s in srcs]
 
 
 def _is_seed_check(stmt, seed):
-    """``if type(seed) is not float: seed = _rt.real(seed)`` (a no-op for the seed 1.0)."""
+    """``if type(seed) is not float: seed = ...`` (a no-op for the seed 1.0)."""
     t = stmt.test if isinstance(stmt, ast.If) else None
     return (
         isinstance(t, ast.Compare)
@@ -347,11 +372,13 @@ def _is_seed_check(stmt, seed):
         and len(t.ops) == 1 and isinstance(t.ops[0], ast.IsNot)
         and isinstance(t.comparators[0], ast.Name) and t.comparators[0].id == "float"
         and isinstance(stmt.body[0], ast.Assign)
-        and [ast.dump(x) for x in stmt.body[0].targets] == [ast.dump(ast.Name(seed, ast.Store()))]
+        and len(stmt.body[0].targets) == 1
+        and isinstance(stmt.body[0].targets[0], ast.Name)
+        and stmt.body[0].targets[0].id == seed
     )
 
 
-def _pullback_lines(text, lines, pb, value_src, indent):
+def _pullback_lines(lines, pb, value_src, indent, returns):
     """The pullback's body lines: the seed check dropped, each of its returns giving
     (value, gradients), dedented to indent."""
     seed = pb.args.args[0].arg
@@ -360,9 +387,8 @@ def _pullback_lines(text, lines, pb, value_src, indent):
     for stmt in pb.body:
         if _is_seed_check(stmt, seed):
             edits[stmt.lineno] = (stmt.end_lineno, [])
-    for node in _own_scope(pb.body):
-        if isinstance(node, ast.Return):
-            edits[node.lineno] = (node.end_lineno, _return_lines(text, lines, node, value_src))
+    for node in returns:
+        edits[node.lineno] = (node.end_lineno, _return_lines(lines, node, value_src))
     out = []
     i = first
     while i <= last:
@@ -388,7 +414,7 @@ def _second_of_pair(src):
     return len(both.elts) == 2 and ast.dump(both.elts[1]) == ast.dump(alone)
 
 
-def _return_lines(text, lines, node, value_src):
+def _return_lines(lines, node, value_src):
     """The lines of ``return <value>, <what the pullback returned>`` for node."""
     head = lines[node.lineno - 1]
     before = head[: _char_col(head, node.col_offset)]
@@ -398,7 +424,7 @@ def _return_lines(text, lines, node, value_src):
     if v is None:
         grads = "None"
     else:
-        grads = ast.get_source_segment(text, v)
+        grads = _segment(lines, v)
         if not _second_of_pair(grads):
             grads = f"({grads})"
     return (f"{before}return {value_src}, {grads}{after}").split("\n")
