@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import emit
+from . import emit, fuse
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
@@ -111,9 +111,9 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
 
 
 def _fuse_hit(f, args, hit):
-    """The fused function of a cached pair (emit.fused_for), derived on its first cached
+    """The fused function of a cached pair (fuse.fused_for), derived on its first cached
     call and kept in the pair cache's entry, which goes whenever the pair goes."""
-    fused = emit.fused_for(f, hit[1])
+    fused = fuse.fused_for(f, hit[1])
     pairs = f.__adjoint_pairs__
     key = tuple(map(type, args))
     if pairs.get(key) is hit:

@@ -17,7 +17,7 @@ import os
 import sys
 import types
 
-from . import emit
+from . import emit, fuse
 from ._version import __version__
 from .errors import AdjointError
 from .sidebyside import show, write_html
@@ -112,7 +112,7 @@ def fused_text(fn, kinds):
     """The fused value-and-gradient function of fn for kinds (what a cached ``gradient``
     call runs), or its pair headed by a comment saying why there is none."""
     entry = emit.source_of(fn, kinds)
-    code, text = emit.fused_of(entry)
+    code, text = fuse.fused_of(entry)
     if code is not None:
         return text
     return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source

@@ -35,7 +35,7 @@ import gast
 import numpy as np
 
 from . import rules as R
-from . import adapters, fuse, runtime, source, transform
+from . import adapters, runtime, source, transform
 from .errors import AdjointError, UnsupportedSyntaxError, short_name
 from .kinds import OTHER, cache_key
 from .passes import activity
@@ -209,7 +209,7 @@ class Entry:
         self.result = None  # (kind, item kinds or None) of what the function returns
         self.direct = {}  # name in the code -> Entry of a callee called directly (its pair)
         self.grads_num = ()  # per positional parameter: is its gradient surely a real number
-        self.fused = None  # (code or None, its source or why there is none): see fused_of
+        self.fused = None  # (code or None, its source or why there is none): fuse.fused_of
 
     @property
     def callees(self):
@@ -565,52 +565,3 @@ def source_of(fn, key=None):
         key = (OTHER,) * fn.__code__.co_argcount
     return entry_for(fn, cache_key(fn, key, keywords=True))
 
-
-# ----- the fused form: gradient's fast path ----------------------------------------------------
-
-
-def fused_of(entry):
-    """(code or None, its source or why there is none) of entry's fused value-and-gradient
-    function (fuse.py). Derived on the first request, not with the pair (a transform does
-    not pay for it), and kept with the entry: whatever drops the entry (refresh, a new rule
-    it depended on, its code object gone) drops it too."""
-    if entry.fused is None:
-        kind = entry.result[0] if entry.result else None
-        try:
-            fused = fuse.fuse(entry.source, entry.pair_name, kind)
-            gname = entry.filename[:-1] + " fused>"
-            module_code = compile(fused.source, gname, "exec")
-        except fuse.Declined as exc:
-            entry.fused = (None, str(exc))
-        except SyntaxError as exc:  # pragma: no cover - a bug of ours: the pair is used
-            entry.fused = (None, f"the fused code does not compile ({exc.msg})")
-        else:
-            factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
-            code = next(c for c in factory.co_consts
-                        if isinstance(c, types.CodeType) and c.co_name == fused.name)
-            _register_source(gname, fused.source, code)
-            entry.fused = (code, fused.source)
-    return entry.fused
-
-
-def fused_for(fn, pair):
-    """The fused function of fn's generated pair (a function ``bind`` made), sharing the
-    pair's globals, defaults and cells; None when the pair has no fused form."""
-    code = getattr(pair, "__code__", None)
-    variants = _CACHE.get(fn.__code__)
-    if code is None or variants is None:
-        return None
-    entry = next((e for entries in variants.values() for e in entries if e.code is code), None)
-    if entry is None:
-        return None
-    fcode = fused_of(entry)[0]
-    if fcode is None:
-        return None
-    cells = dict(zip(code.co_freevars, pair.__closure__ or ()))
-    if not set(fcode.co_freevars) <= set(cells):  # pragma: no cover - fuse keeps the names
-        return None
-    closure = tuple(cells[name] for name in fcode.co_freevars)
-    fused = types.FunctionType(fcode, pair.__globals__, fcode.co_name, pair.__defaults__, closure)
-    if pair.__kwdefaults__:
-        fused.__kwdefaults__ = dict(pair.__kwdefaults__)
-    return fused

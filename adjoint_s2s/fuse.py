@@ -7,9 +7,10 @@ result is a real number, the same work can be one function: the forward lines, t
 pullback's lines with its seed set to 1.0, returning ``(value, gradients)``.
 
 This module derives that function from the generated module text of a pair (its tree
-decides; the lines, comments included, are kept as they are), or says why it declines.
-It runs after ``emit`` (it reads finished generated code, not a pass's draft), lazily: on
-the first call of ``gradient`` that finds the pair cached (``emit.fused_for``).
+decides; the lines, comments included, are kept as they are), or says why it declines;
+compiles it and keeps it with the emitted entry (``fused_of``); and binds it like the
+pair (``fused_for``). It runs after ``emit`` (it reads finished generated code, not a
+pass's draft), lazily: on the first call of ``gradient`` that finds the pair cached.
 
 Before (the pair of ``def f(x): s = x * x; return math.sin(s)``)::
 
@@ -63,6 +64,9 @@ is kept exact:
 """
 import ast
 import inspect
+import types
+
+from . import emit
 
 from .kinds import REAL
 from .naming import PAIR_SUFFIX
@@ -428,3 +432,53 @@ def _return_lines(lines, node, value_src):
         if not _second_of_pair(grads):
             grads = f"({grads})"
     return (f"{before}return {value_src}, {grads}{after}").split("\n")
+
+
+# ----- compiled, kept with the emitted entry, bound like the pair ------------------------------
+
+
+def fused_of(entry):
+    """(code or None, its source or why there is none) of entry's fused value-and-gradient
+    function (above). Derived on the first request, not with the pair (a transform does
+    not pay for it), and kept with the entry: whatever drops the entry (refresh, a new rule
+    it depended on, its code object gone) drops it too."""
+    if entry.fused is None:
+        kind = entry.result[0] if entry.result else None
+        try:
+            fused = fuse(entry.source, entry.pair_name, kind)
+            gname = entry.filename[:-1] + " fused>"
+            module_code = compile(fused.source, gname, "exec")
+        except Declined as exc:
+            entry.fused = (None, str(exc))
+        except SyntaxError as exc:  # pragma: no cover - a bug of ours: the pair is used
+            entry.fused = (None, f"the fused code does not compile ({exc.msg})")
+        else:
+            factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+            code = next(c for c in factory.co_consts
+                        if isinstance(c, types.CodeType) and c.co_name == fused.name)
+            emit._register_source(gname, fused.source, code)
+            entry.fused = (code, fused.source)
+    return entry.fused
+
+
+def fused_for(fn, pair):
+    """The fused function of fn's generated pair (a function ``emit.bind`` made), sharing the
+    pair's globals, defaults and cells; None when the pair has no fused form."""
+    code = getattr(pair, "__code__", None)
+    variants = emit._CACHE.get(fn.__code__)
+    if code is None or variants is None:
+        return None
+    entry = next((e for entries in variants.values() for e in entries if e.code is code), None)
+    if entry is None:
+        return None
+    fcode = fused_of(entry)[0]
+    if fcode is None:
+        return None
+    cells = dict(zip(code.co_freevars, pair.__closure__ or ()))
+    if not set(fcode.co_freevars) <= set(cells):  # pragma: no cover - fuse keeps the names
+        return None
+    closure = tuple(cells[name] for name in fcode.co_freevars)
+    fused = types.FunctionType(fcode, pair.__globals__, fcode.co_name, pair.__defaults__, closure)
+    if pair.__kwdefaults__:
+        fused.__kwdefaults__ = dict(pair.__kwdefaults__)
+    return fused

@@ -190,7 +190,7 @@ FUSED = [
 @pytest.mark.parametrize("f, args", FUSED, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_fused_gives_the_pairs_gradient_bit_for_bit(f, args):
     want, got = both(f, *args)
-    assert fused_of(f, args) is not None, emit.fused_of(entry_of(f, args))[1]
+    assert fused_of(f, args) is not None, fuse.fused_of(entry_of(f, args))[1]
     assert repr(got) == repr(want)
     assert all(type(g) is float or (g is None and f is constant) for g in got)
     # the value under the fused function is the plain call's
@@ -261,7 +261,7 @@ def test_declined_where_the_result_is_not_a_real_number():
     for f, args, words in [(complex_result, (0.5,), "complex"), (tuple_result, (0.5,), "other")]:
         with pytest.raises(TypeError):
             ad.gradient(f, *args)
-        code, reason = emit.fused_of(emit.entry_for(f, emit.cache_key(f, runtime.kinds_of(args))))
+        code, reason = fuse.fused_of(emit.entry_for(f, emit.cache_key(f, runtime.kinds_of(args))))
         assert code is None and words in reason
         with pytest.raises(TypeError):
             ad.gradient(f, *args)
@@ -334,7 +334,7 @@ def test_first_gradient_call_does_not_derive_the_fused_function():
 
 def test_fused_source_keeps_comments_and_adjoint_names():
     ad.gradient(straight, 0.7, 1.3)
-    code, text = emit.fused_of(entry_of(straight, (0.7, 1.3)))
+    code, text = fuse.fused_of(entry_of(straight, (0.7, 1.3)))
     assert code is not None
     assert "def straight_fused(x, y):" in text
     assert "# a = math.sin(x) * y + 0.5 * x * x" in text
