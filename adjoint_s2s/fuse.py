@@ -79,13 +79,15 @@ class Declined(Exception):
 
 
 class Fused:
-    """The fused module text (a factory ``make_<name>`` with the pair's parameters)."""
+    """The fused module text (a factory ``make_<name>`` with the pair's parameters); its
+    lines before ``same_below`` are the pair's, at the same numbers."""
 
-    __slots__ = ("source", "name")
+    __slots__ = ("source", "name", "same_below")
 
-    def __init__(self, source, name):
+    def __init__(self, source, name, same_below):
         self.source = source
         self.name = name
+        self.same_below = same_below
 
 
 def fuse(text, pair_name, result_kind):
@@ -117,7 +119,7 @@ def fuse(text, pair_name, result_kind):
     head = lines[ret.lineno - 1]
     out.append(f"{head[: len(head) - len(head.lstrip())]}return {name}")
     out.extend(line for line in lines[ret.end_lineno:] if line)
-    return Fused("\n".join(out) + "\n", name)
+    return Fused("\n".join(out) + "\n", name, pb.lineno)
 
 
 # ----- the shape of the pair -----------------------------------------------------------------
@@ -457,6 +459,9 @@ def fused_of(entry):
             code = next(c for c in factory.co_consts
                         if isinstance(c, types.CodeType) and c.co_name == fused.name)
             emit._register_source(gname, fused.source, code)
+            # functions the forward lines define come from the user's lines, as in the pair
+            origins = emit.ORIGINS.get(entry.filename, {})
+            emit.ORIGINS[gname] = {k: v for k, v in origins.items() if k < fused.same_below}
             entry.fused = (code, fused.source)
     return entry.fused
 

@@ -108,6 +108,14 @@ def augmented(x, y):
     return z
 
 
+def unused_closure(x):
+    def g(t):
+        return t * 2.0
+
+    y = x * x
+    return y * 3.0
+
+
 def constant(x):
     return 1.0
 
@@ -184,6 +192,7 @@ FUSED = [
     (augmented, (1.1, 0.9)),
     (constant, (2.0,)),
     (cube, (1.5,)),
+    (unused_closure, (1.5,)),
 ]
 
 
@@ -330,6 +339,16 @@ def test_first_gradient_call_does_not_derive_the_fused_function():
     assert len(augmented.__adjoint_pairs__[(float, float)]) == 4
     ad.gradient(augmented, 1.1, 0.9)
     assert len(augmented.__adjoint_pairs__[(float, float)]) == 5
+
+
+def test_a_function_the_forward_lines_define_maps_to_the_users_line():
+    both(unused_closure, 1.5)
+    entry = entry_of(unused_closure, (1.5,))
+    code, _ = fuse.fused_of(entry)
+    fused_file = code.co_filename
+    assert emit.ORIGINS[fused_file] == emit.ORIGINS[entry.filename]
+    assert list(emit.ORIGINS[fused_file].values()) == [
+        (__file__, unused_closure.__code__.co_firstlineno + 1)]
 
 
 def test_fused_source_keeps_comments_and_adjoint_names():
