@@ -130,9 +130,13 @@ def _same_fact(fact, value):
 def _data_guard(assumed):
     """The globals holding data (numbers, arrays, containers) whose kind the code assumed:
     a module may rebind them (`C = 2.0`, later `C = np.ones(3)`) after its functions ran,
-    so every call checks them (a type and a dtype each) before reusing the code."""
+    so every call checks them (a type and a dtype each) before reusing the code. A
+    module's ``__builtins__`` (a dict), read to resolve builtin names, is no data the code
+    reads: checking its type at every call (``range`` in a loop) cost a microsecond."""
     guard = []
     for name, fact in assumed.items():
+        if name == "__builtins__":
+            continue
         if type(name) is str and type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
             guard.append((name, fact[1], _ARRAY_ITEMS))  # a list of arrays: each item checked
         elif type(name) is str and (type(fact) is type or type(fact) is tuple):

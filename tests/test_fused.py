@@ -241,6 +241,17 @@ def test_the_benchmark_scalar_workloads_are_fused():
         assert ad.gradient(f, *args) == want and calls == [args]
 
 
+def test_a_cached_call_checks_no_global_for_the_builtins_it_uses():
+    # scalar_loop reads `range`: the module's __builtins__ was in the data guard, checked
+    # by a Python call at every gradient() call
+    from bench import workloads as W
+
+    both(W.scalar_loop, 0.7)
+    assert W.scalar_loop.__adjoint_pairs__[(float,)][3] == ()
+    both(while_loop, 0.9)
+    assert while_loop.__adjoint_pairs__[(float,)][3] == ()
+
+
 def test_the_corpus_fused_matches_the_pair_and_most_scalar_functions_fuse():
     from .test_corpus import ROWS
 
