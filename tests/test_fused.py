@@ -229,15 +229,9 @@ def test_the_benchmark_scalar_workloads_are_fused():
         assert fz is not None and fz.__name__ == f.__name__ + "_fused"
         assert got == want
         calls = []
-        original = fz.__code__
-
-        def spy(*a):
-            calls.append(a)
-            return types_fn(*a)
-
-        types_fn = type(fz)(original, fz.__globals__, "f", fz.__defaults__, fz.__closure__)
-        hit = f.__adjoint_pairs__[tuple(map(type, args))]
-        f.__adjoint_pairs__[tuple(map(type, args))] = hit[:4] + (spy,)
+        key = tuple(map(type, args))
+        f.__adjoint_pairs__[key] = f.__adjoint_pairs__[key][:4] + (
+            lambda *a: calls.append(a) or fz(*a),)
         assert ad.gradient(f, *args) == want and calls == [args]
 
 
