@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import emit
+from . import emit, fuse
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
@@ -93,6 +93,14 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
         except (AttributeError, KeyError, IndexError):
             hit = None
         if hit is not None and hit[0] is None and (not hit[3] or _rt.globals_fit(f.__globals__, hit[3])):
+            fused = hit[4] if len(hit) > 4 else _fuse_hit(f, args, hit)
+            if fused is not None:
+                # the pair and its pullback in one function (fuse.py): (value, gradients)
+                y, grads = fused(*args)
+                if type(y) is float and hit[2]:
+                    return grads[1:]
+                _check_scalar(y, f)
+                return _project_args(grads, args)
             y, pb = hit[1](*args)
             if type(y) is float and hit[2]:
                 return pb(1.0)[1:]  # generated code, float arguments: float gradients
@@ -100,6 +108,17 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
                 _check_scalar(y, f)
             return _project_args(pb(1.0), args)  # f is a plain function here: no fields
     return _gradient(f, *args, **kwargs)
+
+
+def _fuse_hit(f, args, hit):
+    """The fused function of a cached pair (fuse.fused_for), derived on its first cached
+    call and kept in the pair cache's entry, which goes whenever the pair goes."""
+    fused = fuse.fused_for(f, hit[1])
+    pairs = f.__adjoint_pairs__
+    key = tuple(map(type, args))
+    if pairs.get(key) is hit:
+        pairs[key] = hit + (fused,)
+    return fused
 
 
 def _gradient(f, /, *args, **kwargs):
@@ -338,10 +357,12 @@ def zero_like(x: Any) -> Any:
     return None
 
 
-def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False) -> str:
+def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False, fused: bool = False) -> str:
     """The generated primal-plus-pullback pair of f as Python source, specialised on the
     kinds of args as a call with them would be (any kind when no args are given); with
-    ``callees=True`` also the pairs of the Python functions it calls. For notebooks:
+    ``callees=True`` also the pairs of the Python functions it calls; with ``fused=True``
+    what a cached ``gradient`` call runs instead: the pair and its pullback fused into one
+    function, or the pair under a comment saying why there is none. For notebooks:
     ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
     fn, kinds = f, kinds_of(args)
     if isinstance(f, types.MethodType):
@@ -350,6 +371,9 @@ def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False) -> st
         raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
     if not args:
         kinds = (OTHER,) * fn.__code__.co_argcount
+    if fused:
+        from .cli import fused_text
+        return fused_text(fn, kinds)
     out = io.StringIO()
     show(fn, kinds, callees, out)
     return out.getvalue()

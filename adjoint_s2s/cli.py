@@ -6,7 +6,9 @@ Prints the generated primal-plus-pullback pair as Python source. TARGET is
 ``--types`` says what the arguments are (default: float for each; one per argument, a
 method's ``self`` left out: it is an instance of its class); ``--all`` also prints the
 pairs of the Python functions it calls; ``--html out.html`` also writes a side-by-side
-page, the user's lines beside the generated lines they became.
+page, the user's lines beside the generated lines they became; ``--fused`` prints what a
+cached ``gradient`` call runs: the pair and its pullback fused into one function
+(``fuse.py``), or the pair under a first comment saying why it has no fused form.
 """
 import argparse
 import importlib
@@ -15,7 +17,7 @@ import os
 import sys
 import types
 
-from . import emit
+from . import emit, fuse
 from ._version import __version__
 from .errors import AdjointError
 from .sidebyside import show, write_html
@@ -106,6 +108,16 @@ def argument_kinds(fn, types_text, owner=None):
     return kinds, f"# {fn.__qualname__}({', '.join(shown)})\n"
 
 
+def fused_text(fn, kinds):
+    """The fused value-and-gradient function of fn for kinds (what a cached ``gradient``
+    call runs), or its pair headed by a comment saying why there is none."""
+    entry = emit.source_of(fn, kinds)
+    code, text = fuse.fused_of(entry)
+    if code is not None:
+        return text
+    return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="adjoint-s2s", description="Reverse-mode AD by source-to-source transformation."
@@ -121,6 +133,9 @@ def main(argv=None):
         help="comma-separated argument types, one per argument (a method's self left out): "
         "float, int, complex, array, any (default float)",
     )
+    p.add_argument("--fused", action="store_true",
+                   help="print what a cached gradient() call runs: the pair and its pullback "
+                   "fused into one function, or why there is none")
     p.add_argument("--html", metavar="OUT", default=None,
                    help="also write a side-by-side page: your lines beside the generated ones")
     args = parser.parse_args(argv)
@@ -129,7 +144,10 @@ def main(argv=None):
         kinds, heading = argument_kinds(fn, args.types, owner)
         if owner is not None:
             sys.stdout.write(heading)
-        show(fn, kinds, args.all)
+        if args.fused:
+            sys.stdout.write(fused_text(fn, kinds))
+        else:
+            show(fn, kinds, args.all)
         if args.html:
             write_html(fn, kinds, args.html)
     except (TargetError, AdjointError) as exc:

@@ -130,9 +130,13 @@ def _same_fact(fact, value):
 def _data_guard(assumed):
     """The globals holding data (numbers, arrays, containers) whose kind the code assumed:
     a module may rebind them (`C = 2.0`, later `C = np.ones(3)`) after its functions ran,
-    so every call checks them (a type and a dtype each) before reusing the code."""
+    so every call checks them (a type and a dtype each) before reusing the code. A
+    module's ``__builtins__`` (a dict), read to resolve builtin names, is no data the code
+    reads: checking its type at every call (``range`` in a loop) cost a microsecond."""
     guard = []
     for name, fact in assumed.items():
+        if name == "__builtins__":
+            continue
         if type(name) is str and type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
             guard.append((name, fact[1], _ARRAY_ITEMS))  # a list of arrays: each item checked
         elif type(name) is str and (type(fact) is type or type(fact) is tuple):
@@ -191,7 +195,7 @@ class _RecordingGlobals:
 class Entry:
     __slots__ = (
         "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
-        "assumed", "guard", "result", "direct", "grads_num", "__weakref__",
+        "assumed", "guard", "result", "direct", "grads_num", "fused", "__weakref__",
     )
 
     def __init__(self, code, source, filename, deps, helpers, pair_name):
@@ -209,6 +213,7 @@ class Entry:
         self.result = None  # (kind, item kinds or None) of what the function returns
         self.direct = {}  # name in the code -> Entry of a callee called directly (its pair)
         self.grads_num = ()  # per positional parameter: is its gradient surely a real number
+        self.fused = None  # (code or None, its source or why there is none): fuse.fused_of
 
     @property
     def callees(self):
@@ -563,3 +568,4 @@ def source_of(fn, key=None):
     if key is None:
         key = (OTHER,) * fn.__code__.co_argcount
     return entry_for(fn, cache_key(fn, key, keywords=True))
+
