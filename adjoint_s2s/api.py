@@ -372,8 +372,7 @@ def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False, fused
     if not args:
         kinds = (OTHER,) * fn.__code__.co_argcount
     if fused:
-        from .cli import fused_text
-        return fused_text(fn, kinds)
+        return fuse.fused_text(fn, kinds)
     out = io.StringIO()
     show(fn, kinds, callees, out)
     return out.getvalue()

@@ -17,7 +17,7 @@ import os
 import sys
 import types
 
-from . import emit, fuse
+from . import fuse
 from ._version import __version__
 from .errors import AdjointError
 from .sidebyside import show, write_html
@@ -108,16 +108,6 @@ def argument_kinds(fn, types_text, owner=None):
     return kinds, f"# {fn.__qualname__}({', '.join(shown)})\n"
 
 
-def fused_text(fn, kinds):
-    """The fused value-and-gradient function of fn for kinds (what a cached ``gradient``
-    call runs), or its pair headed by a comment saying why there is none."""
-    entry = emit.source_of(fn, kinds)
-    code, text = fuse.fused_of(entry)
-    if code is not None:
-        return text
-    return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="adjoint-s2s", description="Reverse-mode AD by source-to-source transformation."
@@ -145,7 +135,7 @@ def main(argv=None):
         if owner is not None:
             sys.stdout.write(heading)
         if args.fused:
-            sys.stdout.write(fused_text(fn, kinds))
+            sys.stdout.write(fuse.fused_text(fn, kinds))
         else:
             show(fn, kinds, args.all)
         if args.html:

@@ -487,3 +487,13 @@ def fused_for(fn, pair):
     if pair.__kwdefaults__:
         fused.__kwdefaults__ = dict(pair.__kwdefaults__)
     return fused
+
+
+def fused_text(fn, kinds):
+    """The fused value-and-gradient function of fn for kinds (what a cached ``gradient``
+    call runs), or its pair headed by a comment saying why there is none."""
+    entry = emit.source_of(fn, kinds)
+    code, text = fused_of(entry)
+    if code is not None:
+        return text
+    return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source

@@ -186,7 +186,7 @@ class Save:
         self.in_loop = in_loop
         self.keeps_shape = False  # before `name[i] = v`: the new value has the old shape
         # before a change in place that the forward code makes as Python does (a value
-        # with no gradient: see MutationMixin.snapshot_writes): keep a copy, not the object
+        # with no gradient: see InPlaceMixin.snapshot_writes): keep a copy, not the object
         self.copies = False
 
 

@@ -292,7 +292,7 @@ def private(x):
     """x itself when nothing but the calling code's variable holds it (no other name, no
     view, no tape entry, no pullback closure), else a copy: the forward code then
     changes it in place as Python does, and whoever held the old object keeps the values
-    it saw (see MutationMixin.snapshot_writes). Values that are not arrays, lists,
+    it saw (see InPlaceMixin.snapshot_writes). Values that are not arrays, lists,
     dicts or sets are returned as they are."""
     if type(x) is np.ndarray:
         if x.base is None and sys.getrefcount(x) <= _PRIVATE_REFS and x.flags.writeable:
