@@ -287,7 +287,9 @@ def prepare(w, peers):
         status["adjoint_s2s"] = "unsupported: " + one_line(exc)
     else:
         first["adjoint_s2s"] = perf_counter() - t0
-        err["adjoint_s2s"] = max_rel_error(got, ref)
+        # the first cached call derives the fused function (fuse.py), a one-time cost kept
+        # out of the timed batches; its gradient is checked like the first one
+        err["adjoint_s2s"] = max(max_rel_error(got, ref), max_rel_error(ad.gradient(w.fn, *w.args), ref))
         if agrees(got, ref):
             fns["adjoint_s2s"] = functools.partial(ad.gradient, w.fn, *w.args)
         else:  # never time a gradient that computes something else
@@ -536,6 +538,7 @@ def bench_dispatch(rounds, target, rep):
     for name, f, args in cases:
         try:
             want = ad.gradient(f, *args)
+            ad.gradient(f, *args)  # the first cached call derives the fused function (fuse.py)
             key = runtime.kinds_of(args)
             if f.__closure__:
                 key += tuple(runtime._cell_kind(c) for c in f.__closure__)
@@ -581,7 +584,9 @@ def bench_dispatch(rounds, target, rep):
                "overhead", "overhead %"], rows))
     rep("  pair direct: pair(*args) then pullback(1.0); runtime.call: the same through the cached")
     rep("  dispatch adjoint_s2s.runtime.call(f, *args); gradient(): adjoint_s2s.gradient(f, *args).")
-    rep("  overhead = gradient() - pair direct, in time and relative to pair direct.")
+    rep("  overhead = gradient() - pair direct, in time and relative to pair direct. Where the")
+    rep("  result is a float, gradient() runs the fused function (fuse.py, no pullback closure):")
+    rep("  its overhead can be negative.")
     rep()
 
 
