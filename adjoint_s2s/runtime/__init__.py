@@ -23,7 +23,7 @@ written anywhere in adjoint_s2s is). The run time, split by concern:
 The helpers of the NumPy, SciPy and scalar rules live beside their rules in rules/
 (rules/numpy/*.py, rules/scalar_adjoints.py); their ``__all__`` lists them.
 adjoint_helpers.py imports each by name from its module and lists them all; this
-module imports them from there and adds that list to its own.
+module binds every name of that list and adds the list to its own.
 """
 from .project import (
     broadcast_like,
@@ -130,65 +130,9 @@ from .operators import (
     unop,
 )
 from . import adjoint_helpers
-from .adjoint_helpers import (  # noqa: F401 - the rules' helpers, listed in adjoint_helpers.__all__
-    acc_extremum_adjoint, acosh_partial, angle_adjoint, asin_partial, asinh_partial,
-    atan2_partial_x, atan2_partial_y, complex_im_adjoint, divmod_adjoint_a,
-    divmod_adjoint_b, frexp_adjoint, modf_adjoint, modulus_adjoint, norm_partial,
-    np_absolute_adjoint, np_angle_adjoint, np_append_adjoint_arr, np_append_adjoint_values,
-    np_arange_adjoint, np_array_adjoint, np_atleast_adjoint, np_average_adjoint_a,
-    np_average_adjoint_weights, np_cholesky_adjoint, np_clip_above, np_clip_below,
-    np_clip_inside, np_column_stack_adjoint, np_concatenate_adjoint, np_convolve_adjoint_a,
-    np_convolve_adjoint_v, np_copysign_partial, np_correlate_adjoint_a,
-    np_correlate_adjoint_v, np_cross_adjoint_a, np_cross_adjoint_b, np_cumprod_adjoint,
-    np_cumsum_adjoint, np_det_adjoint, np_diag_adjoint, np_diagonal_adjoint,
-    np_diff_adjoint, np_dot_adjoint_a, np_dot_adjoint_b, np_dstack_adjoint,
-    np_ediff1d_adjoint, np_ediff1d_adjoint_begin, np_ediff1d_adjoint_end, np_eig_adjoint,
-    np_eigh_adjoint, np_eigvals_adjoint, np_eigvalsh_adjoint, np_einsum_adjoint,
-    np_extremum_adjoint, np_extremum_select, np_fft_adjoint, np_fftn_adjoint,
-    np_fftshift_adjoint, np_fit, np_float_power_base_partial, np_fmax_share,
-    np_geomspace_adjoint, np_gradient_adjoint, np_gradient_spaced_adjoint_f,
-    np_gradient_spaced_adjoint_h, np_hfft_adjoint, np_hstack_adjoint, np_ifft_adjoint,
-    np_ifftn_adjoint, np_ifftshift_adjoint, np_ihfft_adjoint, np_inner_adjoint_a,
-    np_inner_adjoint_b, np_interp_adjoint_fp, np_interp_adjoint_left,
-    np_interp_adjoint_right, np_interp_adjoint_x, np_interp_adjoint_xp, np_inv_adjoint,
-    np_irfft_adjoint, np_irfftn_adjoint, np_item_adjoint, np_item_of, np_kron_adjoint_a,
-    np_kron_adjoint_b, np_linspace_adjoint, np_logspace_adjoint, np_logspace_base_adjoint,
-    np_lstsq_adjoint_a, np_lstsq_adjoint_b, np_matmul_grad_a, np_matmul_grad_b,
-    np_matrix_norm_adjoint, np_matrix_power_adjoint, np_max_share, np_mean_adjoint,
-    np_multi_dot_adjoint, np_nanmean_adjoint, np_nanprod_adjoint, np_nanquantile_adjoint_a,
-    np_nanquantile_adjoint_q, np_nanstd_adjoint, np_nansum_adjoint, np_nanvar_adjoint,
-    np_norm_adjoint, np_outer_adjoint_a, np_outer_adjoint_b, np_pad_adjoint,
-    np_pad_value_adjoint, np_partition_adjoint, np_parts, np_pinv_adjoint,
-    np_polyval_adjoint_p, np_polyval_adjoint_x, np_power_base_partial,
-    np_power_exponent_partial, np_prod_adjoint, np_qr_adjoint, np_quantile_adjoint_a,
-    np_quantile_adjoint_q, np_reciprocal_adjoint, np_repeat_adjoint, np_reshape_like,
-    np_rfft_adjoint, np_rfftn_adjoint, np_rollaxis_adjoint, np_select_adjoint,
-    np_select_adjoint_default, np_sinc_partial, np_slogdet_adjoint, np_solve_adjoint_a,
-    np_solve_adjoint_b, np_sort_adjoint, np_split_adjoint, np_sqrt_adjoint,
-    np_stack_adjoint, np_std_adjoint, np_sum_adjoint, np_svd_adjoint, np_svdvals_adjoint,
-    np_take_adjoint, np_take_along_axis_adjoint, np_tensordot_adjoint_a,
-    np_tensordot_adjoint_b, np_tensorinv_adjoint, np_tensorsolve_adjoint_a,
-    np_tensorsolve_adjoint_b, np_tile_adjoint, np_tolist_adjoint, np_tolist_of,
-    np_trace_adjoint, np_trapezoid_adjoint_dx, np_trapezoid_adjoint_x,
-    np_trapezoid_adjoint_y, np_ufunc_outer_adjoint, np_ufunc_outer_left, np_unroll,
-    np_unrot90, np_unstack_adjoint, np_untranspose, np_var_adjoint, np_vdot_adjoint_a,
-    np_vdot_adjoint_b, np_vecdot_adjoint_a, np_vecdot_adjoint_b, np_vector_norm_adjoint,
-    np_vstack_adjoint, polar_adjoint, pow_base_adjoint, pow_base_partial,
-    pow_base_partial_exp, pow_exp_adjoint, pow_exp_partial, pow_scaled, recip,
-    sp_beta_cdf_d, sp_beta_logpdf_d, sp_cho_factor_adjoint, sp_cho_solve_adjoint_b,
-    sp_cho_solve_adjoint_c, sp_convolve_adjoint_in1, sp_convolve_adjoint_in2,
-    sp_correlate_adjoint_in1, sp_correlate_adjoint_in2, sp_declined,
-    sp_dirichlet_adjoint_alpha, sp_dirichlet_adjoint_x, sp_expm_adjoint, sp_gamma_cdf_d,
-    sp_gamma_logpdf_d, sp_i1_partial, sp_i1e_partial, sp_ive_partial, sp_linalg,
-    sp_log_softmax_adjoint, sp_logm_adjoint, sp_logsumexp_adjoint, sp_logsumexp_adjoint_b,
-    sp_lu_factor_adjoint, sp_lu_solve_adjoint_b, sp_lu_solve_adjoint_lu, sp_mvn_adjoint_cov,
-    sp_mvn_adjoint_mean, sp_mvn_adjoint_x, sp_poisson_cdf_dmu, sp_poisson_logpmf_dmu,
-    sp_signal, sp_softmax_adjoint, sp_solve_banded_adjoint_ab, sp_solve_banded_adjoint_b,
-    sp_solve_sylvester_adjoint_a, sp_solve_sylvester_adjoint_b,
-    sp_solve_sylvester_adjoint_q, sp_solve_triangular_adjoint_a,
-    sp_solve_triangular_adjoint_b, sp_special, sp_sqrtm_adjoint, sp_t_cdf_d, sp_t_logpdf_d,
-    sp_trigamma, sqrt_adjoint, sqrt_partial,
-)
+# the rules' helpers: adjoint_helpers imports each by name from its rules module and
+# lists them in its __all__, the one list of them
+globals().update({name: getattr(adjoint_helpers, name) for name in adjoint_helpers.__all__})
 
 # not called by generated code: entry points for adjoint_s2s's other modules and tools
 from ..kinds import kinds_of, KIND, cell_kind as _cell_kind  # noqa: F401
