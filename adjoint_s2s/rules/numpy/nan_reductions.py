@@ -9,7 +9,7 @@ import numpy as np
 
 from .base import _CURRENT, _keep, np_fit, rule
 from .reductions import np_prod_adjoint
-from .quantiles import _check_method, _last
+from .quantiles import _check_method, _last, _unsorted
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "np_nanprod_adjoint",
@@ -80,11 +80,7 @@ def np_nanquantile_adjoint_a(g, a, q, axis=None, method="linear", keepdims=False
     nq = int(np.size(q))
     g = np.reshape(np.asarray(g), (nq,) + moved.shape[:-1])
     gs = np.sum(g[..., None] * w, 0)
-    order = np.argsort(moved, -1)
-    back = np.take_along_axis(gs, np.argsort(order, -1), -1)
-    if axis is None:
-        return np_fit(np.reshape(back, np.shape(a)), a)
-    return np_fit(np.moveaxis(back, -1, int(axis)), a)
+    return _unsorted(gs, moved, a, axis)
 
 
 def np_nanquantile_adjoint_q(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):

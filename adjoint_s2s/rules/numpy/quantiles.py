@@ -55,8 +55,13 @@ def _quantile_back(g, a, q, axis, keepdims, scale):
     nq = int(np.size(q))
     g = np.reshape(g, (nq,) + red)
     gs = np.einsum("q...,qn->...n", g, w)
-    order = np.argsort(moved, -1)
-    back = np.take_along_axis(gs, np.argsort(order, -1), -1)
+    return _unsorted(gs, moved, a, axis)
+
+
+def _unsorted(gs, moved, a, axis):
+    """gs, a cotangent on the sorted values of moved (a with its axis last), put back at
+    the positions they were sorted from, in a's shape."""
+    back = np.take_along_axis(gs, np.argsort(np.argsort(moved, -1), -1), -1)
     if axis is None:
         return np_fit(np.reshape(back, np.shape(a)), a)
     return np_fit(np.moveaxis(back, -1, int(axis)), a)
