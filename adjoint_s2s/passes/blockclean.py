@@ -110,7 +110,14 @@ def clean_blocks(lines, seed, primal, real=frozenset()):
     reversed loop's body) rewritten as ``cleanup.clean_pullback`` does at the top level,
     and a real adjoint's value bound and at once bound again (``b_x = E`` then
     ``b_x = b_x + F``) computed in one line. Each rewrite can make another possible: a
-    few rounds."""
+    few rounds. Without a line any of them could rewrite, only the parentheses go."""
+    if not _block_work(lines, seed, primal, real):
+        for _ in range(3):
+            before = lines
+            lines = [cleanup._unparen_simple(line) if ") * " in line else line for line in lines]
+            if lines == before:
+                break
+        return lines
     for _ in range(3):
         before = lines
         lines = _fold_block_uses(_propagate_block_copies(lines, seed, primal), seed, primal)
@@ -118,6 +125,28 @@ def clean_blocks(lines, seed, primal, real=frozenset()):
         if lines == before:
             break
     return lines
+
+
+def _block_work(lines, seed, primal, real):
+    """Is there a line inside a block that the rewrites of clean_blocks may start from:
+    ``b_t = E`` (not the seed, not a primal name), or a real adjoint bound and bound again
+    on the next line of code at the same depth? (Parentheses aside, they leave every other
+    list of lines as it is.)"""
+    for i, line in enumerate(lines):
+        if not line[:1].isspace():
+            continue
+        m = _DEF.match(line)
+        if not m or m.group(2) in primal:
+            continue
+        name = m.group(2)
+        if name != seed:
+            return True
+        if name in real:
+            j = _next_code(lines, i)
+            m2 = _DEF.match(lines[j]) if j is not None else None
+            if m2 and m2.group(1) == m.group(1) and m2.group(2) == name:
+                return True
+    return False
 
 
 def _targets(line):
