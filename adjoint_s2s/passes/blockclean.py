@@ -114,7 +114,7 @@ def clean_blocks(lines, seed, primal, real=frozenset()):
     if not _block_work(lines, seed, primal, real):
         for _ in range(3):
             before = lines
-            lines = [cleanup._unparen_simple(line) if ") * " in line else line for line in lines]
+            lines = [cleanup._unparen_simple(line) for line in lines]
             if lines == before:
                 break
         return lines

@@ -438,8 +438,8 @@ _PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
 def _unparen_simple(line):
     """(b_x * y) * z reads as b_x * y * z when the parenthesised part is a plain product
     (never a call's parentheses, never a comment)."""
-    if line.lstrip().startswith("#"):
-        return line
+    if ") * " not in line or line.lstrip().startswith("#"):
+        return line  # (most lines: no regex run)
     return _PAREN_PRODUCT.sub(r"\1 * ", line)
 
 
