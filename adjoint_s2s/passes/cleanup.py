@@ -239,7 +239,11 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         if line.lstrip().startswith("#"):
             result.append(line)
             continue
-        result.append(_WORD.sub(rename, line))
+        # a line without strings or comments mentions exactly the names tokens() gives
+        # (cached, and asked again later): most lines have none of the renamed ones
+        if "'" in line or '"' in line or "#" in line or not renames.keys().isdisjoint(tokens(line)):
+            line = _WORD.sub(rename, line)
+        result.append(line)
     return result
 
 
