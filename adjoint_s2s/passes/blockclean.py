@@ -68,7 +68,7 @@ def _fold_one(lines, i, m, pure, push, changed):
     """Fold line i (`t = E`, matched by m) into the line of its block that reads t, in
     place; False when it cannot be."""
     pad, name, expr = m.group(1), m.group(2), m.group(3)
-    reads = cleanup.tokens(expr)
+    reads = cleanup.tokens(lines[i])[1:]  # (the target, then what `= E` reads: cached)
     if name in reads or not all(t in pure for t in reads):
         return False
     for j in range(i + 1, len(lines)):
@@ -84,7 +84,7 @@ def _fold_one(lines, i, m, pure, push, changed):
         if not m2 or "#" in later:
             return False
         target, rhs = m2.group(2), m2.group(3)
-        used = cleanup.tokens(rhs)
+        used = cleanup.tokens(later)[1:]
         if not all(t in pure for t in used) or target == name:
             return False
         if name in used:  # (the right side is evaluated before its target is bound)
@@ -241,7 +241,7 @@ def _single_use(lines, i, m):
     """The line of line i's block that reads its target once, if E (what line i binds)
     can move there; None otherwise."""
     pad, name, expr = m.groups()
-    reads = set(cleanup.tokens(expr))
+    reads = set(cleanup.tokens(lines[i])[1:])  # (the target, then what E reads: cached)
     if name in reads:
         return None
     moves = _only_computes(expr)  # (E with effects folds only into the next line)
@@ -295,7 +295,7 @@ def _fold_rebindings(lines, primal, real):
         if m and m.group(2) in real and m.group(2) not in primal and j is not None:
             pad, name, expr = m.groups()
             m2 = _DEF.match(out[j])
-            if m2 and m2.group(1) == pad and m2.group(2) == name and cleanup.tokens(m2.group(3)).count(name) == 1:
+            if m2 and m2.group(1) == pad and m2.group(2) == name and cleanup.tokens(out[j])[1:].count(name) == 1:
                 value = expr if _atomic(expr) else f"({expr})"
                 folded = cleanup._reprint(f"{pad}{name} = {cleanup.replace_name(m2.group(3), name, value)}")
                 out[i : j + 1] = out[i + 1 : j] + [folded]

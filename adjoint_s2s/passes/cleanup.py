@@ -308,9 +308,11 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             if not m or m.group(1) == seed or m.group(1) in primal:
                 continue
             name, expr = m.group(1), m.group(2)
-            if counts.get(name, 0) != 2 or name in tokens(expr):
+            if counts.get(name, 0) != 2:
                 continue  # not exactly one definition and one use
-            reads = set(tokens(expr))
+            reads = set(tokens(line)[1:])  # (the target, then what E reads: cached)
+            if name in reads:
+                continue
             for j in range(i + 1, len(lines)):
                 later = lines[j]
                 if later.lstrip().startswith("#"):
