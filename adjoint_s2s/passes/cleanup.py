@@ -120,6 +120,9 @@ def _drop_round_trips(lines, primal):
     line at another indentation, or a block header) and the lines that bind each name;
     the first line after a copy that binds either of its names decides."""
     starts = [(i, m) for i, m in enumerate(map(_ANY_COPY.match, lines)) if m]
+    if starts:  # only a copy whose way back stands somewhere as a line can go
+        present = set(lines)
+        starts = [(i, m) for i, m in starts if f"{m.group(1)}{m.group(3)} = {m.group(2)}" in present]
     if not starts:
         return lines
     n = len(lines)
