@@ -46,11 +46,7 @@ def fold_pure_temps(lines, temps, pure, tape=None):
     is unchanged).
     """
     lines = list(lines)
-    counts = {}
-    for line in lines:
-        if not line.lstrip().startswith("#"):
-            for tok in cleanup.tokens(line):
-                counts[tok] = counts.get(tok, 0) + 1
+    counts = cleanup.token_counts(lines)
     push = f"{tape}.append(" if tape else None
     changed = set()
     i = 0
@@ -215,11 +211,7 @@ def _fold_block_uses(lines, seed, primal):
     """Fold ``b_t = E`` inside a block into the one line that reads b_t, when b_t is bound
     nowhere else and read nowhere else, that line stands later in the same block at the
     same depth, and nothing E reads is bound again in between."""
-    counts = {}
-    for line in lines:
-        if not line.lstrip().startswith("#"):
-            for tok in cleanup.tokens(line):
-                counts[tok] = counts.get(tok, 0) + 1
+    counts = cleanup.token_counts(lines)
     lines = list(lines)
     i = 0
     while i < len(lines):
@@ -326,11 +318,7 @@ def drop_dead_adjoints(lines, seed, primal):
     whose gradient goes nowhere: a slice of a global) and E only computes: names,
     constants, operators and the helpers of _PURE_CALLS. What E read may then be read
     once, and fold (``cleanup``): the pullback no longer holds an array nobody uses."""
-    counts = {}
-    for line in lines:
-        if not line.lstrip().startswith("#"):
-            for tok in cleanup.tokens(line):
-                counts[tok] = counts.get(tok, 0) + 1
+    counts = cleanup.token_counts(lines)
     dead = set()
     for i in range(len(lines) - 1, -1, -1):  # from the end: a dropped line's reads may die
         line = lines[i]

@@ -53,7 +53,9 @@ planning and the final assembly share with it.
 """
 import ast
 import bisect
+import collections
 import functools
+import itertools
 import math
 import re
 
@@ -291,6 +293,12 @@ def tokens(line):
     return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
 
 
+def token_counts(lines):
+    """name -> how many times the lines (comments aside) mention it (counted in C)."""
+    return collections.Counter(itertools.chain.from_iterable(
+        tokens(line) for line in lines if not line.lstrip().startswith("#")))
+
+
 def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
     nowhere else, read nowhere else, and nothing E reads changes in between."""
@@ -298,11 +306,7 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
     changed = True
     while changed:
         changed = False
-        counts = {}
-        for line in lines:
-            if not line.lstrip().startswith("#"):
-                for tok in tokens(line):
-                    counts[tok] = counts.get(tok, 0) + 1
+        counts = token_counts(lines)
         i = -1
         while i + 1 < len(lines):
             i += 1
