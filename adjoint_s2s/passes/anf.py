@@ -170,11 +170,15 @@ def _imported_names(fn_node):
         if isinstance(n, (gast.Import, gast.ImportFrom)):
             out |= {(a.asname or a.name).split(".")[0] for a in n.names}
             continue
-        for field in n._fields:
+        for field in _BODIES:
             v = getattr(n, field, None)
-            if isinstance(v, list):
+            if v:
                 stack.extend(x for x in v if isinstance(x, _STATEMENT_LIKE))
     return out
+
+
+# the fields that hold statements (and except clauses, match cases): never an expression's
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 # what holds statements: a statement's body, an except clause, a match case
