@@ -147,6 +147,8 @@ def _block_work(lines, seed, primal, real):
 
 def _targets(line):
     """The names a generated line binds (an assignment's targets, a loop's variable)."""
+    if " = " not in line and "for " not in line:
+        return []  # (what both patterns need)
     if line.lstrip().startswith("#"):
         return ()
     m = _TARGETS.match(line)
@@ -162,6 +164,9 @@ def _propagate_block_copies(lines, seed, primal):
     nowhere else, every line that reads it stands later in the same block at the same
     depth, and b_b is bound again nowhere between the copy and the last of them (a line
     reads its right side before it binds its target)."""
+    if not any(m and m.group(2) not in (seed, m.group(3)) and m.group(2) not in primal
+               and m.group(3) not in primal for m in map(_COPY.match, lines)):
+        return lines  # no copy that may go: no index of the names
     where, bound = {}, {}
     for i, line in enumerate(lines):
         if line.lstrip().startswith("#"):
@@ -211,6 +216,8 @@ def _fold_block_uses(lines, seed, primal):
     """Fold ``b_t = E`` inside a block into the one line that reads b_t, when b_t is bound
     nowhere else and read nowhere else, that line stands later in the same block at the
     same depth, and nothing E reads is bound again in between."""
+    if not any(m and m.group(2) != seed and m.group(2) not in primal for m in map(_DEF.match, lines)):
+        return [cleanup._unparen_simple(line) for line in lines]  # nothing to fold
     counts = cleanup.token_counts(lines)
     lines = list(lines)
     i = 0
@@ -283,8 +290,8 @@ def _fold_rebindings(lines, primal, real):
     i = 0
     while i < len(out):
         m = _DEF.match(out[i])
-        j = _next_code(out, i)
-        if m and m.group(2) in real and m.group(2) not in primal and j is not None:
+        j = _next_code(out, i) if m and m.group(2) in real and m.group(2) not in primal else None
+        if j is not None:
             pad, name, expr = m.groups()
             m2 = _DEF.match(out[j])
             if m2 and m2.group(1) == pad and m2.group(2) == name and cleanup.tokens(out[j])[1:].count(name) == 1:
