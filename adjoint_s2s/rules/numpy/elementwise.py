@@ -37,7 +37,11 @@ def np_reciprocal_adjoint(g, x, d, scale=1.0):
     in for d where g == 0 (a double where: finite at second order too)."""
     if not _has_zero(d):
         if scale == 1.0:  # (log: g / d, one array operation)
-            return np_fit(g / conj(d), x)
+            out = g / conj(d)
+            if type(out) is np.ndarray and type(x) is np.ndarray and out.shape == x.shape and (
+                    out.dtype is x.dtype):
+                return out  # a fresh array already in x's space: nothing to project
+            return np_fit(out, x)
         return np_fit(g * conj((1 / scale) / d), x)  # (c / d: one array operation, not two)
     c = 1 / scale
     zero = np.equal(g, 0)
