@@ -39,9 +39,10 @@ def trunc_div(x, y):
 
 def matmul_adjoint_a(g, a, b):
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
-        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and b.dtype.kind != "c":
+        if g.ndim == 2 == a.ndim == b.ndim and b.dtype.kind != "c":
             out = g @ b.T  # matrices, b real: the common case, no projection needed
-            if out.dtype == a.dtype:
+            dt = out.dtype
+            if dt is a.dtype or dt == a.dtype:
                 return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
@@ -59,9 +60,10 @@ def matmul_adjoint_a(g, a, b):
 
 def matmul_adjoint_b(g, a, b):
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
-        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and a.dtype.kind != "c":
+        if g.ndim == 2 == a.ndim == b.ndim and a.dtype.kind != "c":
             out = a.T @ g
-            if out.dtype == b.dtype:
+            dt = out.dtype
+            if dt is b.dtype or dt == b.dtype:
                 return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
