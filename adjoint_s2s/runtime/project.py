@@ -117,10 +117,10 @@ _ONES = {}
 _BLAS_ROW = 4096  # the longest row _trailing_sum sums through BLAS
 
 
-def _ones(k):
-    v = _ONES.get(k)
+def _ones(shape):
+    v = _ONES.get(shape)
     if v is None:
-        v = _ONES[k] = np.ones(k)
+        v = _ONES[shape] = np.ones(shape)
         v.flags.writeable = False
     return v
 
@@ -135,7 +135,7 @@ def _trailing_sum(g, ls):
     if len(gs) == 2 and ls[1] == 1 and ls[0] == gs[0] >= 4:  # row sums, the usual case
         k = gs[1]
         if 1 < k <= _BLAS_ROW and g.flags.c_contiguous:
-            return (g @ _ones(k)).reshape(ls)
+            return g @ _ones((k, 1))  # (a column of ones: the product has like's shape)
         return None
     j = len(ls)
     while j and ls[j - 1] == 1:
@@ -145,7 +145,7 @@ def _trailing_sum(g, ls):
     k = g.size // max(1, math.prod(gs[:j]))
     if not 1 < k <= _BLAS_ROW or g.size < 4 * k:
         return None
-    return (g.reshape(-1, k) @ _ones(k)).reshape(ls)
+    return (g.reshape(-1, k) @ _ones((k,))).reshape(ls)
 
 
 def unbroadcast(g, like):
