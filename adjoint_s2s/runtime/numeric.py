@@ -39,9 +39,10 @@ def trunc_div(x, y):
 
 def matmul_adjoint_a(g, a, b):
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
-        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and b.dtype.kind != "c":
+        if g.ndim == 2 == a.ndim == b.ndim and b.dtype.kind != "c":
             out = g @ b.T  # matrices, b real: the common case, no projection needed
-            if out.dtype == a.dtype:
+            dt = out.dtype
+            if dt is a.dtype or dt == a.dtype:
                 return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
@@ -59,9 +60,10 @@ def matmul_adjoint_a(g, a, b):
 
 def matmul_adjoint_b(g, a, b):
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
-        if g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and a.dtype.kind != "c":
+        if g.ndim == 2 == a.ndim == b.ndim and a.dtype.kind != "c":
             out = a.T @ g
-            if out.dtype == b.dtype:
+            dt = out.dtype
+            if dt is b.dtype or dt == b.dtype:
                 return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
@@ -79,6 +81,7 @@ def matmul_adjoint_b(g, a, b):
 
 _NO_DATA = bytes(64)  # the one element every shape_like array repeats (any itemsize)
 _SHAPE_LIKE = {}  # (shape, dtype) -> its stand-in (read-only, so one serves every use)
+_BY_SHAPE = {}  # shape -> the stand-in of the dtype first seen with it (a tuple-free lookup)
 
 
 def shape_like(x):
@@ -88,14 +91,20 @@ def shape_like(x):
     a few bytes, not x's data. Anything but a numeric array stays as it is."""
     if type(x) is not np.ndarray:
         return x
-    key = (x.shape, x.dtype)
+    shape = x.shape
+    out = _BY_SHAPE.get(shape)
+    if out is not None and out.dtype is x.dtype:
+        return out
+    key = (shape, x.dtype)
     out = _SHAPE_LIKE.get(key)
     if out is None:
         if x.dtype.kind not in "biufc" or x.dtype.itemsize > len(_NO_DATA) or x.size <= 1:
             return x
         if len(_SHAPE_LIKE) >= 512:
             _SHAPE_LIKE.clear()
-        out = _SHAPE_LIKE[key] = np.ndarray(x.shape, x.dtype, buffer=_NO_DATA, strides=(0,) * x.ndim)
+            _BY_SHAPE.clear()
+        out = _SHAPE_LIKE[key] = np.ndarray(shape, x.dtype, buffer=_NO_DATA, strides=(0,) * x.ndim)
+        _BY_SHAPE.setdefault(shape, out)
     return out
 
 

@@ -108,6 +108,7 @@ def neg(g):
 
 
 _add_reduce = np.add.reduce  # g.sum(axis=0) without ndarray.sum's Python wrapper
+_F64 = np.dtype(np.float64)  # (a dtype test by identity: np.result_type costs microseconds)
 
 
 _ONES = {}
@@ -116,10 +117,10 @@ _ONES = {}
 _BLAS_ROW = 4096  # the longest row _trailing_sum sums through BLAS
 
 
-def _ones(k):
-    v = _ONES.get(k)
+def _ones(shape):
+    v = _ONES.get(shape)
     if v is None:
-        v = _ONES[k] = np.ones(k)
+        v = _ONES[shape] = np.ones(shape)
         v.flags.writeable = False
     return v
 
@@ -131,6 +132,11 @@ def _trailing_sum(g, ls):
     (38 µs for 1000 rows of 100, against 11 µs through BLAS). Only for float64 and rows
     of at most _BLAS_ROW elements, so the summation error stays that of NumPy's sum."""
     gs = g.shape
+    if len(gs) == 2 and ls[1] == 1 and ls[0] == gs[0] >= 4:  # row sums, the usual case
+        k = gs[1]
+        if 1 < k <= _BLAS_ROW and g.flags.c_contiguous:
+            return g @ _ones((k, 1))  # (a column of ones: the product has like's shape)
+        return None
     j = len(ls)
     while j and ls[j - 1] == 1:
         j -= 1
@@ -139,22 +145,22 @@ def _trailing_sum(g, ls):
     k = g.size // max(1, math.prod(gs[:j]))
     if not 1 < k <= _BLAS_ROW or g.size < 4 * k:
         return None
-    return (g.reshape(-1, k) @ _ones(k)).reshape(ls)
+    return (g.reshape(-1, k) @ _ones((k,))).reshape(ls)
 
 
 def unbroadcast(g, like):
     """Sum g down to the shape of like (broadcasting undone); project onto like's space."""
     if type(g) is np.ndarray and type(like) is np.ndarray:
-        gs, ls = g.shape, like.shape
-        if gs == ls:
-            if g.dtype == like.dtype:
+        gs, ls, dt = g.shape, like.shape, g.dtype
+        if dt is like.dtype or dt == like.dtype:  # (by identity first: == costs more)
+            if gs == ls:
                 return g  # the common case: nothing to undo
-        elif len(gs) == len(ls) + 1 and gs[1:] == ls and g.dtype == like.dtype:
-            return _add_reduce(g, 0)  # the next most common: a bias added to a batch
-        elif len(gs) == len(ls) and g.dtype == like.dtype == np.float64:
-            out = _trailing_sum(g, ls)  # a per-row quantity (a row max, a row sum)
-            if out is not None:
-                return out
+            if len(gs) == len(ls) + 1 and gs[1:] == ls:
+                return _add_reduce(g, 0)  # the next most common: a bias added to a batch
+            if dt is _F64 and len(gs) == len(ls):
+                out = _trailing_sum(g, ls)  # a per-row quantity (a row max, a row sum)
+                if out is not None:
+                    return out
     elif g is None:
         return None
     elif type(g) is DeclinedGradient:  # stays lazy: it raises where it is read
@@ -246,6 +252,10 @@ class Scattered:
             out = np.zeros(self.shape, self.dtype)
         elif copy or type(out) is not np.ndarray or out.dtype != self.dtype:
             out = np.array(np.broadcast_to(out, self.shape), dtype=np.result_type(out, self.dtype))
+        idx = self.idx
+        if type(idx) is tuple and type(idx[0]) is np.ndarray and idx[0].size <= _AT_TUPLE:
+            np.add.at(out, idx, self.g)  # a few positions: flat indices would cost more
+            return out
         flat = self.flat(self.shape)
         if flat is not None and out.flags.c_contiguous and out.dtype == self.dtype:
             np.add.at(out.reshape(-1), flat, self.g)  # one index: several times faster
@@ -285,6 +295,10 @@ class Scattered:
         """unbroadcast(self, like): summed over the axes where like has size 1, reading
         only the nonzeros when the index is one integer array per axis."""
         shape, own = like.shape, self.shape
+        if len(own) == 2 == len(shape) and shape[1] == 1 and shape[0] == own[0]:
+            out = self._row_sums()
+            if out is not None:
+                return out if like.dtype is out.dtype else unbroadcast(out, like)
         if len(shape) == len(own):
             keep = [n != 1 for n in shape]
             for n, m in zip(shape, own):
@@ -295,6 +309,24 @@ class Scattered:
             if flat is not None:
                 return unbroadcast(self._summed(flat, shape).reshape(shape), like)
         return unbroadcast(self.add_into(None), like)
+
+    def _row_sums(self):
+        """The row sums, shaped (rows, 1), of a float64 matrix x[rows, cols] with rows and
+        cols integer arrays of g's shape (one gathered value a row: x[np.arange(n), y]),
+        by np.bincount on the rows as given; else None (also for a negative row)."""
+        idx, g = self.idx, self.g
+        if type(idx) is not tuple or len(idx) != 2 or self.dtype is not _F64:
+            return None
+        rows, cols = idx
+        if (type(rows) is not np.ndarray or type(cols) is not np.ndarray or type(g) is not np.ndarray
+                or rows.ndim != 1 or rows.dtype.kind != "i" or cols.dtype.kind not in "iu"
+                or cols.shape != rows.shape or g.shape != rows.shape or g.dtype is not _F64):
+            return None
+        n = self.shape[0]
+        try:
+            return np.bincount(rows, g, n).reshape(n, 1)
+        except ValueError:  # a negative row: the general path wraps it
+            return None
 
     def _summed(self, flat, shape):
         """The values g added up at the positions flat of a flat array of shape's size."""
@@ -310,6 +342,9 @@ class Scattered:
         out = np.zeros(size, self.dtype)
         np.add.at(out, flat, g)  # (wraps negative indices)
         return out
+
+
+_AT_TUPLE = 256  # up to this many positions np.add.at takes the index tuple as it is
 
 
 def _int_arrays(idx, ndim):

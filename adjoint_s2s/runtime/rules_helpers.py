@@ -9,7 +9,7 @@ from ..errors import MutationError
 from ..rules import lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 from ..rules import scalar_adjoints as hs
 from ..rules.numpy.constructors import np_item_adjoint, np_tolist_adjoint
-from ..rules.numpy.base import spread_fill
+from ..rules.numpy.base import filled, spread_fill
 from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base_partial
 from ..rules.numpy.reductions import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
@@ -62,6 +62,7 @@ primitive(np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
 # the reductions' adjoints spread g back over the input: a broadcast, summed back
 primitive(spread_fill, "v, shape", adjoints={"v": "_rt.unbroadcast(g, v)"}, kind="array")
+primitive(filled, "v, like", adjoints={"v": "_rt.unbroadcast(g, v)"}, kind="array")
 # the derivatives of powers, differentiated again: pow_scaled(a, p, c) = c·a**p keeps a zero
 # coefficient zero at a == 0 to every order (the Hessian of x**0, x**1 at 0)
 primitive(hs.pow_scaled, "a, p, c, n=0",

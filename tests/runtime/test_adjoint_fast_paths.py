@@ -107,6 +107,52 @@ def test_row_and_column_sums_of_a_scattered_match_the_array(rows, cols):
     np.testing.assert_allclose(runtime.acc(other.copy(), s), other + dense, rtol=1e-15)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "empty"])
+def test_row_sums_of_a_scattered_on_every_dtype_and_layout(dtype, layout):
+    """One gathered value a row (x[np.arange(n), y]): float64 takes np.bincount on the
+    rows, the others the general path; strided index and value arrays, no rows."""
+    n = 0 if layout == "empty" else 6
+    x = np.zeros((n, 4), dtype)
+    rows, cols = np.arange(n), RNG.integers(0, 4, n)
+    g = RNG.standard_normal(2 * n).astype(dtype)[::2]
+    if layout == "strided":
+        rows, cols = np.repeat(rows, 2)[::2], np.repeat(cols, 2)[::2]  # views, stride 2
+    else:
+        g = g.copy()
+    s = runtime.getitem_grad_sparse(x, (rows, cols), g)
+    dense = runtime.getitem_grad(x, (rows, cols), g)
+    got = runtime.unbroadcast(s, np.zeros((n, 1), dtype))
+    np.testing.assert_allclose(got, dense.sum(axis=1, keepdims=True), rtol=1e-6)
+    assert got.shape == (n, 1) and got.dtype == dtype
+
+
+@pytest.mark.parametrize("n", [3, 300])  # np.add.at on the index tuple (a few), or flat indices
+def test_a_scattered_adds_into_an_array_with_repeated_and_negative_positions(n):
+    rows = RNG.integers(-5, 5, n)
+    cols = RNG.integers(-4, 4, n)
+    rows[:2], cols[:2] = 1, 2  # a repeated position accumulates
+    x = np.zeros((5, 4))
+    g = RNG.standard_normal(n)
+    s = runtime.getitem_grad_sparse(x, (rows, cols), g)
+    other = RNG.standard_normal((5, 4))
+    np.testing.assert_allclose(runtime.acc(other.copy(), s), other + runtime.getitem_grad(x, (rows, cols), g), rtol=1e-14)
+    mixed = runtime.getitem_grad_sparse(x, (rows[:3], slice(None)), RNG.standard_normal((3, 4)))
+    np.testing.assert_allclose(runtime.dense(mixed), runtime.getitem_grad(x, mixed.idx, mixed.g), rtol=1e-15)
+
+
+@pytest.mark.parametrize("n, m", [(3, 5), (4, 5), (6, 1), (5, 2), (4, 5000)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_row_sums_of_a_matrix_match_numpys_sum(n, m, order):
+    g = np.asarray(RNG.standard_normal((n, m)), order=order)
+    got = runtime.unbroadcast(g, np.zeros((n, 1)))
+    np.testing.assert_allclose(got, g.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert got.shape == (n, 1)
+    g32 = g.astype(np.float32)  # not float64: NumPy's sum
+    np.testing.assert_array_equal(runtime.unbroadcast(g32, np.zeros((n, 1), np.float32)),
+                                  g32.sum(axis=1, keepdims=True))
+
+
 def test_getitem_grad_sparse_keeps_the_gathered_dtype():
     rows, cols = np.arange(3), np.array([2, 0, 2])
     for obj, g, want in [
@@ -142,6 +188,37 @@ def test_sum_and_mean_adjoints_spread_a_fresh_array(shape, axis, keepdims, dtype
     np.testing.assert_allclose(got, want / (a.size / np.size(ans)), rtol=rtol)
 
 
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0), (4, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_whole_array_sum_and_mean_adjoints_of_a_float_seed(shape, dtype):
+    """A float seed: a fresh array of a's shape filled with g (sum) or g / a.size (mean);
+    an integer array gets a float gradient, an empty one an empty gradient."""
+    a = np.ones(shape, dtype)
+    got = runtime.np_sum_adjoint(1.5, a)
+    assert got.shape == shape and got.flags.writeable
+    np.testing.assert_array_equal(got, np.full(shape, 1.5))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = runtime.np_mean_adjoint(1.5, a)
+    assert got.shape == shape and got.dtype.kind == "f"
+    np.testing.assert_allclose(got, np.full(shape, 1.5 / max(a.size, 1)), rtol=1e-6)
+
+
+def test_sum_and_mean_adjoints_of_small_arrays_hold_at_second_order():
+    """The small-array spreads (filled, spread_fill) are primitives with adjoints of their
+    own: the Hessian of a mean times a sum, against differences of the gradient."""
+    def f(x):
+        return np.mean(x * x) * np.sum(np.sum(x, axis=1, keepdims=True) ** 2) + np.mean(np.sum(x, axis=0))
+
+    x = RNG.standard_normal((3, 2))
+    hess = ad.hessian(f, x)
+    for j in range(x.size):
+        e = np.zeros(x.size)
+        e[j] = 1e-5
+        e = e.reshape(x.shape)
+        fd = (ad.gradient(f, x + e)[0] - ad.gradient(f, x - e)[0]) / 2e-5
+        assert isapprox(np.reshape(hess, (x.size, x.size))[:, j], fd.reshape(-1), rtol=1e-6, atol=1e-8)
+
+
 def test_spread_fill_is_a_fresh_broadcast():
     v = RNG.standard_normal((3, 1)) + 1j
     out = spread_fill(v, (2, 3, 4))
@@ -155,14 +232,17 @@ def test_spread_fill_is_a_fresh_broadcast():
     np.array([0.0, 2.0, 3.0]),  # a zero: 1 stands in where g == 0
     np.array([np.nan, 2.0, 1.0]),
     np.array([1.0 + 1j, 2.0, -1j]),
+    np.array([0.5, 2.0, 3.0], np.float32),  # g / d is float64: projected back to float32
 ])
 def test_reciprocal_adjoint_is_g_over_d(d):
     g = np.array([1.5, -2.0, 0.0])
     got = runtime.np_reciprocal_adjoint(g, d, d)
     with np.errstate(divide="ignore", invalid="ignore"):
         want = np.where(g == 0, 0.0, g / np.conj(np.where(g == 0, 1, d)))
-    np.testing.assert_allclose(got, want if np.iscomplexobj(d) else want.real, rtol=1e-15)
-    np.testing.assert_allclose(runtime.np_reciprocal_adjoint(g, d, d, 2.0), want / 2, rtol=1e-15)
+    rtol = 1e-6 if d.dtype == np.float32 else 1e-15
+    np.testing.assert_allclose(got, want if np.iscomplexobj(d) else want.real, rtol=rtol)
+    assert got.dtype == d.dtype
+    np.testing.assert_allclose(runtime.np_reciprocal_adjoint(g, d, d, 2.0), want / 2, rtol=rtol)
 
 
 # ----- through generated code: finite differences ---------------------------------------------

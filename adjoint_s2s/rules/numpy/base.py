@@ -142,6 +142,15 @@ def spread_fill(v, shape):
     return out
 
 
+def filled(v, like):
+    """A fresh array of like's shape and dtype with every element the number v:
+    ``np.full(like.shape, v, like.dtype)`` without its Python layers. A primitive
+    (runtime/rules_helpers.py): its adjoint sums back, ``unbroadcast``."""
+    out = np.empty(like.shape, like.dtype)
+    out.fill(v)
+    return out
+
+
 SECTIONS = {}  # rule path -> section of docs/numpy.md
 
 

@@ -35,6 +35,13 @@ def np_reciprocal_adjoint(g, x, d, scale=1.0):
     where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
     (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
     in for d where g == 0 (a double where: finite at second order too)."""
+    if scale == 1.0 and type(d) is np.ndarray and d.dtype.kind == "f" and d.size and (
+            _min_reduce(d, None) > 0):  # (log of positive reals: g / d, one array operation)
+        out = g / d
+        if type(out) is np.ndarray and type(x) is np.ndarray and out.shape == x.shape and (
+                out.dtype is x.dtype):
+            return out  # a fresh array already in x's space: nothing to project
+        return np_fit(out, x)
     if not _has_zero(d):
         if scale == 1.0:  # (log: g / d, one array operation)
             return np_fit(g / conj(d), x)

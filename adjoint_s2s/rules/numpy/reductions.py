@@ -6,7 +6,7 @@ import numpy as np
 
 from ...runtime.accumulate import _PRIVATE_REFS
 from ...runtime.accumulate import acc as _acc  # (acc_extremum_adjoint has a parameter acc)
-from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, np_fit, rule
+from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, filled, np_fit, rule, spread_fill
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "acc_extremum_adjoint",
@@ -32,19 +32,29 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 
 def np_mean_adjoint(g, a, axis=None, keepdims=False):
     if type(a) is np.ndarray and a.dtype.kind == "f":
-        if axis is None and type(g) is float and a.size < _VIEW_MIN:
-            return np.full(a.shape, g / a.size, dtype=a.dtype)  # the whole-array mean
+        if a.size < _VIEW_MIN:
+            if axis is None and type(g) is float and a.size:
+                return filled(g / a.size, a)  # the whole-array mean (empty: below)
+            if type(g) is np.ndarray and g.dtype is a.dtype:  # (each element g / count)
+                return _spread_small(g / _count(a.shape, axis), a, axis, keepdims)
         view = _spread_view(g, a, axis, keepdims, True)
         if view is not None:
             return view
-        if axis is None and type(g) is float:
-            return np.full(a.shape, g / a.size, dtype=a.dtype)
+        if axis is None and type(g) is float and a.size:
+            return filled(g / a.size, a)
     shape = np.shape(a)
     count = _count(shape, axis)
     return np_fit(_spread(g, shape, axis, keepdims) / count, a)
 
 
 _VIEW_MIN = 4096  # below this many elements a filled copy costs less than making a view
+
+
+def _spread_small(g, a, axis, keepdims):
+    """The adjoint of a sum of the small float array a (fewer than _VIEW_MIN elements)
+    for g an array of a's dtype: g spread over a's shape in a fresh array, which is then
+    already in a's space."""
+    return spread_fill(g if keepdims else _keep(g, a.shape, axis, False), a.shape)
 
 
 def _spread_view(g, a, axis, keepdims, mean):
@@ -116,7 +126,7 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
     of the accumulator: in place when only the calling variable holds it (as for
     ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
     if type(acc) is np.ndarray and type(a) is np.ndarray and acc.shape == a.shape:
-        gk = _keep(g, a.shape, axis, keepdims)
+        gk = g if keepdims and type(g) is np.ndarray else _keep(g, a.shape, axis, keepdims)
         dt = acc.dtype
         if (dt is _F64 and a.dtype is _F64 and gk.dtype is _F64) or dt == np.result_type(
                 a.dtype, gk.dtype, float):
@@ -129,8 +139,7 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
                     and acc.flags.c_contiguous
                 )
                 out = acc if private else np.array(acc, order="C")
-                flat = out.reshape(-1)
-                flat[pos] += gk.reshape(-1)
+                out.reshape(-1)[pos] += gk.reshape(-1)
                 return out
     return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
 
@@ -145,17 +154,21 @@ def _single_positions(a, ans, axis, keepdims):
 
     One comparison and one nonzero: a slice whose extremum is NaN matches nowhere (NaN
     equals nothing), so the count of matches alone could hide a tie behind it; the sum
-    of ans, NaN when any of them is (or for inf + -inf), sends those to the general path."""
+    of ans, NaN when any of them is (or for inf + -inf), sends those to the general path.
+    Any other slice holds its extremum, so as many matches as slices is one in each."""
     if not (axis is None or a.ndim == 1 or axis == -1 or axis == a.ndim - 1):
         return None
-    total = _add_reduce(ans, None) if type(ans) is np.ndarray else ans
+    if type(ans) is np.ndarray:
+        total, n = _add_reduce(ans, None), ans.size
+    else:
+        total, n = ans, 1
     if total != total:
         return None
-    mask = a == _keep(ans, a.shape, axis, keepdims)
+    mask = a == (ans if keepdims and type(ans) is np.ndarray else _keep(ans, a.shape, axis, keepdims))
     if type(mask) is not np.ndarray:
         return None
     pos = mask.reshape(-1).nonzero()[0]  # in row order: slice by slice when one in each
-    return pos if pos.size == np.size(ans) else None
+    return pos if pos.size == n else None
 
 
 def _extremum_positions(a, ans, axis, keepdims):
@@ -291,11 +304,13 @@ _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 
 def np_sum_adjoint(g, a, axis=None, keepdims=False):
     if type(a) is np.ndarray and a.dtype.kind == "f":
+        if a.size < _VIEW_MIN and type(g) is np.ndarray and g.dtype is a.dtype:
+            return _spread_small(g, a, axis, keepdims)
         view = _spread_view(g, a, axis, keepdims, False)
         if view is not None:
             return view
         if axis is None and type(g) is float:
-            return np.full(a.shape, g, dtype=a.dtype)  # a whole-array sum: one constant
+            return filled(g, a)  # a whole-array sum: one constant
     return np_fit(_spread(g, np.shape(a), axis, keepdims), a)
 
 
