@@ -245,8 +245,9 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
         and sys.getrefcount(acc_) <= _PRIVATE_REFS
     ):
         row = b_new[idx]
+        # an int index writes one row once: no later element can overwrite it
         if (type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype
-                and _lost_writes(b_new.shape, idx) is None):
+                and (type(idx) is int or _lost_writes(b_new.shape, idx) is None)):
             acc_ += row
             b_new[idx] = 0
             return b_new, acc_

@@ -171,6 +171,16 @@ def setitem(obj, idx, v):
     only reads its shape (the reverse pass saves it otherwise, which adds a reference).
     A loop writing ``H[t] = h`` is then O(1) per step instead of a copy of H.
     """
+    if (  # a real array row into a private real array (H[t] = h in a loop): in place
+        type(obj) is np.ndarray
+        and type(v) is np.ndarray
+        and obj.base is None
+        and sys.getrefcount(obj) <= _PRIVATE_REFS
+        and v.dtype.kind in "fiub"
+        and obj.flags.writeable
+    ):
+        obj[idx] = v
+        return obj
     if isinstance(obj, np.ndarray):
         tv = type(v)
         if tv is np.ndarray:
