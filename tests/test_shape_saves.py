@@ -115,6 +115,60 @@ def test_shape_like_keeps_no_data():
     np.testing.assert_array_equal(_rt.unbroadcast(g[0], _rt.shape_like(col)), _rt.unbroadcast(g[0], col))
 
 
+def test_shape_like_of_one_shape_in_several_dtypes():
+    # the first lookup is by shape alone: a stand-in of another dtype of the same shape
+    # must never be handed out, whatever order the dtypes come in
+    shape = (6, 9)
+    dtypes = (np.float64, np.float32, np.complex128, np.int64, np.float64, np.dtype(">f8"),
+              np.float32, np.dtype(">f8"), np.float64)
+    for dt in dtypes:
+        x = np.ones(shape, dtype=dt)
+        s = _rt.shape_like(x)
+        assert s.shape == shape and s.dtype == x.dtype and not s.any()
+        assert _rt.shape_like(x) is s  # one stand-in per shape and dtype
+    class Sub(np.ndarray):
+        pass
+
+    for sub in (np.ones(shape).view(Sub), np.ma.masked_array(np.ones(shape))):
+        assert _rt.shape_like(sub) is sub  # subclasses stay as they are
+    assert _rt.shape_like(np.ones(shape, dtype=object)).dtype == object
+
+
+def test_setitem_in_place_only_when_private_and_like_python():
+    def write(a, i, v):
+        return _rt.setitem(a, i, v)
+
+    # an int array takes a float row as Python's a[i] = v does (truncation)
+    out = write(np.zeros((3, 2), dtype=np.int64), 1, np.array([1.7, -2.5]))
+    assert out.dtype == np.int64 and out[1].tolist() == [1, -2]
+    # an array someone else holds is not written: the pullback may need its old values
+    held = np.zeros((3, 2))
+    out = write(held, 0, np.ones(2))
+    assert out is not held and not held.any() and out[0].tolist() == [1.0, 1.0]
+    # a complex row makes a complex copy; a read-only array is copied
+    out = write(np.zeros((2, 2)), 0, np.array([1j, 2.0]))
+    assert out.dtype.kind == "c" and out[0].tolist() == [1j, 2.0]
+    ro = np.zeros((2, 2))
+    ro.flags.writeable = False
+    out = write(ro, 1, np.ones(2))
+    assert out is not ro and not ro.any() and out[1].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("idx", [2, np.int64(2), [2, 2], np.array([0, 2, 0]), slice(1, 3), True])
+def test_setitem_grad_acc_matches_setitem_grad_then_acc(idx):
+    from adjoint_s2s.runtime.accumulate import setitem_grad, setitem_grad_acc
+
+    old = np.zeros((4, 3))
+    v = _rng.standard_normal(np.shape(old[idx]))
+    b_new = _rng.standard_normal((4, 3))
+    acc0 = _rng.standard_normal(v.shape)
+    want_old, want_v = setitem_grad(b_new.copy(), old, idx, v)
+    want_acc = acc(acc0.copy(), want_v)
+    got_old, got_acc = setitem_grad_acc(b_new.copy(), old, idx, v, acc0.copy())
+    np.testing.assert_array_equal(got_old, want_old)
+    np.testing.assert_array_equal(got_acc, want_acc)
+
+
 def test_second_order_through_shape_saves():
     X = _rng.standard_normal((5, 3, 2))
 

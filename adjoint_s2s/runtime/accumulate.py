@@ -16,6 +16,8 @@ from .structure import GradList, part
 
 
 _F64 = np.dtype(np.float64)  # (a dtype test by identity: np.result_type costs microseconds)
+_ndarray = np.ndarray
+_refcount = sys.getrefcount
 
 
 def acc(a, b):
@@ -26,16 +28,13 @@ def acc(a, b):
     contribution. Failing that, a contribution that is a temporary no variable holds
     (``_rt.acc(b_x, b_y * c)``) takes the sum (floating-point addition commutes).
     Anything else is tangents.add."""
-    if (
-        type(a) is np.ndarray
-        and type(b) is np.ndarray
-        and a.shape == b.shape
-        and a.dtype == b.dtype
+    if type(a) is _ndarray and type(b) is _ndarray and a.shape == b.shape and (
+        a.dtype is b.dtype or a.dtype == b.dtype
     ):
-        if a.base is None and sys.getrefcount(a) <= _PRIVATE_REFS and a.flags.writeable:
+        if a.base is None and _refcount(a) <= _PRIVATE_REFS and a.flags.writeable:
             a += b
             return a
-        if b.base is None and sys.getrefcount(b) <= _TEMP_REFS and b.flags.writeable:
+        if b.base is None and _refcount(b) <= _TEMP_REFS and b.flags.writeable:
             b += a
             return b
     if type(a) is Scattered or type(b) is Scattered:
@@ -230,23 +229,25 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
     """``b_old, g_v = setitem_grad(b_new, old, idx, v)`` and then ``acc(acc_, g_v)``, as
     one call: for an array written into a row of another (``H[t] = h`` in a loop), the
     row's adjoint is added straight into v's accumulator when only the calling variables
-    hold the two arrays, with no copy of the row."""
-    if type(b_new) is not np.ndarray or type(v) is not np.ndarray:
+    hold the two arrays, with no copy of the row. (Generated loops call it once a trip:
+    the globals it reads are bound to module names, the cheap tests come first.)"""
+    if type(b_new) is not _ndarray or type(v) is not _ndarray:
         b_old, g_v = setitem_grad(b_new, old, idx, v)
         return b_old, acc(acc_, g_v)
     # counted here, before a view of b_new holds it: a call one frame deeper counts one more
-    private = b_new.base is None and b_new.flags.writeable and sys.getrefcount(b_new) <= _PRIVATE_REFS
+    private = b_new.base is None and _refcount(b_new) <= _PRIVATE_REFS and b_new.flags.writeable
     if (
         private
-        and type(acc_) is np.ndarray
-        and acc_.shape == v.shape
+        and type(acc_) is _ndarray
         and acc_.base is None
+        and _refcount(acc_) <= _PRIVATE_REFS
+        and acc_.shape == v.shape
         and acc_.flags.writeable
-        and sys.getrefcount(acc_) <= _PRIVATE_REFS
     ):
         row = b_new[idx]
-        if (type(row) is np.ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype
-                and _lost_writes(b_new.shape, idx) is None):
+        # an int index writes one row once: no later element can overwrite it
+        if (type(row) is _ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype
+                and (type(idx) is int or _lost_writes(b_new.shape, idx) is None)):
             acc_ += row
             b_new[idx] = 0
             return b_new, acc_

@@ -162,6 +162,10 @@ def unappend_adjoint(g, b_lst, n):
     return out
 
 
+_ndarray = np.ndarray
+_refcount = sys.getrefcount
+
+
 def setitem(obj, idx, v):
     """obj[idx] = v, copy on write: the old container stays intact for the backward pass.
 
@@ -171,6 +175,16 @@ def setitem(obj, idx, v):
     only reads its shape (the reverse pass saves it otherwise, which adds a reference).
     A loop writing ``H[t] = h`` is then O(1) per step instead of a copy of H.
     """
+    if (  # a real array row into a private real array (H[t] = h in a loop): in place
+        type(obj) is _ndarray
+        and type(v) is _ndarray
+        and obj.base is None
+        and _refcount(obj) <= _PRIVATE_REFS
+        and v.dtype.kind in "fiub"
+        and obj.flags.writeable
+    ):
+        obj[idx] = v
+        return obj
     if isinstance(obj, np.ndarray):
         tv = type(v)
         if tv is np.ndarray:

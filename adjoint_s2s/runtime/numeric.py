@@ -81,21 +81,29 @@ def matmul_adjoint_b(g, a, b):
 
 _NO_DATA = bytes(64)  # the one element every shape_like array repeats (any itemsize)
 _SHAPE_LIKE = {}  # (shape, dtype) -> its stand-in (read-only, so one serves every use)
-_BY_SHAPE = {}  # shape -> the stand-in of the dtype first seen with it (a tuple-free lookup)
+_BY_SHAPE = {}  # shape -> the stand-in last made or found for it, of any dtype
+_by_shape = _BY_SHAPE.get
 
 
 def shape_like(x):
     """A stand-in for the array x where the pullback reads it only for its shape and
     dtype (the ``like`` of ``unbroadcast``): an array of x's shape and dtype whose every
     element is one shared zero (strides 0, read-only), so the tape and the pullback keep
-    a few bytes, not x's data. Anything but a numeric array stays as it is."""
+    a few bytes, not x's data. Anything but a numeric array stays as it is.
+
+    Generated loops call it per trip for every value saved for its shape: the first
+    lookup is by shape alone, with the dtype compared by identity (hashing a dtype costs
+    more than the rest of the call); anything else takes the (shape, dtype) table."""
     if type(x) is not np.ndarray:
         return x
-    shape = x.shape
-    out = _BY_SHAPE.get(shape)
+    out = _by_shape(x.shape)
     if out is not None and out.dtype is x.dtype:
         return out
-    key = (shape, x.dtype)
+    return _shape_like_slow(x)
+
+
+def _shape_like_slow(x):
+    key = (x.shape, x.dtype)
     out = _SHAPE_LIKE.get(key)
     if out is None:
         if x.dtype.kind not in "biufc" or x.dtype.itemsize > len(_NO_DATA) or x.size <= 1:
@@ -103,8 +111,8 @@ def shape_like(x):
         if len(_SHAPE_LIKE) >= 512:
             _SHAPE_LIKE.clear()
             _BY_SHAPE.clear()
-        out = _SHAPE_LIKE[key] = np.ndarray(shape, x.dtype, buffer=_NO_DATA, strides=(0,) * x.ndim)
-        _BY_SHAPE.setdefault(shape, out)
+        out = _SHAPE_LIKE[key] = np.ndarray(x.shape, x.dtype, buffer=_NO_DATA, strides=(0,) * x.ndim)
+    _BY_SHAPE[x.shape] = out
     return out
 
 
