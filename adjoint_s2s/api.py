@@ -80,20 +80,26 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     nothing flowed to gets a zero of its shape (``zero_like``). Raises ``TypeError`` when
     f's result is not a real scalar (use ``withgradient`` for ``(loss, aux)``, ``pullback``
     or ``jacobian`` otherwise) or when the arguments do not fit f's signature."""
-    if not kwargs:
-        # the hot path: a cached pair, float gradients. (When gradient is itself
-        # differentiated, its rule differentiates _gradient instead: see below.)
-        try:
-            n = len(args)
-            hit = f.__adjoint_pairs__[
-                (type(args[0]),) if n == 1
-                else (type(args[0]), type(args[1])) if n == 2
-                else tuple(map(type, args))
-            ]
-        except (AttributeError, KeyError, IndexError):
-            hit = None
-        if hit is not None and hit[0] is None and (not hit[3] or _rt.globals_fit(f.__globals__, hit[3])):
-            fused = hit[4] if len(hit) > 4 else _fuse_hit(f, args, hit)
+    try:
+        # the hottest path: the argument types of the last cached call (of one or two
+        # arguments, all floats) and its fused forms (_remember); a bound method reads its
+        # function's attribute, hence the type check
+        last = f.__adjoint_last__
+        hot = type(args[0]) is last[0] and type(f) is _FUNCTION and not kwargs
+    except (AttributeError, IndexError):
+        hot = False
+    if hot:
+        n = len(args)
+        if (n == 2 and type(args[1]) is last[1]) or (n == 1 and last[1] is _ONE):
+            return last[2](*args)
+    if not kwargs and type(f) is _FUNCTION:
+        hit = _hit(f, args)
+        if hit is not None:
+            run = hit[5]
+            if run is not None:
+                # float arguments, a value proven a float (fold.py): the gradients alone
+                return run(*args)
+            fused = hit[4]
             if fused is not None:
                 # the pair and its pullback in one function (fuse.py): (value, gradients)
                 y, grads = fused(*args)
@@ -110,15 +116,56 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     return _gradient(f, *args, **kwargs)
 
 
+_FUNCTION = types.FunctionType
+_ONE = object()  # _remember's second type for one argument (no type is this)
+
+
+def _hit(f, args):
+    """The dispatch cache's entry for a plain function f called with args (no keywords)
+    when it can be used as it is (no captured variables to check, its data globals still
+    of their kinds), with its fused forms (_fuse_hit); else None. (When gradient is
+    itself differentiated, its rule differentiates _gradient instead: see below.)"""
+    try:
+        n = len(args)
+        hit = f.__adjoint_pairs__[
+            (type(args[0]), type(args[1])) if n == 2
+            else (type(args[0]),) if n == 1
+            else tuple(map(type, args))
+        ]
+    except (AttributeError, KeyError):
+        return None
+    if hit[0] is not None or (hit[3] and not _rt.globals_fit(f.__globals__, hit[3])):
+        return None
+    if len(hit) < 6:
+        hit = _fuse_hit(f, args, hit)
+    if hit[2] and not hit[3] and n in (1, 2):
+        _remember(f, args, hit)
+    return hit
+
+
+def _remember(f, args, hit):
+    """Keep hit's fused forms on f for the hot path of gradient, grad and value_and_grad:
+    ``(type of x, type of y or _ONE, gradients-only form, fused function)`` for a call
+    with one argument x or two, x and y. Only for a hit that needs no check at a call (no
+    captured variables, no data globals: it stays valid as long as the pair cache, and
+    goes with it, dispatch.forget_pairs), whose arguments are all floats and which has a
+    gradients-only form."""
+    if hit[5] is not None:
+        f.__adjoint_last__ = (type(args[0]), type(args[1]) if len(args) == 2 else _ONE, hit[5], hit[4])
+
+
 def _fuse_hit(f, args, hit):
-    """The fused function of a cached pair (fuse.fused_for), derived on its first cached
-    call and kept in the pair cache's entry, which goes whenever the pair goes."""
-    fused = fuse.fused_for(f, hit[1])
+    """The dispatch cache's entry for a cached pair with its fused forms appended (hit[4]:
+    the fused function or None; hit[5]: the gradients-only form or None; fuse.fused_for),
+    derived on its first cached call and kept in that entry, which goes whenever the pair
+    goes."""
+    fused = fuse.fused_for(f, hit[1], hit[2])
     pairs = f.__adjoint_pairs__
     key = tuple(map(type, args))
+    new = hit[:4] + fused
     if pairs.get(key) is hit:
-        pairs[key] = hit + (fused,)
-    return fused
+        pairs[key] = new
+    return new
 
 
 def _gradient(f, /, *args, **kwargs):
