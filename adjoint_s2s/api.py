@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import emit, fuse
+from . import emit, fastpath, fuse
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
@@ -82,18 +82,20 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     or ``jacobian`` otherwise) or when the arguments do not fit f's signature."""
     try:
         # the hottest path: the argument types of the last cached call (of one or two
-        # arguments, all floats) and its fused forms (_remember); a bound method reads its
-        # function's attribute, hence the type check
+        # arguments, all floats) and its fused forms (fastpath.py); a bound method reads
+        # its function's attribute, hence the type check
         last = f.__adjoint_last__
         hot = type(args[0]) is last[0] and type(f) is _FUNCTION and not kwargs
     except (AttributeError, IndexError):
         hot = False
     if hot:
         n = len(args)
-        if (n == 2 and type(args[1]) is last[1]) or (n == 1 and last[1] is _ONE):
+        if (n == 2 and type(args[1]) is last[1]) or (n == 1 and last[1] is _ONE_ARGUMENT):
             return last[2](*args)
     if not kwargs and type(f) is _FUNCTION:
-        hit = _hit(f, args)
+        # the dispatch cache's entry (When gradient is itself differentiated, its rule
+        # differentiates _gradient instead: see the end of this module.)
+        hit = fastpath.hit(f, args)
         if hit is not None:
             run = hit[5]
             if run is not None:
@@ -116,56 +118,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     return _gradient(f, *args, **kwargs)
 
 
-_FUNCTION = types.FunctionType
-_ONE = object()  # _remember's second type for one argument (no type is this)
-
-
-def _hit(f, args):
-    """The dispatch cache's entry for a plain function f called with args (no keywords)
-    when it can be used as it is (no captured variables to check, its data globals still
-    of their kinds), with its fused forms (_fuse_hit); else None. (When gradient is
-    itself differentiated, its rule differentiates _gradient instead: see below.)"""
-    try:
-        n = len(args)
-        hit = f.__adjoint_pairs__[
-            (type(args[0]), type(args[1])) if n == 2
-            else (type(args[0]),) if n == 1
-            else tuple(map(type, args))
-        ]
-    except (AttributeError, KeyError):
-        return None
-    if hit[0] is not None or (hit[3] and not _rt.globals_fit(f.__globals__, hit[3])):
-        return None
-    if len(hit) < 6:
-        hit = _fuse_hit(f, args, hit)
-    if hit[2] and not hit[3] and n in (1, 2):
-        _remember(f, args, hit)
-    return hit
-
-
-def _remember(f, args, hit):
-    """Keep hit's fused forms on f for the hot path of gradient, grad and value_and_grad:
-    ``(type of x, type of y or _ONE, gradients-only form, fused function)`` for a call
-    with one argument x or two, x and y. Only for a hit that needs no check at a call (no
-    captured variables, no data globals: it stays valid as long as the pair cache, and
-    goes with it, dispatch.forget_pairs), whose arguments are all floats and which has a
-    gradients-only form."""
-    if hit[5] is not None:
-        f.__adjoint_last__ = (type(args[0]), type(args[1]) if len(args) == 2 else _ONE, hit[5], hit[4])
-
-
-def _fuse_hit(f, args, hit):
-    """The dispatch cache's entry for a cached pair with its fused forms appended (hit[4]:
-    the fused function or None; hit[5]: the gradients-only form or None; fuse.fused_for),
-    derived on its first cached call and kept in that entry, which goes whenever the pair
-    goes."""
-    fused = fuse.fused_for(f, hit[1], hit[2])
-    pairs = f.__adjoint_pairs__
-    key = tuple(map(type, args))
-    new = hit[:4] + fused
-    if pairs.get(key) is hit:
-        pairs[key] = new
-    return new
+_FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
 
 
 def _gradient(f, /, *args, **kwargs):
@@ -198,11 +151,11 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool 
     gradients). With ``has_aux=True``, f returns ``(loss, aux)`` and the new function
     returns ``(gradient, aux)``. An argument f does not use gets zeros of its shape, as
     in JAX (``gradient`` gives None there, Zygote's convention)."""
-    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+    nums = _argnums(f, argnums)
+    many = isinstance(argnums, (tuple, list))
 
     def grad_f(*args, **kwargs):
-        value, g = value_and_grad_f(*args, **kwargs)
-        return (g, value[1]) if has_aux else g
+        return _grad(f, nums, many, has_aux, args, kwargs)
 
     grad_f.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
     grad_f.__doc__ = f"The gradient of {getattr(f, '__name__', 'f')} (adjoint_s2s.grad)."
@@ -216,10 +169,55 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_
     many = isinstance(argnums, (tuple, list))
 
     def value_and_grad_f(*args, **kwargs):
-        return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+        return _value_and_grad_fast(f, nums, many, has_aux, args, kwargs)
 
     value_and_grad_f.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
     return value_and_grad_f
+
+
+def _grad(f, nums, many, has_aux, args, kwargs):
+    """grad's work: gradient's fast path when it applies (differentiated, its rule
+    differentiates _grad_plain instead: see the end of this module)."""
+    if not has_aux and not kwargs and max(nums) < len(args):
+        last = fastpath.last(f, args)
+        if last is not None:  # float arguments, a float value: the gradients alone
+            return _pick(last[2](*args), nums, many, args)
+    return _grad_plain(f, nums, many, has_aux, args, kwargs)
+
+
+def _grad_plain(f, nums, many, has_aux, args, kwargs):
+    """grad's work in the subset adjoint_s2s differentiates."""
+    value, g = _value_and_grad(f, nums, many, has_aux, args, kwargs)
+    return (g, value[1]) if has_aux else g
+
+
+def _value_and_grad_fast(f, nums, many, has_aux, args, kwargs):
+    """value_and_grad's work: the fused function of a cached pair when it applies
+    (differentiated, its rule differentiates _value_and_grad instead)."""
+    if not has_aux and not kwargs and max(nums) < len(args):
+        last = fastpath.last(f, args)
+        if last is not None:
+            fused, floats = last[3], True
+        else:
+            hit = fastpath.hit(f, args) if type(f) is _FUNCTION else None
+            fused, floats = (hit[4], hit[2]) if hit is not None else (None, False)
+        if fused is not None:
+            y, grads = fused(*args)
+            if type(y) is float and floats:
+                return y, _pick(grads[1:], nums, many, args)
+            _check_scalar(y, f)
+            return y, _pick(_project_args(grads, args), nums, many, args)
+    return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+
+
+def _pick(grads, nums, many, args):
+    """grad's gradients of the arguments nums from the gradients of all (projected):
+    an argument nothing flowed to gets zeros (_zero_gradient)."""
+    out = []
+    for i in nums:
+        g = grads[i] if i < len(grads) else None
+        out.append(_zero_gradient(args[i]) if g is None else g)
+    return tuple(out) if many else out[0]
 
 
 def _value_and_grad(f, nums, many, has_aux, args, kwargs):
@@ -577,6 +575,14 @@ def _register_api_rules():
         # plain twin instead
         y, pb = _rt.call(_gradient, f, *args, **kwargs)
         return y, pb
+
+    @R.special(_grad)
+    def grad_pair(f, nums, many, has_aux, args, kwargs):
+        return _rt.call(_grad_plain, f, nums, many, has_aux, args, kwargs)
+
+    @R.special(_value_and_grad_fast)
+    def value_and_grad_pair(f, nums, many, has_aux, args, kwargs):
+        return _rt.call(_value_and_grad, f, nums, many, has_aux, args, kwargs)
 
 
 _register_api_rules()
