@@ -16,7 +16,7 @@ would be checked) and no data globals (their kinds too).
 import types
 
 from . import fuse
-from . import runtime as _rt
+from .runtime.dispatch import globals_fit
 
 FUNCTION = types.FunctionType
 ONE = object()  # the memo's second type for one argument (no value's type is this)
@@ -35,7 +35,7 @@ def hit(f, args):
         ]
     except (AttributeError, KeyError):
         return None
-    if found[0] is not None or (found[3] and not _rt.globals_fit(f.__globals__, found[3])):
+    if found[0] is not None or (found[3] and not globals_fit(f.__globals__, found[3])):
         return None
     if len(found) < 6:
         found = fuse_hit(f, args, found)
