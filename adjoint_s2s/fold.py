@@ -15,6 +15,9 @@ identical, bit for bit:
   an int it is not (``1.0 * 3`` is ``3.0``), so unproven operands keep their ``1.0 *``;
 * products, sums, differences and quotients of two number constants, one of them a
   float, become their value (what CPython's constant folding computes anyway);
+* an int constant beside a proven float (``2 * d``) is written as a float (``2.0 * d``):
+  the operation converts it exactly (up to 2**53) and then computes the same, but float
+  with float is the interpreter's fast form (about 40 ns less);
 * ``n = m`` (a name, or a float constant) makes later reads of ``n`` read ``m`` until
   either is rebound, and goes once nothing reads ``n``; ``m`` must be surely bound there.
 
@@ -320,6 +323,13 @@ class _Folder:
         if op in (ast.Mult, ast.Div) and type(rc) is float and rc == 1.0 and lk == FLOAT:
             return l, lk, lc
         kind = _arith_kind(op, lk, rk)
+        if kind == FLOAT and op in _ARITH and (lc is _NO or rc is _NO):
+            # an int constant beside a float is converted to a float by the operation;
+            # written as a float the operation is float's own (CPython's fast form)
+            if lk == INT and rk == FLOAT and lc is not _NO and abs(lc) <= 2 ** 53:
+                l = _const(float(lc))
+            elif rk == INT and lk == FLOAT and rc is not _NO and abs(rc) <= 2 ** 53:
+                r = _const(float(rc))
         if kind == FLOAT and lc is not _NO and rc is not _NO and op in _ARITH:
             try:
                 v = _ARITH[op](lc, rc)
