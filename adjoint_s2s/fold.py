@@ -161,6 +161,7 @@ class _Folder:
         self.new = {}  # statement -> its new value expression
         self.copies = []  # (statement, name): `name = ...` that may go if nothing reads name
         self.returns = []  # (return statement, its value a proven float)
+        self.pure = set()  # `name = e` with e float arithmetic that cannot raise
 
     # ----- statements -----
 
@@ -213,6 +214,8 @@ class _Folder:
                 st.forget(name)
             return st
         name = target.id
+        if self.harmless(s.value, st):
+            self.pure.add(s)
         st.forget(name)
         if name in self.never:
             return st
@@ -228,6 +231,21 @@ class _Folder:
             return st
         self.copies.append((s, name))
         return st
+
+    def harmless(self, e, st):
+        """Whether e is + - * of proven floats and small int constants: it cannot raise
+        (a float overflows to inf) and does nothing else."""
+        t = type(e)
+        if t is ast.Name:
+            return e.id in st.fl
+        if t is ast.Constant:
+            return type(e.value) is float or (type(e.value) is int and abs(e.value) <= 2 ** 53)
+        if t is ast.UnaryOp:
+            return type(e.op) in (ast.USub, ast.UAdd) and self.harmless(e.operand, st)
+        if t is ast.BinOp and type(e.op) in (ast.Add, ast.Sub, ast.Mult):
+            return (self.harmless(e.left, st) and self.harmless(e.right, st)
+                    and self.expr(e, st)[1] == FLOAT)
+        return False
 
     def value_is_float(self, value, st):
         """Whether a return's (value, gradients) has a value proven a float."""
@@ -450,6 +468,14 @@ def fold(text, name, seed, floats, math_ok, grads_name):
         s.value = ast.Tuple(s.value.elts[1].elts[1:], ast.Load())
         edits[s] = _unparse(s)
     lines = list(lines)
+    body = list(fn.body)
+    for s in reversed(fn.body):  # the value's lines, when nothing else reads them
+        if s in folder.pure and s not in gone and s.lineno == s.end_lineno and (
+                s.targets[0].id not in cells and _dead_after(s, body, s.targets[0].id, body)):
+            body.remove(s)
+            line = lines[s.lineno - 1]
+            lines[s.lineno - 1] = line[: s.col_offset] + "# " + line[s.col_offset:] + _UNUSED
+            edits.pop(s, None)
     head, ret = fn.lineno - 1, factory.body[-1].lineno - 1
     lines[head] = lines[head].replace(f"def {name}(", f"def {grads_name}(", 1)
     lines[ret] = lines[ret].replace(f"return {name}", f"return {grads_name}", 1)
@@ -457,6 +483,7 @@ def fold(text, name, seed, floats, math_ok, grads_name):
     return out, _apply(lines, own, edits, gone)
 
 
+_UNUSED = "  (not needed for the gradients alone, and cannot raise)"
 _VALUE_AND_GRADIENTS = "run now with the seed 1.0: (value, gradients)"
 _GRADIENTS = "run now with the seed 1.0, the value a float: the gradients alone"
 

@@ -255,6 +255,22 @@ def test_the_gradients_only_form_needs_the_value_proven_a_float(value, proven):
     assert grads is None  # arguments not all floats: no proof from them
 
 
+def test_the_gradients_only_form_drops_the_value_only_where_it_cannot_raise():
+    text = module("t = x * 2.0\nresult = t * t - 3 * x", "return (None, b_result * 4.0 * x)")
+    _, grads = check(text, 0.5, grads_expected=True)
+    assert "# result = t * t - 3 * x  (not needed" in grads
+    assert "# t = x * 2.0  (not needed" in grads  # read by the value only
+    for value in ("t / x", "math.exp(t)", "t ** 2", "t * 10 ** 400", "t * len([x])"):
+        text = module(f"t = x * 2.0\nresult = {value}", "return (None, b_result * x)")
+        _, grads = check(text, 0.5)
+        assert grads is None or f"    result = {value}" in grads, value
+    for x in (0.0, 800.0):  # the pair raises: so does every form
+        check(module("t = x * 2.0\nresult = 1.0 / x + math.exp(x)", "return (None, b_result * x)"), x)
+    text = module("g = lambda: result\nresult = x * x", "return (None, g() * b_result)")
+    _, grads = check(text, 0.5)
+    assert "    result = x * x" in grads  # a closure reads it
+
+
 def test_folding_leaves_the_forward_lines_as_they_were():
     text = module("t = x * 1.0\nresult = t * 2.0", "b_t = b_result * 2.0\nreturn (None, b_t * 1.0)")
     (folded, _), fused = forms(text, True)
