@@ -88,32 +88,36 @@ class _State:
         return self.fl == other.fl and self.df == other.df and self.cp == other.cp
 
 
-def _bound_in(nodes):
-    """The names the statements or expressions bind in their own scope."""
-    out, stack = set(), list(nodes)
+def _binders(nodes):
+    """The names the statements or expressions bind in their own scope, once per binding."""
+    out, stack = [], list(nodes)
     while stack:
         n = stack.pop()
         t = type(n)
         if t is ast.Name:
             if type(n.ctx) is not ast.Load:
-                out.add(n.id)
+                out.append(n.id)
             continue
         if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            out.add(n.name)
+            out.append(n.name)
             stack.extend(n.decorator_list)
             continue
         if t in (ast.Import, ast.ImportFrom):
-            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+            out.extend((a.asname or a.name).split(".")[0] for a in n.names)
         elif t is ast.ExceptHandler and n.name:
-            out.add(n.name)
+            out.append(n.name)
         elif t in (ast.MatchAs, ast.MatchStar) and n.name:
-            out.add(n.name)
+            out.append(n.name)
         elif t is ast.MatchMapping and n.rest:
-            out.add(n.rest)
+            out.append(n.rest)
         if t in _SCOPES:
             continue
         stack.extend(ast.iter_child_nodes(n))
     return out
+
+
+def _bound_in(nodes):
+    return set(_binders(nodes))
 
 
 def _jumps(stmts):
@@ -406,20 +410,29 @@ def _own_statements(fn):
     return out
 
 
-def _mentions(node, name):
-    return any(type(n) is ast.Name and n.id == name for n in ast.walk(node))
+class _Names:
+    """The names each statement (or expression) mentions, walked once each."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def __call__(self, node):
+        got = self.seen.get(id(node))
+        if got is None:
+            got = self.seen[id(node)] = (node, {n.id for n in ast.walk(node) if type(n) is ast.Name})
+        return got[1]
 
 
-def _dead_after(s, body, name, top):
+def _dead_after(s, body, name, top, names):
     """Whether the value `name` gets at statement s (in body) is read nowhere: the
     statements after it in its block bind name again before any reads it (or the
-    function ends, when body is the function's own)."""
+    function ends, when body is the function's own). names: a _Names."""
     i = next(i for i, t in enumerate(body) if t is s)
     for t in body[i + 1:]:
-        if not _mentions(t, name):
+        if name not in names(t):
             continue
         return (type(t) is ast.Assign and len(t.targets) == 1 and type(t.targets[0]) is ast.Name
-                and t.targets[0].id == name and not _mentions(t.value, name))
+                and t.targets[0].id == name and name not in names(t.value))
     return body is top
 
 
@@ -441,21 +454,23 @@ def fold(text, name, seed, floats, math_ok, grads_name):
         return text, None
     params = {a.arg for a in _params(fn)}
     local = _bound_in(fn.body) | params
-    never = {n.target.id for s, _ in own for n in ast.walk(s) if type(n) is ast.NamedExpr
+    never = {n.target.id for n in ast.walk(fn) if type(n) is ast.NamedExpr
              and type(n.target) is ast.Name}
-    binds_seed = sum(1 for s, _ in own if seed in _bound_in([s])) + (seed in params)
+    binds_seed = _binders(fn.body).count(seed) + (seed in params)
     math_ok = set() if "math" in local or "math" not in {a.arg for a in _params(factory)} else math_ok
     folder = _Folder(seed if binds_seed == 1 else None, math_ok, never, seed_stmt.lineno)
     fl = {a.arg for a in fn.args.posonlyargs + fn.args.args} - never if floats else set()
     folder.block(fn.body, _State(fl, params, {}), True)
     for s, value in folder.new.items():
         s.value = value
-    cells = {n.id for s, _ in own if isinstance(s, _SCOPES) for n in ast.walk(s) if type(n) is ast.Name}
-    cells |= {n.id for s, _ in own for e in ast.walk(s) if isinstance(e, _SCOPES[3:])
-              for n in ast.walk(e) if type(n) is ast.Name}  # read by nested scopes: kept
+    cells = set()  # names nested scopes read or bind: never dropped
+    for e in ast.walk(fn):
+        if e is not fn and isinstance(e, _SCOPES):
+            cells.update(n.id for n in ast.walk(e) if type(n) is ast.Name)
     body_of = {id(s): body for s, body in own}
+    names = _Names()
     gone = {s for s, n in folder.copies
-            if n not in cells and _dead_after(s, body_of[id(s)], n, fn.body)}
+            if n not in cells and _dead_after(s, body_of[id(s)], n, fn.body, names)}
     emptied = {}
     for s, body in own:
         emptied[id(body)] = emptied.get(id(body), 0) + (s in gone)
@@ -468,10 +483,10 @@ def fold(text, name, seed, floats, math_ok, grads_name):
         s.value = ast.Tuple(s.value.elts[1].elts[1:], ast.Load())
         edits[s] = _unparse(s)
     lines = list(lines)
-    body = list(fn.body)
+    body, names = list(fn.body), _Names()  # the returns changed: walked again
     for s in reversed(fn.body):  # the value's lines, when nothing else reads them
         if s in folder.pure and s not in gone and s.lineno == s.end_lineno and (
-                s.targets[0].id not in cells and _dead_after(s, body, s.targets[0].id, body)):
+                s.targets[0].id not in cells and _dead_after(s, body, s.targets[0].id, body, names)):
             body.remove(s)
             line = lines[s.lineno - 1]
             lines[s.lineno - 1] = line[: s.col_offset] + "# " + line[s.col_offset:] + _UNUSED
