@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import emit, fuse
+from . import emit, fastpath, fuse
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
@@ -80,20 +80,28 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     nothing flowed to gets a zero of its shape (``zero_like``). Raises ``TypeError`` when
     f's result is not a real scalar (use ``withgradient`` for ``(loss, aux)``, ``pullback``
     or ``jacobian`` otherwise) or when the arguments do not fit f's signature."""
-    if not kwargs:
-        # the hot path: a cached pair, float gradients. (When gradient is itself
-        # differentiated, its rule differentiates _gradient instead: see below.)
-        try:
-            n = len(args)
-            hit = f.__adjoint_pairs__[
-                (type(args[0]),) if n == 1
-                else (type(args[0]), type(args[1])) if n == 2
-                else tuple(map(type, args))
-            ]
-        except (AttributeError, KeyError, IndexError):
-            hit = None
-        if hit is not None and hit[0] is None and (not hit[3] or _rt.globals_fit(f.__globals__, hit[3])):
-            fused = hit[4] if len(hit) > 4 else _fuse_hit(f, args, hit)
+    try:
+        # the hottest path: the argument types of the last cached call (of one or two
+        # arguments, all floats) and its fused forms (fastpath.py); a bound method reads
+        # its function's attribute, hence the type check
+        last = f.__adjoint_last__
+        hot = type(args[0]) is last[0] and type(f) is _FUNCTION and not kwargs
+    except (AttributeError, IndexError):
+        hot = False
+    if hot:
+        n = len(args)
+        if (n == 2 and type(args[1]) is last[1]) or (n == 1 and last[1] is _ONE_ARGUMENT):
+            return last[2](*args)
+    if not kwargs and type(f) is _FUNCTION:
+        # the dispatch cache's entry (When gradient is itself differentiated, its rule
+        # differentiates _gradient instead: see the end of this module.)
+        hit = fastpath.hit(f, args)
+        if hit is not None:
+            run = hit[5]
+            if run is not None:
+                # float arguments, a value proven a float (fold.py): the gradients alone
+                return run(*args)
+            fused = hit[4]
             if fused is not None:
                 # the pair and its pullback in one function (fuse.py): (value, gradients)
                 y, grads = fused(*args)
@@ -110,15 +118,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     return _gradient(f, *args, **kwargs)
 
 
-def _fuse_hit(f, args, hit):
-    """The fused function of a cached pair (fuse.fused_for), derived on its first cached
-    call and kept in the pair cache's entry, which goes whenever the pair goes."""
-    fused = fuse.fused_for(f, hit[1])
-    pairs = f.__adjoint_pairs__
-    key = tuple(map(type, args))
-    if pairs.get(key) is hit:
-        pairs[key] = hit + (fused,)
-    return fused
+_FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
 
 
 def _gradient(f, /, *args, **kwargs):
@@ -151,11 +151,11 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool 
     gradients). With ``has_aux=True``, f returns ``(loss, aux)`` and the new function
     returns ``(gradient, aux)``. An argument f does not use gets zeros of its shape, as
     in JAX (``gradient`` gives None there, Zygote's convention)."""
-    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+    nums = _argnums(f, argnums)
+    many = isinstance(argnums, (tuple, list))
 
     def grad_f(*args, **kwargs):
-        value, g = value_and_grad_f(*args, **kwargs)
-        return (g, value[1]) if has_aux else g
+        return _grad(f, nums, many, has_aux, args, kwargs)
 
     grad_f.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
     grad_f.__doc__ = f"The gradient of {getattr(f, '__name__', 'f')} (adjoint_s2s.grad)."
@@ -169,10 +169,55 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_
     many = isinstance(argnums, (tuple, list))
 
     def value_and_grad_f(*args, **kwargs):
-        return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+        return _value_and_grad_fast(f, nums, many, has_aux, args, kwargs)
 
     value_and_grad_f.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
     return value_and_grad_f
+
+
+def _grad(f, nums, many, has_aux, args, kwargs):
+    """grad's work: gradient's fast path when it applies (differentiated, its rule
+    differentiates _grad_plain instead: see the end of this module)."""
+    if not has_aux and not kwargs and max(nums) < len(args):
+        last = fastpath.last(f, args)
+        if last is not None:  # float arguments, a float value: the gradients alone
+            return _pick(last[2](*args), nums, many, args)
+    return _grad_plain(f, nums, many, has_aux, args, kwargs)
+
+
+def _grad_plain(f, nums, many, has_aux, args, kwargs):
+    """grad's work in the subset adjoint_s2s differentiates."""
+    value, g = _value_and_grad(f, nums, many, has_aux, args, kwargs)
+    return (g, value[1]) if has_aux else g
+
+
+def _value_and_grad_fast(f, nums, many, has_aux, args, kwargs):
+    """value_and_grad's work: the fused function of a cached pair when it applies
+    (differentiated, its rule differentiates _value_and_grad instead)."""
+    if not has_aux and not kwargs and max(nums) < len(args):
+        last = fastpath.last(f, args)
+        if last is not None:
+            fused, floats = last[3], True
+        else:
+            hit = fastpath.hit(f, args) if type(f) is _FUNCTION else None
+            fused, floats = (hit[4], hit[2]) if hit is not None else (None, False)
+        if fused is not None:
+            y, grads = fused(*args)
+            if type(y) is float and floats:
+                return y, _pick(grads[1:], nums, many, args)
+            _check_scalar(y, f)
+            return y, _pick(_project_args(grads, args), nums, many, args)
+    return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+
+
+def _pick(grads, nums, many, args):
+    """grad's gradients of the arguments nums from the gradients of all (projected):
+    an argument nothing flowed to gets zeros (_zero_gradient)."""
+    out = []
+    for i in nums:
+        g = grads[i] if i < len(grads) else None
+        out.append(_zero_gradient(args[i]) if g is None else g)
+    return tuple(out) if many else out[0]
 
 
 def _value_and_grad(f, nums, many, has_aux, args, kwargs):
@@ -530,6 +575,14 @@ def _register_api_rules():
         # plain twin instead
         y, pb = _rt.call(_gradient, f, *args, **kwargs)
         return y, pb
+
+    @R.special(_grad)
+    def grad_pair(f, nums, many, has_aux, args, kwargs):
+        return _rt.call(_grad_plain, f, nums, many, has_aux, args, kwargs)
+
+    @R.special(_value_and_grad_fast)
+    def value_and_grad_pair(f, nums, many, has_aux, args, kwargs):
+        return _rt.call(_value_and_grad, f, nums, many, has_aux, args, kwargs)
 
 
 _register_api_rules()

@@ -135,7 +135,8 @@ def main(argv=None):
         if owner is not None:
             sys.stdout.write(heading)
         if args.fused:
-            sys.stdout.write(fuse.fused_text(fn, kinds))
+            floats = owner is None and all(t.strip() == "float" for t in (args.types or "float").split(","))
+            sys.stdout.write(fuse.fused_text(fn, kinds, floats))
         else:
             show(fn, kinds, args.all)
         if args.html:

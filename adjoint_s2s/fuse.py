@@ -42,6 +42,9 @@ After (``show-adjoint --fused``)::
         b_x = b_s * (2 * x)
         return result, (None, b_x)
 
+(``fold.py`` then writes those pullback lines as a person would, bit for bit the same:
+``b_s = math.cos(s)``, and for float arguments a form returning ``(b_x,)`` alone.)
+
 What differs between "a closure called later" and "the same lines run now", and how each
 is kept exact:
 
@@ -64,9 +67,10 @@ is kept exact:
 """
 import ast
 import inspect
+import math
 import types
 
-from . import emit
+from . import emit, fold
 
 from .kinds import REAL
 from .naming import PAIR_SUFFIX
@@ -82,12 +86,14 @@ class Fused:
     """The fused module text (a factory ``make_<name>`` with the pair's parameters); its
     lines before ``same_below`` are the pair's, at the same numbers."""
 
-    __slots__ = ("source", "name", "same_below")
+    __slots__ = ("source", "name", "same_below", "seed", "grads_name")
 
-    def __init__(self, source, name, same_below):
+    def __init__(self, source, name, same_below, seed, grads_name):
         self.source = source
         self.name = name
         self.same_below = same_below
+        self.seed = seed  # the pullback's seed parameter, set to 1.0
+        self.grads_name = grads_name  # a free name for the gradients-only form
 
 
 def fuse(text, pair_name, result_kind):
@@ -119,7 +125,9 @@ def fuse(text, pair_name, result_kind):
     head = lines[ret.lineno - 1]
     out.append(f"{head[: len(head) - len(head.lstrip())]}return {name}")
     out.extend(line for line in lines[ret.end_lineno:] if line)
-    return Fused("\n".join(out) + "\n", name, pb.lineno)
+    base = pair_name[: -len(PAIR_SUFFIX)] if pair_name.endswith(PAIR_SUFFIX) else pair_name
+    grads_name = _fresh(base + "_grads", names)
+    return Fused("\n".join(out) + "\n", name, pb.lineno, pb.args.args[0].arg, grads_name)
 
 
 # ----- the shape of the pair -----------------------------------------------------------------
@@ -439,47 +447,92 @@ def _return_lines(lines, node, value_src):
 # ----- compiled, kept with the emitted entry, bound like the pair ------------------------------
 
 
-def fused_of(entry):
+def fused_of(entry, floats=False):
     """(code or None, its source or why there is none) of entry's fused value-and-gradient
-    function (above). Derived on the first request, not with the pair (a transform does
-    not pay for it), and kept with the entry: whatever drops the entry (refresh, a new rule
-    it depended on, its code object gone) drops it too."""
-    if entry.fused is None:
-        kind = entry.result[0] if entry.result else None
-        try:
-            fused = fuse(entry.source, entry.pair_name, kind)
-            gname = entry.filename[:-1] + " fused>"
-            module_code = compile(fused.source, gname, "exec")
-        except Declined as exc:
-            entry.fused = (None, str(exc))
-        except SyntaxError as exc:  # pragma: no cover - a bug of ours: the pair is used
-            entry.fused = (None, f"the fused code does not compile ({exc.msg})")
-        else:
-            factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
-            code = next(c for c in factory.co_consts
-                        if isinstance(c, types.CodeType) and c.co_name == fused.name)
-            emit._register_source(gname, fused.source, code)
-            # functions the forward lines define come from the user's lines, as in the pair
-            origins = emit.ORIGINS.get(entry.filename, {})
-            emit.ORIGINS[gname] = {k: v for k, v in origins.items() if k < fused.same_below}
-            entry.fused = (code, fused.source)
-    return entry.fused
+    function (above), folded (fold.py); with floats, the form for arguments that are all
+    floats. Derived on the first request, not with the pair (a transform does not pay for
+    it), and kept with the entry: whatever drops the entry (refresh, a new rule it
+    depended on, its code object gone) drops it too."""
+    return _forms(entry, floats)[:2]
 
 
-def fused_for(fn, pair):
-    """The fused function of fn's generated pair (a function ``emit.bind`` made), sharing the
-    pair's globals, defaults and cells; None when the pair has no fused form."""
+def grads_of(entry):
+    """(code or None, source) of the gradients-only form for float arguments: the fused
+    lines returning just the arguments' gradients, where fold.py proves the value a float
+    (what ``gradient`` returns for it, with no value to check)."""
+    return _forms(entry, True)[2:]
+
+
+def _forms(entry, floats):
+    forms = entry.fused
+    if forms is None:
+        forms = entry.fused = {}
+    got = forms.get(floats)
+    if got is None:
+        got = forms[floats] = _derive(entry, floats)
+    return got
+
+
+def _derive(entry, floats):
+    """(code, source, gradients-only code, its source) or (None, why, None, None)."""
+    kind = entry.result[0] if entry.result else None
+    try:
+        fused = fuse(entry.source, entry.pair_name, kind)
+    except Declined as exc:
+        return None, str(exc), None, None
+    cell = entry.helpers.get("math")
+    math_ok = fold.math_float_functions() if cell is not None and cell.cell_contents is math else set()
+    try:
+        text, grads = fold.fold(fused.source, fused.name, fused.seed, floats, math_ok, fused.grads_name)
+    except Exception:  # pragma: no cover - a bug of ours: the text unfolded is exact too
+        text, grads = fused.source, None
+    code = _compiled(entry, fused, text, fused.name, " floats fused" if floats else " fused")
+    if code is None:  # pragma: no cover - a bug of ours: the pair is used
+        return None, "the fused code does not compile", None, None
+    gcode = _compiled(entry, fused, grads, fused.grads_name, " gradients fused") if grads else None
+    return code, text, gcode, grads if gcode is not None else None
+
+
+def _compiled(entry, fused, text, name, what):
+    """The code object of the function name in the fused module text, registered (lines
+    for tracebacks, the origins of the functions its forward lines define)."""
+    gname = entry.filename[:-1] + what + ">"
+    try:
+        module_code = compile(text, gname, "exec")
+    except SyntaxError:  # pragma: no cover - a bug of ours
+        return None
+    factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    code = next(c for c in factory.co_consts
+                if isinstance(c, types.CodeType) and c.co_name == name)
+    emit._register_source(gname, text, code)
+    # functions the forward lines define come from the user's lines, as in the pair
+    origins = emit.ORIGINS.get(entry.filename, {})
+    emit.ORIGINS[gname] = {k: v for k, v in origins.items() if k < fused.same_below}
+    return code
+
+
+def fused_for(fn, pair, floats=False):
+    """(the fused function, its gradients-only form or None) of fn's generated pair (a
+    function ``emit.bind`` made), sharing the pair's globals, defaults and cells; (None,
+    None) when the pair has no fused form. floats: every argument is a float, as many as
+    fn's positional parameters (the dispatch cache's key says so)."""
     code = getattr(pair, "__code__", None)
     variants = emit._CACHE.get(fn.__code__)
     if code is None or variants is None:
-        return None
+        return None, None
     entry = next((e for entries in variants.values() for e in entries if e.code is code), None)
     if entry is None:
-        return None
-    fcode = fused_of(entry)[0]
+        return None, None
+    floats = floats and code.co_argcount == fn.__code__.co_argcount
+    fcode = fused_of(entry, floats)[0]
+    gcode = grads_of(entry)[0] if floats and fcode is not None else None
+    return _bound(fcode, pair), _bound(gcode, pair)
+
+
+def _bound(fcode, pair):
     if fcode is None:
         return None
-    cells = dict(zip(code.co_freevars, pair.__closure__ or ()))
+    cells = dict(zip(pair.__code__.co_freevars, pair.__closure__ or ()))
     if not set(fcode.co_freevars) <= set(cells):  # pragma: no cover - fuse keeps the names
         return None
     closure = tuple(cells[name] for name in fcode.co_freevars)
@@ -489,11 +542,16 @@ def fused_for(fn, pair):
     return fused
 
 
-def fused_text(fn, kinds):
-    """The fused value-and-gradient function of fn for kinds (what a cached ``gradient``
-    call runs), or its pair headed by a comment saying why there is none."""
+def fused_text(fn, kinds, floats=False):
+    """What a cached ``gradient`` call of fn runs for arguments of these kinds (floats:
+    all floats): the gradients-only form, or the fused value-and-gradient function, or
+    the pair headed by a comment saying why there is none."""
     entry = emit.source_of(fn, kinds)
-    code, text = fused_of(entry)
-    if code is not None:
-        return text
-    return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source
+    code, text = fused_of(entry, floats)
+    if code is None:
+        return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source
+    if floats and fn.__code__.co_argcount == len(kinds):
+        grads = grads_of(entry)[1]
+        if grads is not None:
+            return grads
+    return text

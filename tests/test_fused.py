@@ -220,19 +220,30 @@ def test_functions_fused_or_not_give_the_same_gradient(f, args):
 
 
 def test_the_benchmark_scalar_workloads_are_fused():
-    # fails if gradient's fast path silently stops using the fused function for them
+    # fails if gradient's fast path silently stops using the gradients-only form for them
     from bench import workloads as W
 
     for f, args in [(W.scalar_poly, (0.7, 1.3)), (W.scalar_loop, (0.7,))]:
         want, got = both(f, *args)
-        fz = fused_of(f, args)
-        assert fz is not None and fz.__name__ == f.__name__ + "_fused"
-        assert got == want
-        calls = []
         key = tuple(map(type, args))
-        f.__adjoint_pairs__[key] = f.__adjoint_pairs__[key][:4] + (
-            lambda *a: calls.append(a) or fz(*a),)
+        hit = f.__adjoint_pairs__[key]
+        fz, grads = hit[4], hit[5]
+        assert fz is not None and fz.__name__ == f.__name__ + "_fused"
+        assert grads is not None and grads.__name__ == f.__name__ + "_grads"
+        assert got == want and grads(*args) == want and fz(*args)[1][1:] == want
+        calls = []
+        spy = lambda *a: calls.append(a) or grads(*a)  # noqa: E731
+        # the memo of the last call (api._remember), then the dispatch cache's entry
+        last = f.__adjoint_last__
+        assert last[2] is grads and last[3] is fz
+        f.__adjoint_last__ = last[:2] + (spy, fz)
         assert ad.gradient(f, *args) == want and calls == [args]
+        del f.__adjoint_last__
+        f.__adjoint_pairs__[key] = hit[:5] + (spy,)
+        assert ad.gradient(f, *args) == want and calls == [args, args]
+        assert f.__adjoint_last__[2] is spy
+        f.__adjoint_pairs__[key] = hit
+        del f.__adjoint_last__
 
 
 def test_a_cached_call_checks_no_global_for_the_builtins_it_uses():
@@ -343,7 +354,7 @@ def test_first_gradient_call_does_not_derive_the_fused_function():
     ad.gradient(augmented, 1.1, 0.9)
     assert len(augmented.__adjoint_pairs__[(float, float)]) == 4
     ad.gradient(augmented, 1.1, 0.9)
-    assert len(augmented.__adjoint_pairs__[(float, float)]) == 5
+    assert len(augmented.__adjoint_pairs__[(float, float)]) == 6
 
 
 def test_a_function_the_forward_lines_define_maps_to_the_users_line():
@@ -362,7 +373,7 @@ def test_fused_source_keeps_comments_and_adjoint_names():
     assert code is not None
     assert "def straight_fused(x, y):" in text
     assert "# a = math.sin(x) * y + 0.5 * x * x" in text
-    assert "b_x" in text and "b_result = 1.0" in text
+    assert "b_x" in text and "b_result" not in text  # the seed 1.0 folded (fold.py)
     assert "def straight_pullback" not in text and "_rt.real" not in text
     assert "return result, (None, b_x, b_y)" in text
 
@@ -382,7 +393,10 @@ def test_show_adjoint_fused_on_the_command_line(tmp_path):
     run = lambda *a: subprocess.run(  # noqa: E731
         [sys.executable, "-m", "adjoint_s2s", "show-adjoint", *a], cwd=tmp_path,
         capture_output=True, text=True, env=env)
-    out = run("model:f", "--fused")
+    out = run("model:f", "--fused")  # float arguments: the gradients-only form
+    assert out.returncode == 0, out.stderr
+    assert "def f_grads(x, y):" in out.stdout and "return b_x, b_y" in out.stdout
+    out = run("model:f", "--fused", "--types", "int,float")
     assert out.returncode == 0, out.stderr
     assert "def f_fused(x, y):" in out.stdout and "return result, (None, b_x, b_y)" in out.stdout
     out = run("model:g", "--fused")

@@ -84,9 +84,11 @@ _CACHED_FUNCTIONS = weakref.WeakSet()  # functions that hold a pair cache
 
 
 def forget_pairs():
-    """Drop the pair caches of every function (a rule changed)."""
+    """Drop the pair caches of every function (a rule changed), and the memo of
+    ``gradient``'s hot path taken from them (fastpath.remember)."""
     for fn in list(_CACHED_FUNCTIONS):
         fn.__dict__.pop("__adjoint_pairs__", None)
+        fn.__dict__.pop("__adjoint_last__", None)
     _CACHED_FUNCTIONS.clear()
 
 

@@ -1,0 +1,79 @@
+"""The caches behind the hot path of ``gradient``, ``grad`` and ``value_and_grad``.
+
+A plain function's pairs are cached on it by the run time's dispatch
+(``f.__adjoint_pairs__``: argument types -> ``(cell kinds, pair, floats, data guard)``,
+``runtime/dispatch.py``). On the first cached call, ``fuse_hit`` appends the fused forms
+(``fuse.py``): ``hit[4]``, the pair and its pullback as one function returning ``(value,
+gradients)``; ``hit[5]``, for float arguments whose value ``fold.py`` proves a float, the
+same lines returning the arguments' gradients alone. ``remember`` then keeps, on the
+function, the argument types of that call and both forms (``f.__adjoint_last__``), so
+the next call of one or two floats checks two types instead of building and hashing a
+key: ``gradient``'s check is written out in ``api.gradient``, the others call ``last``.
+The memo goes with the pair cache (``dispatch.forget_pairs`` drops both), and is kept
+only for an entry that needs no check at a call: no captured variables (their kinds
+would be checked) and no data globals (their kinds too).
+"""
+import types
+
+from . import fuse
+from .runtime.dispatch import globals_fit
+
+FUNCTION = types.FunctionType
+ONE = object()  # the memo's second type for one argument (no value's type is this)
+
+
+def hit(f, args):
+    """The dispatch cache's entry for a plain function f called with args (no keywords)
+    when it can be used as it is (no captured variables to check, its data globals still
+    of their kinds), with its fused forms (fuse_hit); else None."""
+    try:
+        n = len(args)
+        found = f.__adjoint_pairs__[
+            (type(args[0]), type(args[1])) if n == 2
+            else (type(args[0]),) if n == 1
+            else tuple(map(type, args))
+        ]
+    except (AttributeError, KeyError):
+        return None
+    if found[0] is not None or (found[3] and not globals_fit(f.__globals__, found[3])):
+        return None
+    if len(found) < 6:
+        found = fuse_hit(f, args, found)
+    if found[2] and not found[3] and n in (1, 2):
+        remember(f, args, found)
+    return found
+
+
+def remember(f, args, found):
+    """Keep the fused forms of the cache entry found on f: ``(type of x, type of y or
+    ONE, gradients-only form, fused function)`` for a call with one argument x or two, x
+    and y, all floats; only when there is a gradients-only form."""
+    if found[5] is not None:
+        second = type(args[1]) if len(args) == 2 else ONE
+        f.__adjoint_last__ = (type(args[0]), second, found[5], found[4])
+
+
+def fuse_hit(f, args, found):
+    """The dispatch cache's entry with its fused forms appended (fuse.fused_for; None
+    where there is none), derived on its first cached call and kept in that entry, which
+    goes whenever the pair goes."""
+    fused = fuse.fused_for(f, found[1], found[2])
+    pairs = f.__adjoint_pairs__
+    key = tuple(map(type, args))
+    new = found[:4] + fused
+    if pairs.get(key) is found:
+        pairs[key] = new
+    return new
+
+
+def last(f, args):
+    """The memo of f (remember) when it fits args, else None."""
+    try:
+        memo = f.__adjoint_last__
+        fits = type(args[0]) is memo[0] and type(f) is FUNCTION
+    except (AttributeError, IndexError):
+        return None
+    n = len(args)
+    if fits and ((n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE)):
+        return memo
+    return None
