@@ -147,16 +147,39 @@ def _data_guard(assumed):
 
 def _callee_guard(fn, facts):
     """The globals naming callees whose result kinds (and pairs) the code took at
-    transform time, with the callees' own: each call checks they name the same
-    functions (a redefinition makes the code again). (name, None, weak reference)."""
+    transform time, with the callees' own identity checks where they read the same
+    module: each call checks they name the same functions (a redefinition makes the code
+    again). (name, None, weak reference)."""
     guard = {}
     for name in sorted(facts.callee_globals):
         guard[name] = (name, None, _weak(fn.__globals__.get(name)))
+    home = id(fn.__globals__)
     for callee in facts.callees.values():
         for item in callee.guard:
-            if item[1] is None:
+            # a callee's identity checks name its own module's globals (_identity_guard)
+            if item[1] is None and (callee.home == home or item not in callee.identity):
                 guard.setdefault(item[0], item)
     return tuple(guard.values())
+
+
+def _absent():  # the identity fact of a global that was not there (read as a builtin)
+    return None
+
+
+def _identity_guard(assumed, taken):
+    """The other globals the code resolved when it was written (``act = math.sin``, ``np``,
+    ``abs`` read as the builtin): it inlined what they held, so each call checks they hold
+    the same objects (``act = math.cos``, a module's own ``abs`` make the code again)."""
+    names = {item[0] for item in taken}
+    guard = []
+    for name, fact in assumed.items():
+        if type(name) is not str or name == "__builtins__" or name in names:
+            continue
+        if fact is _MISSING:
+            guard.append((name, None, _absent))
+        elif type(fact) is not type and type(fact) is not tuple:
+            guard.append((name, None, fact))
+    return tuple(guard)
 
 
 def data_guard_of(fn, key):
@@ -195,7 +218,8 @@ class _RecordingGlobals:
 class Entry:
     __slots__ = (
         "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
-        "assumed", "guard", "result", "direct", "grads_num", "fused", "__weakref__",
+        "assumed", "guard", "result", "direct", "grads_num", "fused", "home", "identity",
+        "__weakref__",
     )
 
     def __init__(self, code, source, filename, deps, helpers, pair_name):
@@ -210,6 +234,8 @@ class Entry:
         self._callees = []
         self.assumed = {}  # global (or captured module) name -> _fact of its value
         self.guard = ()  # (name, type, dtype kind): the data globals, checked at every call
+        self.home = None  # id of the globals the code resolved its names in
+        self.identity = ()  # the part of guard that is _identity_guard's
         self.result = None  # (kind, item kinds or None) of what the function returns
         self.direct = {}  # name in the code -> Entry of a callee called directly (its pair)
         self.grads_num = ()  # per positional parameter: is its gradient surely a real number
@@ -382,7 +408,10 @@ def _generate(fn, key):
     entry.result = activity.result_kinds(gen.facts)
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)
-    entry.guard = _data_guard(entry.assumed) + _callee_guard(fn, gen.facts)
+    entry.home = id(fn.__globals__)
+    callees = _callee_guard(fn, gen.facts)
+    entry.identity = _identity_guard(entry.assumed, callees)
+    entry.guard = _data_guard(entry.assumed) + callees + entry.identity
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry

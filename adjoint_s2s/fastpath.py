@@ -10,8 +10,10 @@ function, the argument types of that call and both forms (``f.__adjoint_last__``
 the next call of one or two floats checks two types instead of building and hashing a
 key: ``gradient``'s check is written out in ``api.gradient``, the others call ``last``.
 The memo goes with the pair cache (``dispatch.forget_pairs`` drops both), and is kept
-only for an entry that needs no check at a call: no captured variables (their kinds
-would be checked) and no data globals (their kinds too).
+only for an entry without captured variables and data globals (their kinds would be
+checked). It keeps the entry's identity checks (the functions and modules its global
+names held when the code was written, ``emit._identity_guard``) as ``(name, object)``
+pairs, which each call checks first, inline.
 """
 import types
 
@@ -39,18 +41,21 @@ def hit(f, args):
         return None
     if len(found) < 6:
         found = fuse_hit(f, args, found)
-    if found[2] and not found[3] and n in (1, 2):
+    if found[2] and n in (1, 2) and all(item[1] is None for item in found[3]):
         remember(f, args, found)
     return found
 
 
 def remember(f, args, found):
     """Keep the fused forms of the cache entry found on f: ``(type of x, type of y or
-    ONE, gradients-only form, fused function)`` for a call with one argument x or two, x
-    and y, all floats; only when there is a gradients-only form."""
+    ONE, gradients-only form, fused function, identity checks)`` for a call with one
+    argument x or two, x and y, all floats; only when there is a gradients-only form."""
     if found[5] is not None:
         second = type(args[1]) if len(args) == 2 else ONE
-        f.__adjoint_last__ = (type(args[0]), second, found[5], found[4])
+        # the objects themselves, not weak references: no call per check, and the memo
+        # is replaced at the first call after a rebinding
+        checks = tuple((item[0], item[2]()) for item in found[3])
+        f.__adjoint_last__ = (type(args[0]), second, found[5], found[4], checks)
 
 
 def fuse_hit(f, args, found):
@@ -75,5 +80,9 @@ def last(f, args):
         return None
     n = len(args)
     if fits and ((n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE)):
+        g = f.__globals__
+        for name, held in memo[4]:
+            if g.get(name) is not held:
+                return None
         return memo
     return None
