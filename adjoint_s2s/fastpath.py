@@ -73,13 +73,11 @@ def fuse_hit(f, args, found):
 
 def last(f, args):
     """The memo of f (remember) when it fits args, else None."""
-    try:
-        memo = f.__adjoint_last__
-        fits = type(args[0]) is memo[0] and type(f) is FUNCTION
-    except (AttributeError, IndexError):
+    memo = getattr(f, "__adjoint_last__", None) if type(f) is FUNCTION else None
+    if memo is None or not args or type(args[0]) is not memo[0]:
         return None
     n = len(args)
-    if fits and ((n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE)):
+    if (n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE):
         g = f.__globals__
         for name, held in memo[4]:
             if g.get(name) is not held:
