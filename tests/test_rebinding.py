@@ -59,6 +59,18 @@ def square(v):
 
 def four_times(v):
     return 4.0 * v
+
+
+class Model:
+    def __init__(self, W):
+        self.W = W
+
+
+model = Model(np.ones(3))
+
+
+def uses_model(x):
+    return np.sum(np.tanh(model.W * x))
 '''
 
 
@@ -140,3 +152,21 @@ def test_a_builtin_shadowed_by_a_module_function_defined_later(mod):
     _check(mod.magnitude, -0.6)
     mod.abs = mod.square
     assert _check(mod.magnitude, -0.6)[0] == pytest.approx(3.0 * 2.0 * -0.6)
+
+
+def test_an_object_rebound_to_another_of_its_class_reuses_the_code(mod, monkeypatch):
+    # a training loop that rebuilds a global object between calls: its fields are read
+    # when the code runs, so only its type is checked, and no call writes code again
+    from adjoint_s2s import emit
+
+    x = np.linspace(0.0, 1.0, 3)
+    _check(mod.uses_model, x)
+    made = []
+    generate = emit._generate
+    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    for i in range(5):
+        mod.model = mod.Model(np.full(3, 0.5 + i))
+        _check(mod.uses_model, x)
+    assert made == []
+    mod.model = types.SimpleNamespace(W=np.full(3, 2.0))  # another type: checked again
+    _check(mod.uses_model, x)
