@@ -37,9 +37,9 @@ import numpy as np
 from . import rules as R
 from . import adapters, runtime, source, transform
 from .errors import AdjointError, UnsupportedSyntaxError, short_name
-from .guards import (_ARRAY_ITEMS, _MISSING, _callee_guard, _data_guard, _fact, _identity_guard,
-                     _same_fact, _weak)
-from .kinds import OTHER, cache_key
+from .guards import (_ARRAY_ITEMS, _MISSING, _attribute_guard, _callee_guard, _data_guard, _fact,
+                     _identity_guard, _same_fact, _weak)
+from .kinds import MODULE_ATTR, OTHER, cache_key
 from .passes import activity
 from .passes.cleanup import tokens as _tokens
 from .templates import _parse as _parse_template
@@ -182,6 +182,9 @@ class Entry:
                 value = g.get(name, _MISSING)
             if not _same_fact(fact, value):
                 return False
+        for item in self.guard:  # attributes of the user's modules (guards._attribute_guard)
+            if item[1] is MODULE_ATTR and not runtime.globals_fit(g, (item,)):
+                return False
         return True
 
 
@@ -320,7 +323,7 @@ def _generate(fn, key):
     entry.home = id(fn.__globals__)
     callees = _callee_guard(fn, gen.facts)
     entry.identity = _identity_guard(entry.assumed, callees)
-    entry.guard = _data_guard(entry.assumed) + callees + entry.identity
+    entry.guard = _data_guard(entry.assumed) + callees + entry.identity + _attribute_guard(info.module_attrs)
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry

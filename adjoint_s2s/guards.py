@@ -14,6 +14,8 @@ import weakref
 import numpy as np
 
 from .passes import activity
+from .kinds import MODULE_ATTR
+from .runtime.sites import is_library_file
 
 _MISSING = object()
 
@@ -117,3 +119,25 @@ def _identity_guard(assumed, taken):
 # what generated code may have inlined an adjoint of, or resolved names in: by identity
 _CODE_LIKE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               types.MethodWrapperType, types.WrapperDescriptorType, type, np.ufunc)
+
+
+def _attribute_guard(module_attrs):
+    """The attributes of the user's own modules the code resolved (``hm.act`` with ``import
+    hm``): checked at each call like a global, a function by identity (``hm.act =
+    math.cos`` makes the code again), data by its kind or type. A library's (``np.tanh``, ``math.sin``) are taken as fixed: checking each at
+    every call would cost more than the rest of a small gradient."""
+    guard = []
+    for module, attr, value in module_attrs.values():
+        file = getattr(module, "__file__", None)
+        if file is None or is_library_file(file):
+            continue
+        if value is None:
+            fact = _absent
+        elif isinstance(value, _CODE_LIKE):
+            fact = _weak(value)
+        elif type(value) is np.ndarray:  # data: its kind, as for a global (_data_guard)
+            fact = ("ndarray", value.dtype.kind)
+        else:  # a number, a container, an object: its type
+            fact = type(value)
+        guard.append((module.__name__ + "." + attr, MODULE_ATTR, (weakref.ref(module), attr, fact)))
+    return tuple(guard)

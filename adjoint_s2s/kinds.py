@@ -26,6 +26,9 @@ KIND = {
 }
 
 
+MODULE_ATTR = "module attribute"  # a cache guard's item type: an attribute of a module (guards.py)
+
+
 def kinds_of(args):
     """The kind of each value in args."""
     return tuple([KIND.get(type(a), OTHER) for a in args])

@@ -72,6 +72,7 @@ class FunctionInfo:
         self.cellvars = set(cellvars)
         self.line_offset = line_offset
         self.static_free = {}  # captured variables holding modules: resolved like globals
+        self.module_attrs = {}  # (id(module), attr) -> (module, attr, value) resolved
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]

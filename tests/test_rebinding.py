@@ -71,6 +71,17 @@ model = Model(np.ones(3))
 
 def uses_model(x):
     return np.sum(np.tanh(model.W * x))
+
+
+def via_module(x):
+    return helpers.act(x) * 2.0 + helpers.SCALE * x
+'''
+
+HELPERS = '''
+import math
+
+act = math.sin
+SCALE = 0.5
 '''
 
 
@@ -81,10 +92,18 @@ def mod(tmp_path):
     path.write_text(SOURCE)
     m = types.ModuleType("rebinding_mod")
     m.__file__ = str(path)
+    helpers_path = tmp_path / "rebinding_helpers.py"
+    helpers_path.write_text(HELPERS)
+    h = types.ModuleType("rebinding_helpers")
+    h.__file__ = str(helpers_path)
+    exec(compile(HELPERS, str(helpers_path), "exec"), h.__dict__)
+    sys.modules["rebinding_helpers"] = h
+    m.helpers = h  # import rebinding_helpers as helpers
     exec(compile(SOURCE, str(path), "exec"), m.__dict__)
     sys.modules["rebinding_mod"] = m
     yield m
     sys.modules.pop("rebinding_mod", None)
+    sys.modules.pop("rebinding_helpers", None)
     ad.refresh()
 
 
@@ -170,3 +189,22 @@ def test_an_object_rebound_to_another_of_its_class_reuses_the_code(mod, monkeypa
     assert made == []
     mod.model = types.SimpleNamespace(W=np.full(3, 2.0))  # another type: checked again
     _check(mod.uses_model, x)
+
+
+def test_an_attribute_of_the_users_module_rebound(mod, monkeypatch):
+    # helpers.act read through `import rebinding_helpers as helpers`: the attribute of a
+    # module of the user's own is checked like a global
+    _check(mod.via_module, 0.7)
+    mod.helpers.act = math.cos
+    assert _check(mod.via_module, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + 0.5)
+    from adjoint_s2s import emit
+
+    made = []
+    generate = emit._generate
+    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    for scale in (1.5, 2.5, 3.0):  # data: its type is checked, the code is kept
+        mod.helpers.SCALE = scale
+        assert _check(mod.via_module, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + scale)
+    assert made == []
+    mod.helpers.SCALE = np.float64(3.0)  # another type: checked again
+    assert _check(mod.via_module, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + 3.0)

@@ -204,7 +204,10 @@ class Queries:
         if cls is gast.Attribute:
             base = self.resolve(node.value)
             if isinstance(base, (types.ModuleType, type, np.ufunc)):  # np.add.reduce too
-                return getattr(base, node.attr, None)
+                value = getattr(base, node.attr, None)
+                if type(base) is types.ModuleType:  # the cache checks it (guards.py)
+                    self.info.module_attrs.setdefault((id(base), node.attr), (base, node.attr, value))
+                return value
             if type(base) in R.BOUND_RULE_CLASSES:  # scipy.stats.norm.logpdf: a rule's key
                 return getattr(base, node.attr, None)
         return None

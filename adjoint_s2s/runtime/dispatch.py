@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
-from ..kinds import cell_kinds as _cell_kinds, kinds_of
+from ..kinds import MODULE_ATTR, cell_kinds as _cell_kinds, kinds_of
 from ..passes.activity import all_number_arrays
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
@@ -61,12 +61,30 @@ def call(f, /, *args, **kwargs):
     return resolve(f, len(args))(*args)
 
 
+def _attribute_fits(module_ref, attr, fact):
+    """Whether the module's attribute is what the code assumed: the same function, or
+    data of the same type (an array: of the same dtype kind)."""
+    mod = module_ref()
+    if mod is None:
+        return False
+    v = getattr(mod, attr, None)
+    if type(fact) is type:
+        return type(v) is fact
+    if type(fact) is tuple:
+        return type(v) is np.ndarray and v.dtype.kind == fact[1]
+    return v is fact()
+
+
 def globals_fit(g, guard):
     """Whether the data globals the generated code assumed still have its kinds."""
     for name, typ, kind in guard:
         v = g.get(name)
         if typ is None:  # a callee whose pair the code calls: the same function still
             if kind() is not v:
+                return False
+            continue
+        if typ is MODULE_ATTR:  # hm.act read from the user's module hm (guards.py)
+            if not _attribute_fits(*kind):
                 return False
             continue
         if type(v) is not typ:
