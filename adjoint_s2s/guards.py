@@ -8,13 +8,14 @@ the part that may change between calls, the *guard*, at every call
 (``runtime.dispatch.globals_fit``): ``(name, type, dtype kind)`` for data, ``(name,
 None, reference)`` for an identity.
 """
+import sys
 import types
 import weakref
 
 import numpy as np
 
 from .passes import activity
-from .kinds import MODULE_ATTR
+from .kinds import MODULE_ATTR, static_attr
 from .runtime.sites import is_library_file
 
 _MISSING = object()
@@ -118,19 +119,26 @@ def _identity_guard(assumed, taken):
 
 # what generated code may have inlined an adjoint of, or resolved names in: by identity
 _CODE_LIKE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-              types.MethodWrapperType, types.WrapperDescriptorType, type, np.ufunc)
+              types.MethodWrapperType, types.WrapperDescriptorType, type, np.ufunc,
+              classmethod, staticmethod, property)
 
 
 def _attribute_guard(module_attrs):
-    """The attributes of the user's own modules the code resolved (``hm.act`` with ``import
-    hm``): checked at each call like a global, a function by identity (``hm.act =
-    math.cos`` makes the code again), data by its kind or type. A library's (``np.tanh``, ``math.sin``) are taken as fixed: checking each at
-    every call would cost more than the rest of a small gradient."""
+    """The attributes of the user's own modules and classes the code resolved
+    (``helpers.act`` after ``import helpers``, ``Acts.act``): checked at each call like
+    globals, a function by identity (``helpers.act = math.cos`` makes the code again),
+    data by its kind or type. A library's (``np.tanh``, ``math.sin``) are taken as fixed:
+    checking each at every call would cost more than the rest of a small gradient."""
     guard = []
-    for module, attr, value in module_attrs.values():
-        file = getattr(module, "__file__", None)
+    for base, attr, _ in module_attrs.values():
+        if type(base) is types.ModuleType:
+            file, name = getattr(base, "__file__", None), base.__name__
+        else:  # a class: where it was defined
+            home = sys.modules.get(getattr(base, "__module__", None))
+            file, name = getattr(home, "__file__", None), getattr(base, "__qualname__", "?")
         if file is None or is_library_file(file):
             continue
+        value = static_attr(base, attr)
         if value is None:
             fact = _absent
         elif isinstance(value, _CODE_LIKE):
@@ -139,5 +147,5 @@ def _attribute_guard(module_attrs):
             fact = ("ndarray", value.dtype.kind)
         else:  # a number, a container, an object: its type
             fact = type(value)
-        guard.append((module.__name__ + "." + attr, MODULE_ATTR, (weakref.ref(module), attr, fact)))
+        guard.append((name + "." + attr, MODULE_ATTR, (weakref.ref(base), attr, fact)))
     return tuple(guard)

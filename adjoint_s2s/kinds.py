@@ -26,7 +26,20 @@ KIND = {
 }
 
 
-MODULE_ATTR = "module attribute"  # a cache guard's item type: an attribute of a module (guards.py)
+MODULE_ATTR = "module attribute"  # a cache guard's item type: a module's or class's attribute
+
+
+def static_attr(base, attr):
+    """base's attribute as stored (a module's, or a class's along its MRO: a classmethod
+    itself, not a new bound method per read), or None; what the cache checks of
+    ``helpers.act`` or ``Acts.act`` (guards._attribute_guard)."""
+    if not isinstance(base, type):
+        return getattr(base, "__dict__", {}).get(attr)
+    for klass in base.__mro__:
+        d = klass.__dict__
+        if attr in d:
+            return d[attr]
+    return None
 
 
 def kinds_of(args):

@@ -75,6 +75,19 @@ def uses_model(x):
 
 def via_module(x):
     return helpers.act(x) * 2.0 + helpers.SCALE * x
+
+
+class Acts:
+    act = math.sin
+    scale = 2.0
+
+    @staticmethod
+    def kept(v):
+        return v * v
+
+
+def via_class(x):
+    return Acts.act(x) * Acts.scale + Acts.kept(x)
 '''
 
 HELPERS = '''
@@ -208,3 +221,21 @@ def test_an_attribute_of_the_users_module_rebound(mod, monkeypatch):
     assert made == []
     mod.helpers.SCALE = np.float64(3.0)  # another type: checked again
     assert _check(mod.via_module, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + 3.0)
+
+
+def test_an_attribute_of_the_users_class_rebound(mod, monkeypatch):
+    from adjoint_s2s import emit
+
+    _check(mod.via_class, 0.7)
+    mod.Acts.act = math.cos
+    assert _check(mod.via_class, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + 1.4)
+    made = []
+    generate = emit._generate
+    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    for scale in (1.5, 2.5):  # data: its type is checked, the code is kept
+        mod.Acts.scale = scale
+        assert _check(mod.via_class, 0.7)[0] == pytest.approx(-scale * math.sin(0.7) + 1.4)
+    assert made == []
+    mod.Acts.kept = staticmethod(mod.square)  # a static method's function replaced
+    mod.Acts.kept = staticmethod(mod.four_times)
+    assert _check(mod.via_class, 0.7)[0] == pytest.approx(-2.5 * math.sin(0.7) + 4.0)

@@ -205,7 +205,7 @@ class Queries:
             base = self.resolve(node.value)
             if isinstance(base, (types.ModuleType, type, np.ufunc)):  # np.add.reduce too
                 value = getattr(base, node.attr, None)
-                if type(base) is types.ModuleType:  # the cache checks it (guards.py)
+                if type(base) is types.ModuleType or isinstance(base, type):  # checked (guards.py)
                     self.info.module_attrs.setdefault((id(base), node.attr), (base, node.attr, value))
                 return value
             if type(base) in R.BOUND_RULE_CLASSES:  # scipy.stats.norm.logpdf: a rule's key

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
-from ..kinds import MODULE_ATTR, cell_kinds as _cell_kinds, kinds_of
+from ..kinds import MODULE_ATTR, cell_kinds as _cell_kinds, kinds_of, static_attr
 from ..passes.activity import all_number_arrays
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
@@ -62,12 +62,12 @@ def call(f, /, *args, **kwargs):
 
 
 def _attribute_fits(module_ref, attr, fact):
-    """Whether the module's attribute is what the code assumed: the same function, or
-    data of the same type (an array: of the same dtype kind)."""
-    mod = module_ref()
-    if mod is None:
+    """Whether the module's (or class's) attribute is what the code assumed: the same
+    function, or data of the same type (an array: of the same dtype kind)."""
+    base = module_ref()
+    if base is None:
         return False
-    v = getattr(mod, attr, None)
+    v = static_attr(base, attr)
     if type(fact) is type:
         return type(v) is fact
     if type(fact) is tuple:
