@@ -133,9 +133,12 @@ def _attribute_guard(module_attrs):
     for base, attr, _ in module_attrs.values():
         if type(base) is types.ModuleType:
             file, name = getattr(base, "__file__", None), base.__name__
-        else:  # a class: where it was defined
-            home = sys.modules.get(getattr(base, "__module__", None))
+        else:  # a class: where it was defined (a notebook's __main__ has no file: the user's)
+            where = getattr(base, "__module__", None)
+            home = sys.modules.get(where)
             file, name = getattr(home, "__file__", None), getattr(base, "__qualname__", "?")
+            if file is None and where != "builtins":
+                file = "<" + str(where) + ">"
         if file is None or is_library_file(file):
             continue
         value = static_attr(base, attr)
