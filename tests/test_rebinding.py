@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s import emit
 from adjoint_s2s.testing import numerical_gradient
 
 SOURCE = '''
@@ -120,6 +121,14 @@ def mod(tmp_path):
     ad.refresh()
 
 
+def _generations(monkeypatch):
+    """The functions whose code is written from now on (a spy on emit._generate)."""
+    made = []
+    generate = emit._generate
+    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    return made
+
+
 def _check(fn, *args):
     """Three calls of each cached path, every one equal to finite differences."""
     want = numerical_gradient(fn, *args)
@@ -189,13 +198,9 @@ def test_a_builtin_shadowed_by_a_module_function_defined_later(mod):
 def test_an_object_rebound_to_another_of_its_class_reuses_the_code(mod, monkeypatch):
     # a training loop that rebuilds a global object between calls: its fields are read
     # when the code runs, so only its type is checked, and no call writes code again
-    from adjoint_s2s import emit
-
     x = np.linspace(0.0, 1.0, 3)
     _check(mod.uses_model, x)
-    made = []
-    generate = emit._generate
-    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    made = _generations(monkeypatch)
     for i in range(5):
         mod.model = mod.Model(np.full(3, 0.5 + i))
         _check(mod.uses_model, x)
@@ -210,11 +215,7 @@ def test_an_attribute_of_the_users_module_rebound(mod, monkeypatch):
     _check(mod.via_module, 0.7)
     mod.helpers.act = math.cos
     assert _check(mod.via_module, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + 0.5)
-    from adjoint_s2s import emit
-
-    made = []
-    generate = emit._generate
-    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    made = _generations(monkeypatch)
     for scale in (1.5, 2.5, 3.0):  # data: its type is checked, the code is kept
         mod.helpers.SCALE = scale
         assert _check(mod.via_module, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + scale)
@@ -224,14 +225,10 @@ def test_an_attribute_of_the_users_module_rebound(mod, monkeypatch):
 
 
 def test_an_attribute_of_the_users_class_rebound(mod, monkeypatch):
-    from adjoint_s2s import emit
-
     _check(mod.via_class, 0.7)
     mod.Acts.act = math.cos
     assert _check(mod.via_class, 0.7)[0] == pytest.approx(-2.0 * math.sin(0.7) + 1.4)
-    made = []
-    generate = emit._generate
-    monkeypatch.setattr(emit, "_generate", lambda fn, key: made.append(fn) or generate(fn, key))
+    made = _generations(monkeypatch)
     for scale in (1.5, 2.5):  # data: its type is checked, the code is kept
         mod.Acts.scale = scale
         assert _check(mod.via_class, 0.7)[0] == pytest.approx(-scale * math.sin(0.7) + 1.4)
