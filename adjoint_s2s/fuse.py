@@ -60,9 +60,12 @@ is kept exact:
   lines (a cell they share), nor be a captured variable or a global the forward lines read
   (binding it would make it local); ``global``, ``nonlocal``, ``yield`` and ``await``
   are declined;
-* only a real result (the generator's ``REAL`` kind: the seed is then a float, and the
-  value an immutable number the pullback cannot change) is fused; the seed check
-  ``if type(b_result) is not float`` is dropped, since 1.0 is a float;
+* the result is a real number (the generator's ``REAL`` kind: the seed check ``if
+  type(b_result) is not float`` is dropped, 1.0 is a float) or of an array's kind (a NumPy
+  scalar: ``_rt.real_scalar``, gradient's own check, tests it before the pullback's lines,
+  which give ``(value, None)`` when it fails; the entry ``_rt.seed`` and its ``is None``
+  exit are dropped): a value that runs them is an immutable number or a 0-d array;
+* NumPy's reductions in the forward lines call ``_rt.np_sum`` & co (fastprimal.py);
 * lines are dedented by one level: a string constant over several lines is declined.
 """
 import ast
@@ -70,9 +73,11 @@ import inspect
 import math
 import types
 
-from . import emit, fold
+import numpy as np
 
-from .kinds import REAL
+from . import emit, fastprimal, fold
+
+from .kinds import ARRAY, REAL
 from .naming import PAIR_SUFFIX
 
 FUSED_SUFFIX = "_fused"
@@ -86,25 +91,31 @@ class Fused:
     """The fused module text (a factory ``make_<name>`` with the pair's parameters); its
     lines before ``same_below`` are the pair's, at the same numbers."""
 
-    __slots__ = ("source", "name", "same_below", "seed", "grads_name")
+    __slots__ = ("source", "name", "same_below", "seed", "grads_name", "checked")
 
-    def __init__(self, source, name, same_below, seed, grads_name):
+    def __init__(self, source, name, same_below, seed, grads_name, checked=False):
         self.source = source
         self.name = name
         self.same_below = same_below
         self.seed = seed  # the pullback's seed parameter, set to 1.0
         self.grads_name = grads_name  # a free name for the gradients-only form
+        self.checked = checked  # the value is tested (_rt.real_scalar) before the pullback
 
 
-def fuse(text, pair_name, result_kind):
+def fuse(text, pair_name, result_kind, numpy=False):
     """The Fused form of the generated module text of the pair named pair_name, whose
-    result has the kind result_kind; raises Declined when there is none."""
-    if result_kind != REAL:
-        raise Declined(f"the result's kind is {result_kind}, not a real number")
+    result has the kind result_kind (numpy: the factory's ``np`` is NumPy, whose
+    reductions the forward lines then call as fastprimal.py says); raises Declined when
+    there is none."""
+    if result_kind != REAL and result_kind != ARRAY:
+        raise Declined(f"the result's kind is {result_kind}, not a real number or an array")
     if "\r" in text or "\f" in text:
         raise Declined("a carriage return or form feed in the text")
     tree = ast.parse(text)
     factory, pair = _factory_and_pair(tree, pair_name)
+    checked = result_kind == ARRAY  # the value is tested when the code runs
+    if checked and "_rt" not in {a.arg for a in factory.args.args}:
+        raise Declined("an array result, and no run time to test it with")
     pb, value = _pullback_and_value(pair)
     survey = _Survey(tree, pair, pb, value)
     pair_code, pb_code = _codes(text, pair.name, pb.name)
@@ -113,8 +124,10 @@ def fuse(text, pair_name, result_kind):
     name = _fresh(pair_name[: -len(PAIR_SUFFIX)] + FUSED_SUFFIX
                   if pair_name.endswith(PAIR_SUFFIX) else pair_name + FUSED_SUFFIX, names)
     lines = text.split("\n")
+    if numpy and fastprimal.applies(factory, pair_code):
+        fastprimal.rewrite(lines, pair.body[:-2], _char_col)
     bound = set(pb_code.co_varnames) | set(pb_code.co_cellvars)
-    body = _fused_body(lines, pair, pb, value, names, bound, survey.returns)
+    body = _fused_body(lines, pair, pb, value, names, bound, survey.returns, checked)
     out = lines[: factory.lineno - 1]
     out.append(_renamed_header(lines, factory, "make_" + pair_name, "make_" + name))
     out.extend(lines[factory.lineno: pair.lineno - 1])
@@ -127,7 +140,7 @@ def fuse(text, pair_name, result_kind):
     out.extend(line for line in lines[ret.end_lineno:] if line)
     base = pair_name[: -len(PAIR_SUFFIX)] if pair_name.endswith(PAIR_SUFFIX) else pair_name
     grads_name = _fresh(base + "_grads", names)
-    return Fused("\n".join(out) + "\n", name, pb.lineno, pb.args.args[0].arg, grads_name)
+    return Fused("\n".join(out) + "\n", name, pb.lineno, pb.args.args[0].arg, grads_name, checked)
 
 
 # ----- the shape of the pair -----------------------------------------------------------------
@@ -330,10 +343,11 @@ def _segment(lines, node):
     return "\n".join([first[start:]] + middle + [last[:end]])
 
 
-def _fused_body(lines, pair, pb, value, names, bound, returns):
+def _fused_body(lines, pair, pb, value, names, bound, returns, checked=False):
     """The lines of the fused function's body: the forward lines, the value captured if
-    the pullback rebinds it, the pullback's non-trivial defaults, the seed, the
-    pullback's lines one level less indented with each return giving (value, gradients)."""
+    the pullback rebinds it, the pullback's non-trivial defaults, (checked) the test of
+    the value, the seed, the pullback's lines one level less indented with each return
+    giving (value, gradients)."""
     pad = " " * pair.body[0].col_offset
     out = lines[_header_end(pair): pb.lineno - 1]  # the forward lines, comments included
     if isinstance(value, ast.Constant):
@@ -345,8 +359,12 @@ def _fused_body(lines, pair, pb, value, names, bound, returns):
         out.append(f"{pad}{value_src} = {_segment(lines, value)}")
     out.append(f"{pad}# the pullback, run now with the seed 1.0: (value, gradients)")
     out.extend(pad + line for line in _defaults_as_assignments(lines, pb))
+    if checked:
+        # a value gradient() refuses (it checks before pulling back): (value, None)
+        out.append(f"{pad}if not _rt.real_scalar({value_src}):")
+        out.append(f"{pad}    return {value_src}, None")
     out.append(f"{pad}{pb.args.args[0].arg} = 1.0")
-    out.extend(_pullback_lines(lines, pb, value_src, len(pad), returns))
+    out.extend(_pullback_lines(lines, pb, value_src, len(pad), returns, checked))
     return out
 
 
@@ -392,12 +410,34 @@ def _is_seed_check(stmt, seed):
     )
 
 
-def _pullback_lines(lines, pb, value_src, indent, returns):
-    """The pullback's body lines: the seed check dropped, each of its returns giving
-    (value, gradients), dedented to indent."""
+def _is_array_seed(stmts, seed):
+    """How many of stmts, from the first, are ``seed = _rt.seed(seed)`` then maybe ``if seed
+    is None: return ...``: no-ops for the seed 1.0 (seed keeps a float, never None)."""
+    s = stmts[0] if stmts else None
+    if not (
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == seed
+        and ast.dump(s.value) == ast.dump(ast.parse(f"_rt.seed({seed})", mode="eval").body)
+    ):
+        return 0
+    s = stmts[1] if len(stmts) > 1 else None
+    if (
+        isinstance(s, ast.If) and not s.orelse and len(s.body) == 1
+        and isinstance(s.body[0], ast.Return)
+        and ast.dump(s.test) == ast.dump(ast.parse(f"{seed} is None", mode="eval").body)
+    ):
+        return 2
+    return 1
+
+
+def _pullback_lines(lines, pb, value_src, indent, returns, checked=False):
+    """The pullback's body lines: the seed check (checked: the seed's entry) dropped,
+    each of its returns giving (value, gradients), dedented to indent."""
     seed = pb.args.args[0].arg
     first, last = _header_end(pb) + 1, pb.end_lineno
     edits = {}  # first line -> (last line, replacement lines)
+    for stmt in pb.body[: _is_array_seed(pb.body, seed) if checked else 0]:
+        edits[stmt.lineno] = (stmt.end_lineno, [])
     for stmt in pb.body:
         if _is_seed_check(stmt, seed):
             edits[stmt.lineno] = (stmt.end_lineno, [])
@@ -476,14 +516,17 @@ def _forms(entry, floats):
 def _derive(entry, floats):
     """(code, source, gradients-only code, its source) or (None, why, None, None)."""
     kind = entry.result[0] if entry.result else None
+    numpy = entry.helpers.get("np")
     try:
-        fused = fuse(entry.source, entry.pair_name, kind)
+        fused = fuse(entry.source, entry.pair_name, kind,
+                     numpy is not None and numpy.cell_contents is np)
     except Declined as exc:
         return None, str(exc), None, None
     cell = entry.helpers.get("math")
     math_ok = fold.math_float_functions() if cell is not None and cell.cell_contents is math else set()
     try:
-        text, grads = fold.fold(fused.source, fused.name, fused.seed, floats, math_ok, fused.grads_name)
+        text, grads = fold.fold(fused.source, fused.name, fused.seed, floats and not fused.checked,
+                                math_ok, fused.grads_name)
     except Exception:  # pragma: no cover - a bug of ours: the text unfolded is exact too
         text, grads = fused.source, None
     code = _compiled(entry, fused, text, fused.name, " floats fused" if floats else " fused")

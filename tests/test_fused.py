@@ -516,8 +516,14 @@ def test_declined_when_the_pair_does_not_end_with_its_pullback():
         "        return result, f_pullback", "        return result, None")
     with pytest.raises(fuse.Declined, match="does not end with"):
         fuse.fuse(text, "f_pair", "real")
-    with pytest.raises(fuse.Declined, match="not a real number"):
-        fuse.fuse(module("result = x", "return (None, b_result)"), "f_pair", "array")
+    with pytest.raises(fuse.Declined, match="not a real number or an array"):
+        fuse.fuse(module("result = x", "return (None, b_result)"), "f_pair", "complex")
+    # an array's kind: fused, with the value tested before the pullback's lines
+    fused = fuse.fuse(module("result = x", "return (None, b_result)"), "f_pair", "array")
+    assert "if not _rt.real_scalar(result):" in fused.source
+    with pytest.raises(fuse.Declined, match="no run time"):
+        fuse.fuse(module("result = x", "return (None, b_result)").replace("(_rt, math)", "(math,)"),
+                  "f_pair", "array")
 
 
 def test_non_ascii_comments_keep_their_columns():

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ..misuse import _is_scalar
 from ..tangents import AbstractZero, DeclinedGradient, Thunk
 
 
@@ -59,6 +60,12 @@ def seed(x):
     if isinstance(x, Thunk):
         return x.unthunk()
     return x
+
+
+# Whether y is a value ``gradient`` differentiates (a real number, a real 0-d array): the
+# test of ``misuse._check_scalar`` itself, which a fused function (fuse.py) whose result is
+# not statically a real number applies before it runs its pullback's lines.
+real_scalar = _is_scalar
 
 
 def re(x):

@@ -17,12 +17,16 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_extremum_adjoint",
     "np_extremum_select",
     "np_matrix_norm_adjoint",
+    "np_max",
+    "np_mean",
     "np_mean_adjoint",
+    "np_min",
     "np_nanmean_adjoint",
     "np_nansum_adjoint",
     "np_norm_adjoint",
     "np_prod_adjoint",
     "np_std_adjoint",
+    "np_sum",
     "np_sum_adjoint",
     "np_trace_adjoint",
     "np_var_adjoint",
@@ -318,6 +322,49 @@ rule(np.sum, _RED, adjoints={"a": "_rt.np_sum_adjoint(g, a, axis, keepdims)"})
 
 
 rule(np.mean, _RED, adjoints={"a": "_rt.np_mean_adjoint(g, a, axis, keepdims)"})
+
+
+# ----- the primal reductions of a fused function ------------------------------------------------
+#
+# ``np.sum(a, axis, keepdims=k)`` of an exact ndarray is ``np.add.reduce(a, axis, None,
+# None, keepdims=k)`` after a few microseconds of Python layers (the dispatcher,
+# _wrapreduction); ``np.max``/``np.min`` are ``np.maximum``/``np.minimum``'s reduce the same
+# way. A fused function (fuse.py) calls these, which call that same reduce for an exact
+# ndarray and the NumPy function itself for anything else (a subclass, a list: its own
+# method, as NumPy would call). The fused function is never differentiated again (nested
+# gradients go through the pair), so these need no rules of their own.
+
+_NoValue = np._NoValue  # NumPy's "not given" (np.sum passes keepdims only when given)
+_ndarray = np.ndarray
+_maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
+
+
+def np_sum(a, axis=None, keepdims=_NoValue):
+    if type(a) is _ndarray:
+        return _add_reduce(a, axis, None, None, False if keepdims is _NoValue else keepdims)
+    return np.sum(a, axis, keepdims=keepdims)
+
+
+def np_max(a, axis=None, keepdims=_NoValue):
+    if type(a) is _ndarray:
+        return _maximum_reduce(a, axis, None, None, False if keepdims is _NoValue else keepdims)
+    return np.max(a, axis, keepdims=keepdims)
+
+
+def np_min(a, axis=None, keepdims=_NoValue):
+    if type(a) is _ndarray:
+        return _minimum_reduce(a, axis, None, None, False if keepdims is _NoValue else keepdims)
+    return np.min(a, axis, keepdims=keepdims)
+
+
+def np_mean(a, axis=None, keepdims=_NoValue):
+    """np.mean: for a whole non-empty float64 ndarray, the sum divided by the count as
+    NumPy's _mean computes it (``ret.dtype.type(ret / count)``: a float64 divided by an
+    exact integer, then the float64 itself); anything else through np.mean."""
+    if type(a) is _ndarray and axis is None and a.dtype is _F64 and a.size and (
+            keepdims is _NoValue or keepdims is False):
+        return _add_reduce(a, None) / a.size
+    return np.mean(a, axis, keepdims=keepdims)
 
 
 def np_nansum_adjoint(g, a, axis=None, keepdims=False):
