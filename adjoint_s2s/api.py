@@ -123,6 +123,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
 
 
 _FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
+_F64 = np.dtype(np.float64)
 
 
 def _gradient(f, /, *args, **kwargs):
@@ -269,8 +270,9 @@ def _project_args(grads, args):
         if type(g) is float and type(x) is float:  # the common cases, fast
             out.append(g)
             continue
-        if (type(g) is np.ndarray and type(x) is np.ndarray and g.dtype == x.dtype
-                and g.shape == x.shape and x.dtype.kind in "fc"):
+        if type(g) is np.ndarray and type(x) is np.ndarray and (
+                (g.dtype is _F64 and x.dtype is _F64)  # (float64, by identity: the usual case)
+                or (g.dtype == x.dtype and x.dtype.kind in "fc")) and g.shape == x.shape:
             out.append(g if g.flags.writeable else g.copy())  # a broadcast view: a copy
             continue
         g = _merge_object_fields(g, x)

@@ -37,12 +37,17 @@ def trunc_div(x, y):
     return float(math.trunc(x / y))
 
 
+_ndarray = np.ndarray
+_F64 = np.dtype(np.float64)  # (compared by identity first: the usual dtype)
+
+
 def matmul_adjoint_a(g, a, b):
-    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
-        if g.ndim == 2 == a.ndim == b.ndim and b.dtype.kind != "c":
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        bt = b.dtype
+        if g.ndim == 2 == a.ndim == b.ndim and (bt is _F64 or bt.kind != "c"):
             out = g @ b.T  # matrices, b real: the common case, no projection needed
-            dt = out.dtype
-            if dt is a.dtype or dt == a.dtype:
+            dt, at = out.dtype, a.dtype
+            if dt is at or dt == at:
                 return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)
@@ -59,11 +64,12 @@ def matmul_adjoint_a(g, a, b):
 
 
 def matmul_adjoint_b(g, a, b):
-    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
-        if g.ndim == 2 == a.ndim == b.ndim and a.dtype.kind != "c":
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        at = a.dtype
+        if g.ndim == 2 == a.ndim == b.ndim and (at is _F64 or at.kind != "c"):
             out = a.T @ g
-            dt = out.dtype
-            if dt is b.dtype or dt == b.dtype:
+            dt, bt = out.dtype, b.dtype
+            if dt is bt or dt == bt:
                 return out
     a_, b_ = np.asarray(a), np.asarray(b)
     g = np.asarray(g)

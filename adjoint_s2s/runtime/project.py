@@ -98,7 +98,8 @@ def conj(x):
     if t is float:
         return x
     if t is np.ndarray:
-        return x.conj() if x.dtype.kind == "c" else x
+        d = x.dtype
+        return x if d is _F64 or d.kind != "c" else x.conj()
     if isinstance(x, np.ndarray):
         return x.conj() if np.iscomplexobj(x) else x
     if isinstance(x, complex):
