@@ -44,6 +44,16 @@ def whole(x):
     return np.sum(x * x)
 
 
+def rnn_like(W, b):
+    # a loop: the tape, and H read for its shape only (setitem_grad's old container)
+    H = np.zeros((4, 3))
+    h = np.zeros(3)
+    for t in range(4):
+        h = np.tanh(X[t, :3] @ W + h + b)
+        H[t] = h
+    return np.mean((H - 0.5) ** 2)
+
+
 def not_scalar(x):
     return np.sin(x)
 
@@ -97,6 +107,8 @@ CASES = [
     (reductions, (_rng.standard_normal((5, 4)).astype(np.float32),)),
     (reductions, (np.arange(12.0).reshape(3, 4)[::-1],)),
     (reductions, (_rng.standard_normal((3, 1)),)),  # broadcasting shapes of one
+    (rnn_like, (_rng.standard_normal((3, 3)), _rng.standard_normal(3))),
+    (rnn_like, (_rng.standard_normal((3, 3)).astype(np.float32), np.float32(0.1))),
     (whole, (np.array(1.5),)),  # 0-d
     (whole, (np.zeros((0, 3)),)),  # empty
     (whole, (np.arange(6).reshape(2, 3),)),  # int
@@ -132,6 +144,8 @@ def test_the_fused_source_tests_the_value_and_calls_the_reductions_directly():
     assert "_rt.np_max(logits, axis=1, keepdims=True)" in text
     assert "_rt.np_sum(exp_z, axis=1, keepdims=True)" in text
     assert "_rt.seed(" not in text and "is None" not in text
+    # values the pullback reads for their shape only are let go of (memory), as in the pair
+    assert "logp_i = _rt.shape_like(logp_i)" in text
     # the pair keeps NumPy's own calls (what nested gradients differentiate)
     assert "np.max(logits, axis=1, keepdims=True)" in ad.show_adjoint(xent, *args)
 
