@@ -111,7 +111,8 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
                 y, grads = fused(*args)
                 if type(y) is float and hit[2]:
                     return grads[1:]
-                _check_scalar(y, f)
+                if type(y) is not _FLOAT64:  # (np.mean's value: always a scalar)
+                    _check_scalar(y, f)
                 return _project_args(grads, args)
             y, pb = hit[1](*args)
             if type(y) is float and hit[2]:
@@ -123,7 +124,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
 
 
 _FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
-_F64 = np.dtype(np.float64)
+_F64, _FLOAT64 = np.dtype(np.float64), np.float64
 
 
 def _gradient(f, /, *args, **kwargs):

@@ -156,9 +156,12 @@ def _trailing_sum(g, ls):
     return (g.reshape(-1, k) @ _ones((k,))).reshape(ls)
 
 
+_ndarray = np.ndarray  # (a global read, not np's attribute: unbroadcast is called a lot)
+
+
 def unbroadcast(g, like):
     """Sum g down to the shape of like (broadcasting undone); project onto like's space."""
-    if type(g) is np.ndarray and type(like) is np.ndarray:
+    if type(g) is _ndarray and type(like) is _ndarray:
         gs, ls, dt = g.shape, like.shape, g.dtype
         if dt is like.dtype or dt == like.dtype:  # (by identity first: == costs more)
             if gs == ls:

@@ -36,9 +36,10 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 
 def np_mean_adjoint(g, a, axis=None, keepdims=False):
     if type(a) is np.ndarray and a.dtype.kind == "f":
-        if a.size < _VIEW_MIN:
-            if axis is None and type(g) is float and a.size:
-                return filled(g / a.size, a)  # the whole-array mean (empty: below)
+        n = a.size
+        if n < _VIEW_MIN:
+            if axis is None and type(g) is float and n:
+                return filled(g / n, a)  # the whole-array mean (empty: below)
             if type(g) is np.ndarray and g.dtype is a.dtype:  # (each element g / count)
                 return _spread_small(g / _count(a.shape, axis), a, axis, keepdims)
         view = _spread_view(g, a, axis, keepdims, True)
