@@ -163,6 +163,23 @@ def test_a_value_gradient_refuses_is_refused_before_the_pullback():
     assert grads is not None and value == whole(x)
     value, grads = fused_of(not_scalar, (x,))(x)
     assert grads is None and np.array_equal(value, np.sin(x))
+    for make in (ad.grad, ad.value_and_grad):  # their fast paths take the fused function too
+        for _ in range(3):
+            with pytest.raises(TypeError, match="gradient needs a real scalar output"):
+                make(not_scalar)(x)
+
+
+def test_no_rewrite_where_np_is_not_numpy():
+    from adjoint_s2s import fuse
+
+    text = ad.show_adjoint(xent, *CASES[3][1]).split("\n", 1)[1]
+    plain = fuse.fuse(text, "xent_pair", "array").source
+    fast = fuse.fuse(text, "xent_pair", "array", numpy=True).source
+    assert "_rt.np_max(" in fast and "_rt.np_max(" not in plain
+    changed = [(a, b) for a, b in zip(plain.split("\n"), fast.split("\n")) if a != b]
+    assert len(changed) == 3 and all(a.replace("np.", "_rt.np_", 1) == b for a, b in changed)
+    shadowed = text.replace("        # z = logits", "        np = np\n        # z = logits", 1)
+    assert "_rt.np_max(" not in fuse.fuse(shadowed, "xent_pair", "array", numpy=True).source
 
 
 def test_second_order_goes_through_the_pair():
