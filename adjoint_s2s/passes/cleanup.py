@@ -51,7 +51,6 @@ After::
 ``names_read``, ``tokens`` and ``fix_empty_blocks`` are the text utilities the tape
 planning and the final assembly share with it.
 """
-import ast
 import bisect
 import collections
 import functools
@@ -62,6 +61,7 @@ import re
 from ..naming import ADJOINT_PREFIX
 from . import blockclean
 from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
+from .reprint import _NotArithmetic, unparse_arithmetic  # noqa: F401 (tests compare it with ast.unparse)
 
 _B = re.escape(ADJOINT_PREFIX)
 
@@ -353,80 +353,6 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
                 if targets & (reads | {name}):
                     break  # something E reads is reassigned before the use
     return [_unparen_simple(line) for line in lines]
-
-
-def _reprint(line):
-    target, rhs = line.split(" = ", 1)
-    tree = ast.parse(rhs, mode="eval").body
-    try:
-        text = unparse_arithmetic(tree)
-    except _NotArithmetic:
-        text = ast.unparse(tree)
-    return f"{target} = {text}"
-
-
-# ----- ast.unparse for arithmetic, without its visitor -----------------------------------
-# What the forward pass folds is arithmetic: names, numbers, attributes, calls, unary and
-# binary operators. ast.unparse prints it through a general visitor (about 60 us a line);
-# this prints the same text in a few microseconds, by the same precedence rules, and
-# gives up (ast.unparse then prints the line) on anything else. A test compares the two
-# on random expressions.
-
-class _NotArithmetic(Exception):
-    pass
-
-
-_PRECEDENCE = {name: i for i, name in enumerate((
-    "TEST", "OR", "AND", "NOT", "CMP", "BOR", "BXOR", "BAND", "SHIFT", "ARITH", "TERM",
-    "FACTOR", "POWER", "AWAIT", "ATOM"))}
-_TEST, _FACTOR, _POWER, _ATOM = (_PRECEDENCE[k] for k in ("TEST", "FACTOR", "POWER", "ATOM"))
-_BINARY = {
-    ast.Add: ("+", "ARITH"), ast.Sub: ("-", "ARITH"), ast.Mult: ("*", "TERM"),
-    ast.MatMult: ("@", "TERM"), ast.Div: ("/", "TERM"), ast.Mod: ("%", "TERM"),
-    ast.FloorDiv: ("//", "TERM"), ast.Pow: ("**", "POWER"), ast.LShift: ("<<", "SHIFT"),
-    ast.RShift: (">>", "SHIFT"), ast.BitOr: ("|", "BOR"), ast.BitXor: ("^", "BXOR"),
-    ast.BitAnd: ("&", "BAND"),
-}
-_BINARY = {k: (op, _PRECEDENCE[p]) for k, (op, p) in _BINARY.items()}
-_UNARY = {ast.Invert: ("~", _FACTOR), ast.Not: ("not ", _PRECEDENCE["NOT"]),
-          ast.UAdd: ("+", _FACTOR), ast.USub: ("-", _FACTOR)}
-
-
-def unparse_arithmetic(node, precedence=_TEST):
-    """ast.unparse(node) for a tree of names, finite int and float constants, attributes,
-    calls (no starred arguments), unary and binary operators; _NotArithmetic otherwise.
-    precedence: what the context requires, as ast.unparse's _Precedence (TEST at the top)."""
-    kind = type(node)
-    if kind is ast.Name:
-        return node.id
-    if kind is ast.BinOp:
-        op, own = _BINARY[type(node.op)]
-        after = min(own + 1, _ATOM)
-        left, right = (after, own) if own == _POWER else (own, after)  # ** groups right
-        text = f"{unparse_arithmetic(node.left, left)} {op} {unparse_arithmetic(node.right, right)}"
-        return f"({text})" if precedence > own else text
-    if kind is ast.Constant:
-        value = node.value
-        if type(value) is int or (type(value) is float and math.isfinite(value)):
-            return repr(value)
-        raise _NotArithmetic
-    if kind is ast.Call:
-        parts = []
-        for a in node.args:
-            if type(a) is ast.Starred:
-                raise _NotArithmetic
-            parts.append(unparse_arithmetic(a))
-        for k in node.keywords:
-            parts.append((f"{k.arg}=" if k.arg is not None else "**") + unparse_arithmetic(k.value))
-        return f"{unparse_arithmetic(node.func, _ATOM)}({', '.join(parts)})"
-    if kind is ast.Attribute:
-        space = " " if type(node.value) is ast.Constant and type(node.value.value) is int else ""
-        return f"{unparse_arithmetic(node.value, _ATOM)}{space}.{node.attr}"
-    if kind is ast.UnaryOp:
-        op, own = _UNARY[type(node.op)]
-        text = op + unparse_arithmetic(node.operand, own)
-        return f"({text})" if precedence > own else text
-    raise _NotArithmetic
 
 
 _ADD_NEGATED = re.compile(rf"^(\s*)({_B}\w+) = \2 \+ \(-({_B}\w+)\) \* (.+)$")
