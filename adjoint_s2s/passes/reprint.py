@@ -23,26 +23,30 @@ def reprint(line):
     target, rhs = line.split(" = ", 1)
     if "'" in rhs or '"' in rhs or "#" in rhs:
         return f"{target} = {_print_again(rhs)}"
-    names = {}
-
-    def place(m):
-        word = m.group()
-        if keyword.iskeyword(word):
-            return word
-        got = names.get(word)
-        if got is None:
-            got = names[word] = f"_{len(names)}"
-        return got
-
-    shape = _PLAIN_NAME.sub(place, rhs)
+    parts = _PLAIN_NAME.split(rhs)  # text, name, text, name, ..., text
+    names = {}  # name -> its placeholder
+    for k in range(1, len(parts), 2):
+        word = parts[k]
+        if word not in _KEYWORDS:
+            got = names.get(word)
+            if got is None:
+                got = names[word] = f"_{len(names)}"
+            parts[k] = got
     back = {v: k for k, v in names.items()}
-    text = _PLAIN_NAME.sub(lambda m: back.get(m.group(), m.group()), _print_again(shape))
-    return f"{target} = {text}"
+    printed = _printed_parts("".join(parts))
+    return f"{target} = " + "".join([back.get(p, p) if k % 2 else p for k, p in enumerate(printed)])
 
 
 # an ASCII name not part of a longer (or non-ASCII) name, not an attribute: what the
 # parser takes as it is (it normalises non-ASCII names, which therefore stay in the shape)
-_PLAIN_NAME = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?!\w)")
+_PLAIN_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?!\w)")
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
+@functools.lru_cache(maxsize=4096)
+def _printed_parts(shape):
+    """_print_again(shape) split around its plain names (as reprint splits a line)."""
+    return tuple(_PLAIN_NAME.split(_print_again(shape)))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -261,7 +261,12 @@ def _first_assignments(draft):
 
     def walk(block, scope):
         for item in block:
-            if isinstance(item, C.LoopInit):
+            if isinstance(item, str):  # most items: a line
+                if " = " in item and not item.startswith("#"):
+                    for head in item.split(" = ")[0].split(","):
+                        if head.strip().isidentifier():
+                            scope.added.add(head.strip())
+            elif isinstance(item, C.LoopInit):
                 inside = {sv.name for sv in C.saves_in(item.loop.body)} if item.loop is not None else set()
                 out[id(item)] = {n for n in inside if scope.has(n)}
                 scope.added.update(inside)  # it gives the loop's saved names a value
@@ -275,10 +280,6 @@ def _first_assignments(draft):
                 scope.added.update(s1.added & s2.added)
             elif isinstance(item, Loop):
                 walk(item.body, _Scope(scope))
-            elif isinstance(item, str) and " = " in item and not item.startswith("#"):
-                for head in item.split(" = ")[0].split(","):
-                    if head.strip().isidentifier():
-                        scope.added.add(head.strip())
 
     top = _Scope(None, set(draft.params_names) | set(draft.freevars))
     walk(draft.fwd, top)

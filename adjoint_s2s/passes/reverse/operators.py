@@ -151,6 +151,9 @@ class OperatorsMixin:
         return rev
 
     def note_helpers(self, text):
-        for mod in ("_rt", "math", "cmath", "np", "operator"):
-            if f"{mod}." in text:
+        for mod, prefix in _HELPER_PREFIXES:
+            if prefix in text:
                 self.helpers.add(mod)
+
+
+_HELPER_PREFIXES = tuple((mod, f"{mod}.") for mod in ("_rt", "math", "cmath", "np", "operator"))
