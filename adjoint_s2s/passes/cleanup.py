@@ -193,6 +193,7 @@ def _drop_empty_headings(lines):
 
 
 _TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
@@ -290,7 +291,11 @@ _FOR = re.compile(r"^\s*for (\w+) in ")
 def tokens(line):
     """The names a generated line mentions, in order (cached: the folding below asks
     about the same lines many times)."""
-    return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
+    if "#" in line or "'" in line or '"' in line:
+        if line.lstrip().startswith("#"):
+            return ()  # a comment line
+        return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
+    return tuple(_NAME.findall(line))  # (what _TOKEN finds where only names can match)
 
 
 def token_counts(lines):
