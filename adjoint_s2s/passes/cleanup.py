@@ -306,12 +306,19 @@ def token_counts(lines):
 
 def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
-    nowhere else, read nowhere else, and nothing E reads changes in between."""
+    nowhere else, read nowhere else, and nothing E reads changes in between.
+
+    A fold can make another possible only for a definition above it whose search for its
+    use passed the lines the fold changes (the removed definition, the line it went
+    into, below it): a definition's own line, its count and what its search sees up to
+    where it stopped are otherwise what they were (a fold moves E's names, every other
+    count stays). Another pass runs only after such a fold."""
     lines = list(lines)
-    changed = True
-    while changed:
-        changed = False
+    again = True
+    while again:
+        again = False
         counts = token_counts(lines)
+        reach = -1  # the last line a search that left its definition in place looked at
         i = -1
         while i + 1 < len(lines):
             i += 1
@@ -325,39 +332,48 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             reads = set(tokens(line)[1:])  # (the target, then what E reads: cached)
             if name in reads:
                 continue
-            for j in range(i + 1, len(lines)):
-                later = lines[j]
-                if later.lstrip().startswith("#"):
-                    continue
-                assigned = _TARGETS.match(later)
-                targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
-                loop = _FOR.match(later)
-                if loop:
-                    targets.add(loop.group(1))
-                if later.startswith(" ") or loop or later.rstrip().endswith(":"):
-                    # inside (or opening) a block: a use there is left alone, and an
-                    # assignment there to what E reads ends the search
-                    if name in tokens(later) or targets & (reads | {name}):
-                        break
-                    continue
-                if name in tokens(later):
-                    if later.startswith("return") or not assigned:
-                        break
-                    lhs, rhs = later.split(" = ", 1)
-                    if name in lhs or rhs.count(name) != 1:
-                        break
-                    value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
-                    # in place: a new list per fold made the pass quadratic
-                    lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
-                    # every other name keeps its count; go on from the line after the
-                    # removed one (another pass catches folds this one made possible)
-                    counts[name] = 0
-                    changed = True
-                    i -= 1
-                    break
-                if targets & (reads | {name}):
-                    break  # something E reads is reassigned before the use
+            j, folds = _use_of(lines, i, name, reads)
+            if not folds:
+                reach = max(reach, j)
+                continue
+            lhs, rhs = lines[j].split(" = ", 1)
+            value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
+            # in place: a new list per fold made the pass quadratic
+            lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
+            # every other name keeps its count; go on from the line after the removed one
+            counts[name] = 0
+            again = again or i <= reach
+            i -= 1
     return [_unparen_simple(line) for line in lines]
+
+
+def _use_of(lines, i, name, reads):
+    """(j, whether line i, ``name = E`` with E reading reads, folds into line j): the line
+    its search for the one use of name stopped at."""
+    j = i
+    for j in range(i + 1, len(lines)):
+        later = lines[j]
+        if later.lstrip().startswith("#"):
+            continue
+        assigned = _TARGETS.match(later)
+        targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
+        loop = _FOR.match(later)
+        if loop:
+            targets.add(loop.group(1))
+        if later.startswith(" ") or loop or later.rstrip().endswith(":"):
+            # inside (or opening) a block: a use there is left alone, and an
+            # assignment there to what E reads ends the search
+            if name in tokens(later) or targets & (reads | {name}):
+                return j, False
+            continue
+        if name in tokens(later):
+            if later.startswith("return") or not assigned:
+                return j, False
+            lhs, rhs = later.split(" = ", 1)
+            return j, name not in lhs and rhs.count(name) == 1
+        if targets & (reads | {name}):
+            return j, False  # something E reads is reassigned before the use
+    return j, False
 
 
 _ADD_NEGATED = re.compile(rf"^(\s*)({_B}\w+) = \2 \+ \(-({_B}\w+)\) \* (.+)$")
