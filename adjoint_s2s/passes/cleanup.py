@@ -82,7 +82,7 @@ def clean(draft, plan, fwd_lines, pb_lines):
     primal = draft.locals | set(draft.params_names) | set(draft.freevars)
     primal -= set(draft.static_free) | draft.helpers | {"_rt"}
     primal |= slot_names | ({draft.tape} if plan.tape_used else set())
-    passed = sorted((names_read(fix_empty_blocks(list(pb_lines))) & primal) - {draft.seed})
+    passed = sorted((names_read(pb_lines) & primal) - {draft.seed})
     always = set(draft.params_names) | set(draft.freevars) | {draft.tape}
     unbound = sorted(
         n for n in passed if n not in always and (n not in plan.defined_at_end or n in slot_names)
@@ -480,7 +480,8 @@ def names_read(lines):
     """The names generated lines mention (outside strings, comments and attributes).
 
     A superset of the names they read (assignment targets count too), which is all the
-    callers need; a tokenising regex is much cheaper than parsing.
+    callers need; a tokenising regex is much cheaper than parsing. (The ``pass`` that
+    fix_empty_blocks puts in an empty block reads no name: the lines are taken as they are.)
     """
     out = set()
     for line in lines:

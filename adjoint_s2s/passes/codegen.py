@@ -267,7 +267,7 @@ def pair_text(draft, fwd_lines, pb_lines, passed):
     lines.extend("    " + line for line in fwd_lines)
     # a local value read only for its shape and dtype is passed as _rt.shape_like(value):
     # the pullback does not keep its data alive (the caller holds the arguments anyway)
-    read = names_read(fix_empty_blocks([blank_likes(line) for line in pb_lines]))
+    read = names_read([blank_likes(line) for line in pb_lines])
     read |= set(draft.params_names) | set(draft.freevars)
     params = ", ".join([draft.seed] + [
         f"{n}={n}" if n in read else f"{n}=_rt.shape_like({n})" for n in passed])

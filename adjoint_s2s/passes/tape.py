@@ -41,7 +41,7 @@ Inside a loop the same Save is ``_tape.append(y)`` and the Restore
 (``y = x + 1.0; y = x * 3.0``) is not saved at all.
 """
 from . import codegen as C
-from .cleanup import blank_likes, blank_shape_reads, fix_empty_blocks, names_read
+from .cleanup import blank_likes, blank_shape_reads, names_read
 from .codegen import If, Loop, Release, Restore, Save
 
 
@@ -133,7 +133,7 @@ def _shape_only(draft, restorable):
     C.render(draft.pre, 0, lambda m: [], probe)
     C.render(draft.body, 0, lambda m: [], probe)
     probe.append(draft.ret_line)
-    read = names_read(fix_empty_blocks([blank_likes(line) for line in probe]))
+    read = names_read([blank_likes(line) for line in probe])
     return {n for n in restorable if n not in read}
 
 
@@ -239,7 +239,7 @@ def _restorable(draft, overwritten, shape_kept):
         probe = []
         C.render(draft.body, 0, probe_marker, probe)
         probe = [blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
-        read = names_read(fix_empty_blocks(probe))
+        read = names_read(probe)
         needed = read & (draft.locals | set(draft.params_names))
         new = {n for n in needed if n in overwritten}
         if new == restorable:
