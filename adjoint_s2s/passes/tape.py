@@ -232,6 +232,8 @@ def _restorable(draft, overwritten, shape_kept):
     """The overwritten names the pullback reads. A branch that only restores values
     still reads its test, so restores count as code: iterate to a fixpoint."""
     restorable = set()
+    if not overwritten:
+        return restorable  # (only overwritten names are restorable)
     for _ in range(4):
         def probe_marker(m, keep=frozenset(restorable)):
             return ["pass"] if isinstance(m, Restore) and m.save.name in keep else []
