@@ -20,7 +20,7 @@ import gast
 from ..activity import ARRAY, BINOP_NAMES, CONST, NUMERIC, OTHER, REAL, SCALAR
 from ..codegen import src
 from ... import rules as R
-from .common import _BITOP_NAMES, _contribution, _pow_const_partial
+from .common import _BITOP_NAMES, _contribution, _pow_const_partial, fill
 
 
 class OperatorsMixin:
@@ -130,7 +130,7 @@ class OperatorsMixin:
                     if isinstance(adj, dict):
                         adj = adj.get(cls, adj.get("any"))
                     if adj is not None:
-                        expr = R.fill(adj, mapping)
+                        expr = fill(adj, mapping)
                         self.note_helpers(expr)
                         if k == REAL and cls == "complex":
                             expr = f"_rt.re({expr})"
@@ -139,7 +139,7 @@ class OperatorsMixin:
                     partial = partials.get(p)
                     if partial is None:
                         continue
-                    d = R.fill(partial, mapping)
+                    d = fill(partial, mapping)
                     self.note_helpers(d)
                     expr = _contribution(g, d, cls, k, src(v))
                     if "_rt." in expr:
@@ -151,6 +151,8 @@ class OperatorsMixin:
         return rev
 
     def note_helpers(self, text):
+        if "." not in text:  # (every prefix ends with a dot)
+            return
         for mod, prefix in _HELPER_PREFIXES:
             if prefix in text:
                 self.helpers.add(mod)
