@@ -299,9 +299,9 @@ def tokens(line):
 
 
 def token_counts(lines):
-    """name -> how many times the lines (comments aside) mention it (counted in C)."""
-    return collections.Counter(itertools.chain.from_iterable(
-        tokens(line) for line in lines if not line.lstrip().startswith("#")))
+    """name -> how many times the lines (comments aside: tokens() gives a comment line
+    no name) mention it (counted in C)."""
+    return collections.Counter(itertools.chain.from_iterable(map(tokens, lines)))
 
 
 def _substitute_single_uses(lines, seed, primal=frozenset()):
