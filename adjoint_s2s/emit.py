@@ -121,7 +121,8 @@ class _RecordingGlobals:
         return self._g[name]
 
     def get(self, name, default=None):
-        self._note(name)
+        if name not in self.read:  # (_note, inline: the passes ask once per callee read)
+            self.read[name] = _fact(self._g.get(name, _MISSING))
         return self._g.get(name, default)
 
 

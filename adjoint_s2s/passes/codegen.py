@@ -40,6 +40,9 @@ _CMP = {
 }
 
 
+_NUMBER_TYPES = frozenset((int, float, complex))  # (bool aside: a subclass of int)
+
+
 def src(node):
     """Source of a normalised expression (atoms as children)."""
     t = type(node)
@@ -47,7 +50,7 @@ def src(node):
         return node.id
     if t is gast.Constant:
         v = node.value
-        if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+        if type(v) in _NUMBER_TYPES or isinstance(v, (int, float, complex)) and not isinstance(v, bool):
             r = repr(v)
             return f"({r})" if r.startswith("-") or "inf" in r or "nan" in r else r
         if v is Ellipsis:

@@ -116,15 +116,17 @@ class OperatorsMixin:
             cls = "array"
         if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
             cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
-        mapping = {p: src(v) for p, v in args}
+        srcs = [src(v) for _, v in args]
+        mapping = {p: s for (p, _), s in zip(args, srcs)}
         mapping.update(extra or {})
         mapping["ans"] = x
 
         def rev(st):
             def body(g, num):
                 mapping["g"] = g
-                for (p, v), k in zip(args, kinds):
-                    if not self.is_active(v):
+                active = self.active
+                for (p, v), k, v_src in zip(args, kinds, srcs):
+                    if v.__class__ is not gast.Name or v.id not in active:  # (is_active)
                         continue
                     adj = adjoints.get(p)
                     if isinstance(adj, dict):
@@ -141,7 +143,7 @@ class OperatorsMixin:
                         continue
                     d = fill(partial, mapping)
                     self.note_helpers(d)
-                    expr = _contribution(g, d, cls, k, src(v))
+                    expr = _contribution(g, d, cls, k, v_src)
                     if "_rt." in expr:
                         self.helpers.add("_rt")
                     st.acc(v.id, expr, num)
