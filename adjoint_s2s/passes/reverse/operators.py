@@ -108,7 +108,7 @@ class OperatorsMixin:
         ]
         if prim_kind in ("array", "other"):
             cls = "array"
-        elif all(k == REAL for k in numeric_kinds):
+        elif numeric_kinds.count(REAL) == len(numeric_kinds):  # (all real)
             cls = "real"
         elif all(k in SCALAR for k in numeric_kinds):
             cls = "complex"
