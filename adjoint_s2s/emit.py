@@ -42,9 +42,10 @@ from .guards import (_ARRAY_ITEMS, _MISSING, _attribute_guard, _callee_guard, _d
 from .kinds import MODULE_ATTR, OTHER, cache_key
 from .passes import activity
 from .passes.cleanup import tokens as _tokens
+from .passes.reprint import _print_again, _printed_parts
 from .templates import _parse as _parse_template
 
-_MEMOS = (_tokens, _parse_template)
+_MEMOS = (_tokens, _print_again, _printed_parts, _parse_template)
 
 ORIGINS = source.ORIGINS  # generated filename -> {generated line: (user file, user line)}
 _COUNTER = itertools.count()
@@ -120,7 +121,8 @@ class _RecordingGlobals:
         return self._g[name]
 
     def get(self, name, default=None):
-        self._note(name)
+        if name not in self.read:  # (_note, inline: the passes ask once per callee read)
+            self.read[name] = _fact(self._g.get(name, _MISSING))
         return self._g.get(name, default)
 
 

@@ -6,7 +6,8 @@ text), for the straight-line functions of bench/workloads.py and ``transform_tar
     .venv/bin/python scripts/transform_phases.py --against /tmp/old 40 640
 
 Each row is the minimum over fresh transforms (``time.process_time``, the cyclic garbage
-collector paused as ``emit.generate`` pauses it) of: inline + check, anf, activity,
+collector paused as ``emit.generate`` pauses it, the passes' memo tables emptied as
+``refresh()`` empties them) of: inline + check, anf, activity,
 reverse, tape, cleanup, text (codegen + sparse), compile. ``--against DIR`` also measures
 the ``adjoint_s2s`` package of another checkout (DIR holds its ``adjoint_s2s`` folder,
 e.g. from ``git archive <rev> adjoint_s2s | tar -x -C DIR``), the two alternately, so
@@ -125,6 +126,8 @@ def main():
         texts = {}
         for _ in range(reps):
             for which, M in libs.items():
+                for memo in getattr(M["emit"], "_MEMOS", ()):  # as refresh() leaves them
+                    memo.cache_clear()
                 gc.collect()
                 gc.disable()
                 try:

@@ -106,6 +106,8 @@ class Activity(Queries):
         kinds, tuple_elts, dict_elts = self.kinds, self.tuple_elts, self.dict_elts
         for _ in range(6):
             before = dict(kinds)
+            read = set()  # the names the statements run so far in this round read
+            stale = False  # one of them changed after it was read
             for s in self._stmts:
                 if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                     t = s.targets[0].id
@@ -114,23 +116,35 @@ class Activity(Queries):
                         deps = tuple(self.reads(s.value))
                     else:
                         deps = got[0]
+                    read.update(deps)
                     inputs = [(kinds.get(n), tuple_elts.get(n), dict_elts.get(n)) for n in deps]
+                    old = (kinds.get(t), tuple_elts.get(t), dict_elts.get(t))
                     if got is not None and got[1] == inputs:
                         k = got[2]
                     else:
                         k = self.assign_kind(s, t)
                         memo[id(s)] = (deps, inputs, k)
                     kinds[t] = join(kinds.get(t), k) if t in before or t in kinds else k
+                    if t in read and old != (kinds[t], tuple_elts.get(t), dict_elts.get(t)):
+                        stale = True
                 elif isinstance(s, gast.For):
+                    read.update(self.reads(s.iter))
                     k = self.iter_item_kind(s.iter)
                     t = s.target.id
-                    kinds[t] = join(kinds.get(t), k)
+                    old = kinds.get(t)
+                    kinds[t] = join(old, k)
+                    stale = stale or (t in read and kinds[t] != old)
                 elif isinstance(s, gast.FunctionDef):
+                    stale = stale or (s.name in read and kinds.get(s.name) != OTHER)
                     kinds[s.name] = OTHER
                 elif isinstance(s, (gast.Import, gast.ImportFrom)):
                     for n in stmt_targets(s):
+                        stale = stale or (n in read and kinds.get(n) != CONST)
                         kinds[n] = CONST
-            if kinds == before:
+            # a statement sees in the next round what it saw in this one unless a name
+            # it read changed after it ran: it gives the same kind again (the join of a
+            # kind with itself), and that round would change nothing
+            if kinds == before or not stale:
                 break
 
     def assign_kind(self, s, t):

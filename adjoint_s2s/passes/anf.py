@@ -113,6 +113,14 @@ def _temp_assign(id_, value):
     return node
 
 
+def _node(cls, **fields):
+    """cls(**fields), without gast's generic constructor (the fields set as given, as
+    it sets them): the normaliser builds a few nodes per statement."""
+    node = cls.__new__(cls)
+    node.__dict__.update(fields)
+    return node
+
+
 _NAME_NEW = gast.Name.__new__
 _ASSIGN_NEW = gast.Assign.__new__
 
@@ -218,7 +226,7 @@ class Normalizer(Targets):
         if _is_atom(node):
             return node
         if isinstance(node, gast.BinOp):
-            out_ = gast.BinOp(left=a(node.left), op=node.op, right=a(node.right))
+            out_ = _node(gast.BinOp, left=a(node.left), op=node.op, right=a(node.right))
             if getattr(node, "augmented", False):
                 out_.augmented = True
             return out_
@@ -233,7 +241,7 @@ class Normalizer(Targets):
         if isinstance(node, gast.Call):
             return self.call(node, out)
         if isinstance(node, gast.Attribute):
-            return gast.Attribute(value=a(node.value), attr=node.attr, ctx=gast.Load())
+            return _node(gast.Attribute, value=a(node.value), attr=node.attr, ctx=_node(gast.Load))
         if isinstance(node, gast.Subscript):
             out_ = gast.Subscript(
                 value=a(node.value), slice=self.index(node.slice, out), ctx=gast.Load()
@@ -331,7 +339,7 @@ class Normalizer(Targets):
             else:
                 args.append(self.atom(x, out))
         kws = [gast.keyword(arg=k.arg, value=self.atom(k.value, out)) for k in node.keywords]
-        call = gast.Call(func=func, args=args, keywords=kws)
+        call = _node(gast.Call, func=func, args=args, keywords=kws)
         fname = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
         if fname == "showgrad" and len(node.args) == 1 and not node.keywords:
             # showgrad prints the expression it watches, and where
@@ -512,7 +520,7 @@ class Normalizer(Targets):
             value = self.flat(s.value, out)
             if not _is_atom(value) and _reads_name(value, target):
                 value = self.atom(value, out)
-            out.append(T.assign(target, value))
+            out.append(_temp_assign(target, value))
             return out
         if len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List)):
             value = self.atom(s.value, out, "seq")

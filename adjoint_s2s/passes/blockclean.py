@@ -26,6 +26,7 @@ import re
 
 from ..naming import ADJOINT_PREFIX
 from . import cleanup
+from .reprint import reprint
 
 _ASSIGN = re.compile(r"^(\s*)([A-Za-z_]\w*) = (?!=)(.+)$")
 
@@ -57,7 +58,7 @@ def fold_pure_temps(lines, temps, pure, tape=None):
         else:
             i += 1
     # a folded line is printed again from its tree: the same expression, minimal parentheses
-    return [cleanup._reprint(line) if line in changed else line for line in lines]
+    return [reprint(line) if line in changed else line for line in lines]
 
 
 def _fold_one(lines, i, m, pure, push, changed):
@@ -296,7 +297,7 @@ def _fold_rebindings(lines, primal, real):
             m2 = _DEF.match(out[j])
             if m2 and m2.group(1) == pad and m2.group(2) == name and cleanup.tokens(out[j])[1:].count(name) == 1:
                 value = expr if _atomic(expr) else f"({expr})"
-                folded = cleanup._reprint(f"{pad}{name} = {cleanup.replace_name(m2.group(3), name, value)}")
+                folded = reprint(f"{pad}{name} = {cleanup.replace_name(m2.group(3), name, value)}")
                 out[i : j + 1] = out[i + 1 : j] + [folded]
                 continue
         i += 1

@@ -51,7 +51,6 @@ After::
 ``names_read``, ``tokens`` and ``fix_empty_blocks`` are the text utilities the tape
 planning and the final assembly share with it.
 """
-import ast
 import bisect
 import collections
 import functools
@@ -62,6 +61,7 @@ import re
 from ..naming import ADJOINT_PREFIX
 from . import blockclean
 from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
+from .reprint import _NotArithmetic, unparse_arithmetic  # noqa: F401 (tests compare it with ast.unparse)
 
 _B = re.escape(ADJOINT_PREFIX)
 
@@ -82,7 +82,7 @@ def clean(draft, plan, fwd_lines, pb_lines):
     primal = draft.locals | set(draft.params_names) | set(draft.freevars)
     primal -= set(draft.static_free) | draft.helpers | {"_rt"}
     primal |= slot_names | ({draft.tape} if plan.tape_used else set())
-    passed = sorted((names_read(fix_empty_blocks(list(pb_lines))) & primal) - {draft.seed})
+    passed = sorted((names_read(pb_lines) & primal) - {draft.seed})
     always = set(draft.params_names) | set(draft.freevars) | {draft.tape}
     unbound = sorted(
         n for n in passed if n not in always and (n not in plan.defined_at_end or n in slot_names)
@@ -193,6 +193,7 @@ def _drop_empty_headings(lines):
 
 
 _TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
@@ -290,23 +291,34 @@ _FOR = re.compile(r"^\s*for (\w+) in ")
 def tokens(line):
     """The names a generated line mentions, in order (cached: the folding below asks
     about the same lines many times)."""
-    return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
+    if "#" in line or "'" in line or '"' in line:
+        if line.lstrip().startswith("#"):
+            return ()  # a comment line
+        return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
+    return tuple(_NAME.findall(line))  # (what _TOKEN finds where only names can match)
 
 
 def token_counts(lines):
-    """name -> how many times the lines (comments aside) mention it (counted in C)."""
-    return collections.Counter(itertools.chain.from_iterable(
-        tokens(line) for line in lines if not line.lstrip().startswith("#")))
+    """name -> how many times the lines (comments aside: tokens() gives a comment line
+    no name) mention it (counted in C)."""
+    return collections.Counter(itertools.chain.from_iterable(map(tokens, lines)))
 
 
 def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
-    nowhere else, read nowhere else, and nothing E reads changes in between."""
+    nowhere else, read nowhere else, and nothing E reads changes in between.
+
+    A fold can make another possible only for a definition above it whose search for its
+    use passed the lines the fold changes (the removed definition, the line it went
+    into, below it): a definition's own line, its count and what its search sees up to
+    where it stopped are otherwise what they were (a fold moves E's names, every other
+    count stays). Another pass runs only after such a fold."""
     lines = list(lines)
-    changed = True
-    while changed:
-        changed = False
+    again = True
+    while again:
+        again = False
         counts = token_counts(lines)
+        reach = -1  # the last line a search that left its definition in place looked at
         i = -1
         while i + 1 < len(lines):
             i += 1
@@ -320,113 +332,48 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             reads = set(tokens(line)[1:])  # (the target, then what E reads: cached)
             if name in reads:
                 continue
-            for j in range(i + 1, len(lines)):
-                later = lines[j]
-                if later.lstrip().startswith("#"):
-                    continue
-                assigned = _TARGETS.match(later)
-                targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
-                loop = _FOR.match(later)
-                if loop:
-                    targets.add(loop.group(1))
-                if later.startswith(" ") or loop or later.rstrip().endswith(":"):
-                    # inside (or opening) a block: a use there is left alone, and an
-                    # assignment there to what E reads ends the search
-                    if name in tokens(later) or targets & (reads | {name}):
-                        break
-                    continue
-                if name in tokens(later):
-                    if later.startswith("return") or not assigned:
-                        break
-                    lhs, rhs = later.split(" = ", 1)
-                    if name in lhs or rhs.count(name) != 1:
-                        break
-                    value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
-                    # in place: a new list per fold made the pass quadratic
-                    lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
-                    # every other name keeps its count; go on from the line after the
-                    # removed one (another pass catches folds this one made possible)
-                    counts[name] = 0
-                    changed = True
-                    i -= 1
-                    break
-                if targets & (reads | {name}):
-                    break  # something E reads is reassigned before the use
+            j, folds = _use_of(lines, i, name, reads)
+            if not folds:
+                reach = max(reach, j)
+                continue
+            lhs, rhs = lines[j].split(" = ", 1)
+            value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
+            # in place: a new list per fold made the pass quadratic
+            lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
+            # every other name keeps its count; go on from the line after the removed one
+            counts[name] = 0
+            again = again or i <= reach
+            i -= 1
     return [_unparen_simple(line) for line in lines]
 
 
-def _reprint(line):
-    target, rhs = line.split(" = ", 1)
-    tree = ast.parse(rhs, mode="eval").body
-    try:
-        text = unparse_arithmetic(tree)
-    except _NotArithmetic:
-        text = ast.unparse(tree)
-    return f"{target} = {text}"
-
-
-# ----- ast.unparse for arithmetic, without its visitor -----------------------------------
-# What the forward pass folds is arithmetic: names, numbers, attributes, calls, unary and
-# binary operators. ast.unparse prints it through a general visitor (about 60 us a line);
-# this prints the same text in a few microseconds, by the same precedence rules, and
-# gives up (ast.unparse then prints the line) on anything else. A test compares the two
-# on random expressions.
-
-class _NotArithmetic(Exception):
-    pass
-
-
-_PRECEDENCE = {name: i for i, name in enumerate((
-    "TEST", "OR", "AND", "NOT", "CMP", "BOR", "BXOR", "BAND", "SHIFT", "ARITH", "TERM",
-    "FACTOR", "POWER", "AWAIT", "ATOM"))}
-_TEST, _FACTOR, _POWER, _ATOM = (_PRECEDENCE[k] for k in ("TEST", "FACTOR", "POWER", "ATOM"))
-_BINARY = {
-    ast.Add: ("+", "ARITH"), ast.Sub: ("-", "ARITH"), ast.Mult: ("*", "TERM"),
-    ast.MatMult: ("@", "TERM"), ast.Div: ("/", "TERM"), ast.Mod: ("%", "TERM"),
-    ast.FloorDiv: ("//", "TERM"), ast.Pow: ("**", "POWER"), ast.LShift: ("<<", "SHIFT"),
-    ast.RShift: (">>", "SHIFT"), ast.BitOr: ("|", "BOR"), ast.BitXor: ("^", "BXOR"),
-    ast.BitAnd: ("&", "BAND"),
-}
-_BINARY = {k: (op, _PRECEDENCE[p]) for k, (op, p) in _BINARY.items()}
-_UNARY = {ast.Invert: ("~", _FACTOR), ast.Not: ("not ", _PRECEDENCE["NOT"]),
-          ast.UAdd: ("+", _FACTOR), ast.USub: ("-", _FACTOR)}
-
-
-def unparse_arithmetic(node, precedence=_TEST):
-    """ast.unparse(node) for a tree of names, finite int and float constants, attributes,
-    calls (no starred arguments), unary and binary operators; _NotArithmetic otherwise.
-    precedence: what the context requires, as ast.unparse's _Precedence (TEST at the top)."""
-    kind = type(node)
-    if kind is ast.Name:
-        return node.id
-    if kind is ast.BinOp:
-        op, own = _BINARY[type(node.op)]
-        after = min(own + 1, _ATOM)
-        left, right = (after, own) if own == _POWER else (own, after)  # ** groups right
-        text = f"{unparse_arithmetic(node.left, left)} {op} {unparse_arithmetic(node.right, right)}"
-        return f"({text})" if precedence > own else text
-    if kind is ast.Constant:
-        value = node.value
-        if type(value) is int or (type(value) is float and math.isfinite(value)):
-            return repr(value)
-        raise _NotArithmetic
-    if kind is ast.Call:
-        parts = []
-        for a in node.args:
-            if type(a) is ast.Starred:
-                raise _NotArithmetic
-            parts.append(unparse_arithmetic(a))
-        for k in node.keywords:
-            parts.append((f"{k.arg}=" if k.arg is not None else "**") + unparse_arithmetic(k.value))
-        return f"{unparse_arithmetic(node.func, _ATOM)}({', '.join(parts)})"
-    if kind is ast.Attribute:
-        space = " " if type(node.value) is ast.Constant and type(node.value.value) is int else ""
-        return f"{unparse_arithmetic(node.value, _ATOM)}{space}.{node.attr}"
-    if kind is ast.UnaryOp:
-        op, own = _UNARY[type(node.op)]
-        text = op + unparse_arithmetic(node.operand, own)
-        return f"({text})" if precedence > own else text
-    raise _NotArithmetic
+def _use_of(lines, i, name, reads):
+    """(j, whether line i, ``name = E`` with E reading reads, folds into line j): the line
+    its search for the one use of name stopped at."""
+    j = i
+    for j in range(i + 1, len(lines)):
+        later = lines[j]
+        if later.lstrip().startswith("#"):
+            continue
+        assigned = _TARGETS.match(later)
+        targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
+        loop = _FOR.match(later)
+        if loop:
+            targets.add(loop.group(1))
+        if later.startswith(" ") or loop or later.rstrip().endswith(":"):
+            # inside (or opening) a block: a use there is left alone, and an
+            # assignment there to what E reads ends the search
+            if name in tokens(later) or targets & (reads | {name}):
+                return j, False
+            continue
+        if name in tokens(later):
+            if later.startswith("return") or not assigned:
+                return j, False
+            lhs, rhs = later.split(" = ", 1)
+            return j, name not in lhs and rhs.count(name) == 1
+        if targets & (reads | {name}):
+            return j, False  # something E reads is reassigned before the use
+    return j, False
 
 
 _ADD_NEGATED = re.compile(rf"^(\s*)({_B}\w+) = \2 \+ \(-({_B}\w+)\) \* (.+)$")
@@ -533,7 +480,8 @@ def names_read(lines):
     """The names generated lines mention (outside strings, comments and attributes).
 
     A superset of the names they read (assignment targets count too), which is all the
-    callers need; a tokenising regex is much cheaper than parsing.
+    callers need; a tokenising regex is much cheaper than parsing. (The ``pass`` that
+    fix_empty_blocks puts in an empty block reads no name: the lines are taken as they are.)
     """
     out = set()
     for line in lines:

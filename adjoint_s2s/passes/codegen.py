@@ -40,6 +40,9 @@ _CMP = {
 }
 
 
+_NUMBER_TYPES = frozenset((int, float, complex))  # (bool aside: a subclass of int)
+
+
 def src(node):
     """Source of a normalised expression (atoms as children)."""
     t = type(node)
@@ -47,7 +50,7 @@ def src(node):
         return node.id
     if t is gast.Constant:
         v = node.value
-        if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+        if type(v) in _NUMBER_TYPES or isinstance(v, (int, float, complex)) and not isinstance(v, bool):
             r = repr(v)
             return f"({r})" if r.startswith("-") or "inf" in r or "nan" in r else r
         if v is Ellipsis:
@@ -267,7 +270,7 @@ def pair_text(draft, fwd_lines, pb_lines, passed):
     lines.extend("    " + line for line in fwd_lines)
     # a local value read only for its shape and dtype is passed as _rt.shape_like(value):
     # the pullback does not keep its data alive (the caller holds the arguments anyway)
-    read = names_read(fix_empty_blocks([blank_likes(line) for line in pb_lines]))
+    read = names_read([blank_likes(line) for line in pb_lines])
     read |= set(draft.params_names) | set(draft.freevars)
     params = ", ".join([draft.seed] + [
         f"{n}={n}" if n in read else f"{n}=_rt.shape_like({n})" for n in passed])

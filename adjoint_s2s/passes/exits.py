@@ -83,13 +83,15 @@ def _contains(block, kinds, into_loops):
 
 
 def _walk_stmts(s, into_loops):
-    yield s
-    if isinstance(s, gast.If):
+    """[s and the statements inside it, depth first]: an if's branches, a loop's body and
+    else when into_loops (a list, not a generator: most statements are simple)."""
+    cls = s.__class__
+    if cls is gast.If or into_loops and (cls is gast.For or cls is gast.While):
+        out = [s]
         for c in s.body + s.orelse:
-            yield from _walk_stmts(c, into_loops)
-    elif isinstance(s, (gast.For, gast.While)) and into_loops:
-        for c in s.body + s.orelse:
-            yield from _walk_stmts(c, into_loops)
+            out += _walk_stmts(c, into_loops)
+        return out
+    return [s]
 
 
 def _tail_only(block, kinds):

@@ -125,6 +125,8 @@ def hashable(obj):
 
 
 _MISSING = object()
+# expressions whose value carries no tangent: a constant, a comparison, an f-string
+_NEVER_ACTIVE = frozenset((gast.Constant, gast.Compare, gast.JoinedStr))
 
 
 class Queries:
@@ -133,9 +135,10 @@ class Queries:
     the reverse pass on its own copies afterwards."""
 
     def kind_of(self, node):
-        if isinstance(node, gast.Name):
+        cls = node.__class__
+        if cls is gast.Name:
             return self.kinds.get(node.id, OTHER if node.id in self.locals else self.global_kind(node.id))
-        if isinstance(node, gast.Constant):
+        if cls is gast.Constant:
             return const_kind(node.value)
         return OTHER
 
@@ -414,12 +417,13 @@ class Queries:
         return isinstance(obj, types.FunctionType) or R.lookup_user(obj) is not None
 
     def value_active(self, e):
-        if isinstance(e, gast.Name):
+        cls = e.__class__
+        if cls is gast.Name:
             return e.id in self.active
-        if isinstance(e, gast.Constant):
+        if cls in _NEVER_ACTIVE:
             return False
-        if isinstance(e, (gast.Compare, gast.JoinedStr)):
-            return False
+        if cls is gast.BinOp:  # (none of the cases below)
+            return bool(self.reads(e) & self.active)
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
             return False
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Invert) and self.kind_of(e.operand) != OTHER:

@@ -41,7 +41,7 @@ Inside a loop the same Save is ``_tape.append(y)`` and the Restore
 (``y = x + 1.0; y = x * 3.0``) is not saved at all.
 """
 from . import codegen as C
-from .cleanup import blank_likes, blank_shape_reads, fix_empty_blocks, names_read
+from .cleanup import blank_likes, blank_shape_reads, names_read
 from .codegen import If, Loop, Release, Restore, Save
 
 
@@ -133,7 +133,7 @@ def _shape_only(draft, restorable):
     C.render(draft.pre, 0, lambda m: [], probe)
     C.render(draft.body, 0, lambda m: [], probe)
     probe.append(draft.ret_line)
-    read = names_read(fix_empty_blocks([blank_likes(line) for line in probe]))
+    read = names_read([blank_likes(line) for line in probe])
     return {n for n in restorable if n not in read}
 
 
@@ -232,6 +232,8 @@ def _restorable(draft, overwritten, shape_kept):
     """The overwritten names the pullback reads. A branch that only restores values
     still reads its test, so restores count as code: iterate to a fixpoint."""
     restorable = set()
+    if not overwritten:
+        return restorable  # (only overwritten names are restorable)
     for _ in range(4):
         def probe_marker(m, keep=frozenset(restorable)):
             return ["pass"] if isinstance(m, Restore) and m.save.name in keep else []
@@ -239,7 +241,7 @@ def _restorable(draft, overwritten, shape_kept):
         probe = []
         C.render(draft.body, 0, probe_marker, probe)
         probe = [blank_shape_reads(line, shape_kept) for line in probe] if shape_kept else probe
-        read = names_read(fix_empty_blocks(probe))
+        read = names_read(probe)
         needed = read & (draft.locals | set(draft.params_names))
         new = {n for n in needed if n in overwritten}
         if new == restorable:
@@ -261,7 +263,12 @@ def _first_assignments(draft):
 
     def walk(block, scope):
         for item in block:
-            if isinstance(item, C.LoopInit):
+            if isinstance(item, str):  # most items: a line
+                if " = " in item and not item.startswith("#"):
+                    for head in item.split(" = ")[0].split(","):
+                        if head.strip().isidentifier():
+                            scope.added.add(head.strip())
+            elif isinstance(item, C.LoopInit):
                 inside = {sv.name for sv in C.saves_in(item.loop.body)} if item.loop is not None else set()
                 out[id(item)] = {n for n in inside if scope.has(n)}
                 scope.added.update(inside)  # it gives the loop's saved names a value
@@ -275,10 +282,6 @@ def _first_assignments(draft):
                 scope.added.update(s1.added & s2.added)
             elif isinstance(item, Loop):
                 walk(item.body, _Scope(scope))
-            elif isinstance(item, str) and " = " in item and not item.startswith("#"):
-                for head in item.split(" = ")[0].split(","):
-                    if head.strip().isidentifier():
-                        scope.added.add(head.strip())
 
     top = _Scope(None, set(draft.params_names) | set(draft.freevars))
     walk(draft.fwd, top)

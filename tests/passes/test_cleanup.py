@@ -129,6 +129,27 @@ def test_arithmetic_printer_matches_ast_unparse():
     assert printed > 1000
 
 
+
+def test_reprint_by_shape_matches_ast_unparse():
+    """reprint prints a line once per shape (its names replaced by placeholders): the
+    names put back give what ast.unparse prints of the line itself, with keywords,
+    attributes, keyword arguments, lambdas, names that share a shape, names the parser
+    normalises (non-ASCII), and names that look like the placeholders."""
+    import ast
+
+    from adjoint_s2s.passes.reprint import reprint
+
+    rhs = [
+        "(math.sin(x)) + (0.5 * y)", "(math.sin(z)) + (0.5 * _0)", "(_1 * _0) - (x * _1)",
+        "f((a + b), axis=(c * d))", "(a if b else None) + True", "(lambda a: a + b)(c)",
+        "(x.real * y).imag", "(1).real + (x)", "((x ** y)) ** z", "-(x) * (y - z)",
+        "(\u00b5 + \u00b5x) * x\u00b5", "(\ufb01 + fi) * y", "not (a and b)",
+        "(a @ b) @ c", "f(*(a), **(b))", "(x for x in (y))",
+    ]
+    for text in rhs:
+        line = f"    t = {text}"
+        assert reprint(line) == f"    t = {ast.unparse(ast.parse(text, mode='eval'))}", text
+
 def test_round_trip_only_within_its_block():
     # the copy back after a block header, or at another indentation, is not the same block
     lines = ["b_a = b_b", "if c:", "    b_b = b_a", "b_b = b_a", "return (None, b_a, b_b)"]

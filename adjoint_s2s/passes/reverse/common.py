@@ -2,6 +2,7 @@
 lines, constants and small helpers on normalised expressions used by several families.
 """
 import dataclasses
+import functools
 import os
 import sys
 import types
@@ -12,6 +13,7 @@ import numpy as np
 from ..activity import COMPLEX, NUMERIC, OTHER, REAL, SCALAR
 from ..cleanup import call_args
 from ..codegen import Block, If, Loop, Release, Restore, src
+from ... import rules as R
 from ...naming import ADJOINT_PREFIX
 
 NUM, MAYBE = "num", "maybe"
@@ -50,6 +52,25 @@ _VIEW_FUNCS = frozenset(
 _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal"})
 _VIEW_ATTRS = frozenset({"T", "mT", "real", "imag"})
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep  # adjoint_s2s/
+
+
+def fill(template, mapping):
+    """rules.fill(template, mapping): the template's identifiers (not attribute names)
+    replaced from mapping, by the template's pieces split once (a rule's templates are
+    filled once per operand of every statement that uses the rule)."""
+    parts = _template_parts(template)
+    if len(parts) == 3 and not parts[0] and not parts[2]:  # one identifier: `b`, `g`
+        return mapping.get(parts[1], parts[1])
+    out = list(parts)
+    for i in range(1, len(out), 2):  # the identifiers stand at the odd places
+        out[i] = mapping.get(out[i], out[i])
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _template_parts(template):
+    """[text, identifier, text, ..., text]: what rules.fill's pattern splits it into."""
+    return tuple(R._IDENT.split(template))
 
 
 def _passed_through(expr):

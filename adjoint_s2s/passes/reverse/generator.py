@@ -40,6 +40,9 @@ from .mutation import MutationMixin
 from .operators import OperatorsMixin
 
 
+_ATOMS = frozenset((gast.Name, gast.Constant))
+# values of `x = e` that may make a dict key (check_dict_keys): a display, a setdefault call
+_KEYED_VALUES = frozenset((gast.Dict, gast.Call))
 _DISPATCHED = re.compile(r"_rt\.(binop|unop|call|call_keeping|call_method|call_method_keeping|getitem_pair|getattr_pair)\(")
 
 
@@ -75,6 +78,7 @@ class Generator(
         self._reads_cache = facts.reads_memo  # names each expression reads: a memo of the tree
         self.live_after = dict(facts.live_after)
         self.facts = facts
+        self._own_code = info.filename.startswith(_OWN_DIR)  # adjoint_s2s's helpers again
         self.live = frozenset()  # names read after the statement being generated
         self.aliases = {}  # name -> names bound to the same object or a view of it (z = y)
         self.maybe_views = set()  # names bound by z = y[i]: a view of a row, or a number
@@ -323,9 +327,15 @@ class Generator(
         that may depend on the inputs becomes a key (a display `{k: v}`, `d[k] = v`,
         d.setdefault(k, v)), _rt.dict_key refuses it at run time unless it is a label
         (a str, an int...); `obj[k] = v` with obj a list or an array is not a key."""
-        if self.info.filename.startswith(_OWN_DIR):
+        if self._own_code:
             return  # adjoint_s2s's helpers differentiated again copy keys they were given
-        value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        cls = s.__class__
+        if cls is gast.Assign:
+            value = s.value
+            if s.targets[0].__class__ is gast.Name and value.__class__ not in _KEYED_VALUES:
+                return  # `x = e`, e no display of a dict nor a call: no key made
+        else:
+            value = s.value if cls is gast.Expr else None
         checks = []
         if isinstance(value, gast.Dict):
             checks += [("None", k) for k in value.keys if k is not None]
@@ -390,7 +400,7 @@ class Generator(
         expression in such a place that reads an active name would lose its gradient
         silently: refuse it (a bug of the normaliser, to report), never drop it."""
         for part in _operands(s):
-            if isinstance(part, (gast.Name, gast.Constant)) or part is None:
+            if part.__class__ in _ATOMS or part is None:
                 continue
             if isinstance(part, gast.Attribute) and self.resolve(part) is not None:
                 continue  # a module's function or constant (np.linalg.norm)

@@ -20,7 +20,7 @@ import gast
 from ..activity import ARRAY, BINOP_NAMES, CONST, NUMERIC, OTHER, REAL, SCALAR
 from ..codegen import src
 from ... import rules as R
-from .common import _BITOP_NAMES, _contribution, _pow_const_partial
+from .common import _BITOP_NAMES, _contribution, _pow_const_partial, fill
 
 
 class OperatorsMixin:
@@ -108,7 +108,7 @@ class OperatorsMixin:
         ]
         if prim_kind in ("array", "other"):
             cls = "array"
-        elif all(k == REAL for k in numeric_kinds):
+        elif numeric_kinds.count(REAL) == len(numeric_kinds):  # (all real)
             cls = "real"
         elif all(k in SCALAR for k in numeric_kinds):
             cls = "complex"
@@ -116,21 +116,23 @@ class OperatorsMixin:
             cls = "array"
         if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
             cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
-        mapping = {p: src(v) for p, v in args}
+        srcs = [src(v) for _, v in args]
+        mapping = {p: s for (p, _), s in zip(args, srcs)}
         mapping.update(extra or {})
         mapping["ans"] = x
 
         def rev(st):
             def body(g, num):
                 mapping["g"] = g
-                for (p, v), k in zip(args, kinds):
-                    if not self.is_active(v):
+                active = self.active
+                for (p, v), k, v_src in zip(args, kinds, srcs):
+                    if v.__class__ is not gast.Name or v.id not in active:  # (is_active)
                         continue
                     adj = adjoints.get(p)
                     if isinstance(adj, dict):
                         adj = adj.get(cls, adj.get("any"))
                     if adj is not None:
-                        expr = R.fill(adj, mapping)
+                        expr = fill(adj, mapping)
                         self.note_helpers(expr)
                         if k == REAL and cls == "complex":
                             expr = f"_rt.re({expr})"
@@ -139,9 +141,9 @@ class OperatorsMixin:
                     partial = partials.get(p)
                     if partial is None:
                         continue
-                    d = R.fill(partial, mapping)
+                    d = fill(partial, mapping)
                     self.note_helpers(d)
-                    expr = _contribution(g, d, cls, k, src(v))
+                    expr = _contribution(g, d, cls, k, v_src)
                     if "_rt." in expr:
                         self.helpers.add("_rt")
                     st.acc(v.id, expr, num)
@@ -151,6 +153,11 @@ class OperatorsMixin:
         return rev
 
     def note_helpers(self, text):
-        for mod in ("_rt", "math", "cmath", "np", "operator"):
-            if f"{mod}." in text:
+        if "." not in text:  # (every prefix ends with a dot)
+            return
+        for mod, prefix in _HELPER_PREFIXES:
+            if prefix in text:
                 self.helpers.add(mod)
+
+
+_HELPER_PREFIXES = tuple((mod, f"{mod}.") for mod in ("_rt", "math", "cmath", "np", "operator"))
