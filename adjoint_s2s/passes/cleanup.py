@@ -61,7 +61,6 @@ import re
 from ..naming import ADJOINT_PREFIX
 from . import blockclean
 from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
-from .reprint import _NotArithmetic, unparse_arithmetic  # noqa: F401 (tests compare it with ast.unparse)
 
 _B = re.escape(ADJOINT_PREFIX)
 

@@ -80,13 +80,13 @@ def test_a_name_folded_into_its_use_gets_no_parentheses():
 
 
 def test_arithmetic_printer_matches_ast_unparse():
-    """The folded forward lines are printed by cleanup.unparse_arithmetic where they are
+    """The folded forward lines are printed by reprint.unparse_arithmetic where they are
     arithmetic (ast.unparse otherwise): on random expressions it prints what ast.unparse
     prints, parenthesis for parenthesis, or gives up."""
     import ast
     import random
 
-    from adjoint_s2s.passes.cleanup import _NotArithmetic, unparse_arithmetic
+    from adjoint_s2s.passes.reprint import _NotArithmetic, unparse_arithmetic
 
     rng = random.Random(15)
     binary = [ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.FloorDiv, ast.Pow,
