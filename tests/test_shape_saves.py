@@ -154,7 +154,9 @@ def test_setitem_in_place_only_when_private_and_like_python():
     assert out is not ro and not ro.any() and out[1].tolist() == [1.0, 1.0]
 
 
-@pytest.mark.parametrize("idx", [2, np.int64(2), [2, 2], np.array([0, 2, 0]), slice(1, 3), True])
+@pytest.mark.parametrize(
+    "idx", [2, np.int64(2), [2, 2], [0, 2], np.array([0, 2, 0]), np.array([3, 1]), slice(1, 3), True]
+)
 def test_setitem_grad_acc_matches_setitem_grad_then_acc(idx):
     from adjoint_s2s.runtime.accumulate import setitem_grad, setitem_grad_acc
 
@@ -220,6 +222,32 @@ def test_accumulation_never_writes_into_a_view():
     out2 = acc(np.ones((3, 4)), view)  # a private accumulator takes the view in place
     np.testing.assert_array_equal(out2, np.broadcast_to(base + 1.0, (3, 4)))
     assert not view.flags.writeable
+
+
+def _acc_private(a0, b, writeable=True):
+    a = np.array(a0)  # only this variable holds a, as a generated accumulator is held
+    a.flags.writeable = writeable
+    out = acc(a, b)
+    return out, out is a, a
+
+
+@pytest.mark.parametrize("bshape", [(3, 4), (4,), (1, 4), (2, 3, 4), (3, 1)])
+@pytest.mark.parametrize("writeable", [True, False])
+def test_acc_in_place_is_the_sum_whatever_the_shapes(bshape, writeable):
+    a = _rng.standard_normal((3, 4))
+    b = _rng.standard_normal(bshape)
+    want = a + b
+    got, in_place, a_after = _acc_private(a, b, writeable)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert in_place == (writeable and want.shape == a.shape)
+    if not in_place:
+        np.testing.assert_array_equal(a_after, a)  # nothing written where the sum cannot go
+    for dtype in (np.float32, np.complex128):  # another dtype: the sum's, never a cast
+        c = b.astype(dtype)
+        got, _, _ = _acc_private(a, c)
+        assert got.dtype == (a + c).dtype
+        np.testing.assert_array_equal(got, a + c)
 
 
 def _sum_twice(x):

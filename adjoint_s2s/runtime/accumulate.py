@@ -28,15 +28,21 @@ def acc(a, b):
     contribution. Failing that, a contribution that is a temporary no variable holds
     (``_rt.acc(b_x, b_y * c)``) takes the sum (floating-point addition commutes).
     Anything else is tangents.add."""
-    if type(a) is _ndarray and type(b) is _ndarray and a.shape == b.shape and (
-        a.dtype is b.dtype or a.dtype == b.dtype
-    ):
-        if a.base is None and _refcount(a) <= _PRIVATE_REFS and a.flags.writeable:
-            a += b
-            return a
-        if b.base is None and _refcount(b) <= _TEMP_REFS and b.flags.writeable:
-            b += a
-            return b
+    if type(a) is _ndarray and type(b) is _ndarray:
+        ad, bd = a.dtype, b.dtype
+        if ad is bd or ad == bd:
+            if a.base is None and _refcount(a) <= _PRIVATE_REFS:
+                # a + b's values in a's place: NumPy raises before writing anything when a is
+                # read-only or b does not broadcast to a's shape (a + b is then larger)
+                try:
+                    a += b
+                except ValueError:
+                    pass
+                else:
+                    return a
+            if a.shape == b.shape and b.base is None and _refcount(b) <= _TEMP_REFS and b.flags.writeable:
+                b += a
+                return b
     if type(a) is Scattered or type(b) is Scattered:
         # the sum is always an array, never a Scattered (see passes/sparse.py). Into an
         # array only the caller holds, or a temporary, the few positions go in place.
@@ -236,21 +242,24 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
         return b_old, acc(acc_, g_v)
     # counted here, before a view of b_new holds it: a call one frame deeper counts one more
     private = b_new.base is None and _refcount(b_new) <= _PRIVATE_REFS and b_new.flags.writeable
-    if (
-        private
-        and type(acc_) is _ndarray
-        and acc_.base is None
-        and _refcount(acc_) <= _PRIVATE_REFS
-        and acc_.shape == v.shape
-        and acc_.flags.writeable
-    ):
+    if private and type(acc_) is _ndarray and acc_.base is None and _refcount(acc_) <= _PRIVATE_REFS:
         row = b_new[idx]
-        # an int index writes one row once: no later element can overwrite it
-        if (type(row) is _ndarray and row.shape == acc_.shape and row.dtype == acc_.dtype
+        # g_v is the row itself when it has v's shape and no later element of v overwrote
+        # it (an int index writes one row once); then acc(acc_, g_v) in place, as acc
+        # does it: NumPy raises before writing when acc_ is read-only or too small
+        if (type(row) is _ndarray and row.shape == v.shape
+                and (row.dtype is acc_.dtype or row.dtype == acc_.dtype)
                 and (type(idx) is int or _lost_writes(b_new.shape, idx) is None)):
-            acc_ += row
-            b_new[idx] = 0
-            return b_new, acc_
+            try:
+                acc_ += row
+            except ValueError:
+                pass
+            else:
+                if type(idx) is int:
+                    row.fill(0)  # b_new[idx] = 0 through the view at hand (an int gives a view)
+                else:  # (an index array's row is a copy)
+                    b_new[idx] = 0
+                return b_new, acc_
         del row
     b_old, g_v = _row_grad(b_new, idx, v, private)
     return b_old, acc(acc_, g_v)
