@@ -100,7 +100,7 @@ def shape_like(x):
     Generated loops call it per trip for every value saved for its shape: the first
     lookup is by shape alone, with the dtype compared by identity (hashing a dtype costs
     more than the rest of the call); anything else takes the (shape, dtype) table."""
-    if type(x) is not np.ndarray:
+    if type(x) is not _ndarray:
         return x
     out = _by_shape(x.shape)
     if out is not None and out.dtype is x.dtype:
