@@ -163,6 +163,7 @@ def unappend_adjoint(g, b_lst, n):
 
 
 _ndarray = np.ndarray
+_F64 = np.dtype(np.float64)  # (compared by identity first: the usual dtype)
 _refcount = sys.getrefcount
 
 
@@ -180,11 +181,14 @@ def setitem(obj, idx, v):
         and type(v) is _ndarray
         and obj.base is None
         and _refcount(obj) <= _PRIVATE_REFS
-        and v.dtype.kind in "fiub"
-        and obj.flags.writeable
+        and (v.dtype is _F64 or v.dtype.kind in "fiub")
     ):
-        obj[idx] = v
-        return obj
+        try:  # NumPy raises before writing into a read-only obj (then: copy on write below)
+            obj[idx] = v
+        except ValueError:
+            pass
+        else:
+            return obj
     if isinstance(obj, np.ndarray):
         tv = type(v)
         if tv is np.ndarray:

@@ -97,7 +97,7 @@ def conj(x):
     t = type(x)
     if t is float:
         return x
-    if t is np.ndarray:
+    if t is _ndarray:
         d = x.dtype
         return x if d is _F64 or d.kind != "c" else x.conj()
     if isinstance(x, np.ndarray):
