@@ -231,7 +231,7 @@ def _acc_private(a0, b, writeable=True):
     return out, out is a, a
 
 
-@pytest.mark.parametrize("bshape", [(3, 4), (4,), (1, 4), (2, 3, 4), (3, 1)])
+@pytest.mark.parametrize("bshape", [(3, 4), (4,), (1, 4), (2, 3, 4), (1, 3, 4), (3, 1), ()])
 @pytest.mark.parametrize("writeable", [True, False])
 def test_acc_in_place_is_the_sum_whatever_the_shapes(bshape, writeable):
     a = _rng.standard_normal((3, 4))
