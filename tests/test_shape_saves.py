@@ -250,6 +250,31 @@ def test_acc_in_place_is_the_sum_whatever_the_shapes(bshape, writeable):
         np.testing.assert_array_equal(got, a + c)
 
 
+class _RaisesOnce:
+    """An object element whose first addition of 2 raises ValueError (a retry succeeds)."""
+
+    raised = False
+
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, other):
+        if other == 2 and not _RaisesOnce.raised:
+            _RaisesOnce.raised = True
+            raise ValueError("this element refuses")
+        return _RaisesOnce(self.v + other)
+
+
+def test_acc_object_arrays_never_left_half_added():
+    # the in-place sum of an object array runs element code: when an element raises
+    # part-way, acc raises rather than fall back to a sum over a half-changed accumulator
+    _RaisesOnce.raised = False
+    a = np.array([_RaisesOnce(0.0), _RaisesOnce(1.0), _RaisesOnce(5.0)], dtype=object)
+    b = np.array([1.0, 2.0, 3.0], dtype=object)
+    with pytest.raises(ValueError, match="refuses"):
+        _acc_private(a, b)  # (a retry over the half-added a would give 2.0 for 0.0 + 1.0)
+
+
 def _sum_twice(x):
     s = np.sum(x, axis=1, keepdims=True)
     y = x * 0.0

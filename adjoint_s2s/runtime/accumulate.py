@@ -37,7 +37,8 @@ def acc(a, b):
                 try:
                     a += b
                 except ValueError:
-                    pass
+                    if ad.kind == "O":  # an element may have raised part-way: a is changed
+                        raise
                 else:
                     return a
             if a.shape == b.shape and b.base is None and _refcount(b) <= _TEMP_REFS and b.flags.writeable:
@@ -253,7 +254,8 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
             try:
                 acc_ += row
             except ValueError:
-                pass
+                if row.dtype.kind == "O":  # an element may have raised part-way
+                    raise
             else:
                 if type(idx) is int:
                     row.fill(0)  # b_new[idx] = 0 through the view at hand (an int gives a view)
