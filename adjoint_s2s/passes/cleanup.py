@@ -208,24 +208,26 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    assigned_at = {}
+    times, last = {}, {}  # name -> how many lines assign it, the last of them
+    copies = []
     for i, line in enumerate(lines):
         m = _TARGETS.match(line)
         if m:
-            for name in m.group(1).split(","):
-                assigned_at.setdefault(name.strip(), []).append(i)
+            names = m.group(1)
+            for name in names.split(",") if "," in names else (names,):
+                name = name.strip()
+                times[name] = times.get(name, 0) + 1
+                last[name] = i
+            if line.startswith(ADJOINT_PREFIX) and _COPY.match(line):  # top level only
+                copies.append(i)
     out = list(lines)
     renames = {}
-    for i, line in enumerate(lines):
-        m = _COPY.match(line)  # top level only: no indentation
-        if not m:
-            continue
+    for i in copies:
+        m = _COPY.match(lines[i])
         a, b = m.group(1), renames.get(m.group(2), m.group(2))
-        if a == seed or a in primal or m.group(2) in primal or len(assigned_at.get(a, ())) != 1:
+        if a == seed or a in primal or m.group(2) in primal or times.get(a, 0) != 1:
             continue
-        if any(j > i for j in assigned_at.get(m.group(2), ())) or any(
-            j > i for j in assigned_at.get(b, ())
-        ):
+        if last.get(m.group(2), -1) > i or last.get(b, -1) > i:
             continue
         renames[a] = b
         out[i] = None
