@@ -409,6 +409,8 @@ def blank_shape_reads(line, names):
     type: the ``like`` of ``_rt.unbroadcast(g, like)`` and the old container of
     ``_rt.setitem_grad(b, old, idx, v)`` and ``_rt.setitem_grad_acc(b, old, idx, v, acc)``
     (not for a slice: a list can change length)."""
+    if "_rt." not in line:
+        return line
     for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1), ("_rt.setitem_grad_acc(", 1)):
         start = line.find(fn)
         while start >= 0:
@@ -440,6 +442,8 @@ def blank_likes(line):
     """line with every argument that a helper of _LIKES reads only for its shape and
     dtype blanked, when it is a plain name: the pullback needs no more of that value than
     ``_rt.shape_like`` keeps."""
+    if "_rt." not in line:
+        return line  # (most lines: no helper of _LIKES)
     for fn, pos, nargs in _LIKES:
         start = line.find(fn)
         while start >= 0:
