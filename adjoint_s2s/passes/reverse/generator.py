@@ -38,27 +38,10 @@ from .control import ControlMixin
 from .data import DataMixin
 from .mutation import MutationMixin
 from .operators import OperatorsMixin
+from .plain import plain_statement
 
 
 _ATOMS = frozenset((gast.Name, gast.Constant))
-_ARITHMETIC = frozenset((gast.BinOp, gast.UnaryOp))
-
-
-def _plain_arithmetic(s):
-    """Is s `x = a op b` or `x = op a` (a name bound to an operator on names and
-    constants, no augmented assignment)? Then refuse_unsupported, check_operands,
-    _written_through, check_element_write, snapshot_writes and check_dict_keys find
-    nothing in it (an operator reads atoms, calls nothing, binds one plain name)."""
-    if s.__class__ is not gast.Assign or getattr(s, "augmented", False):
-        return False
-    targets, e = s.targets, s.value
-    if len(targets) != 1 or targets[0].__class__ is not gast.Name:
-        return False
-    cls = e.__class__
-    if cls is gast.BinOp:
-        return (e.left.__class__ in _ATOMS and e.right.__class__ in _ATOMS
-                and not getattr(e, "augmented", False))
-    return cls is gast.UnaryOp and e.operand.__class__ in _ATOMS
 # values of `x = e` that may make a dict key (check_dict_keys): a display, a setdefault call
 _KEYED_VALUES = frozenset((gast.Dict, gast.Call))
 _DISPATCHED = re.compile(r"_rt\.(binop|unop|call|call_keeping|call_method|call_method_keeping|getitem_pair|getattr_pair)\(")
@@ -210,7 +193,7 @@ class Generator(
                 fwd.append(f"# {origin}")
                 note = [len(fwd), []] if loop_depth else None
             mark = len(fwd)
-            if _plain_arithmetic(s):  # the checks below have nothing to say of it
+            if plain_statement(s, self.resolve):  # the checks below have nothing to say of it
                 self.cur_stmt = s
                 if getattr(s, "src_line", None) is not None:
                     self.last_line = s.src_line
@@ -308,11 +291,10 @@ class Generator(
             r = _then_restore(r, flag_saves)
         return r
 
-
     def _plain_stmt(self, s, fwd, depth):
-        """stmt(s) of a statement _plain_arithmetic accepts: it writes through no name,
-        changes nothing in place and makes no dict key, so of stmt and _stmt only the
-        assignment is left."""
+        """stmt(s) of a statement plain_statement accepts (see passes/reverse/plain.py):
+        it writes through no name, changes nothing in place and makes no dict key, so of
+        stmt and _stmt only the assignment is left."""
         self.depth = depth
         self.fwd = fwd
         self.live = self.live_after.get(id(s), frozenset())
