@@ -246,10 +246,17 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         if line.lstrip().startswith("#"):
             result.append(line)
             continue
-        # a line without strings or comments mentions exactly the names tokens() gives
-        # (cached, and asked again later): most lines have none of the renamed ones
-        if "'" in line or '"' in line or "#" in line or not renames.keys().isdisjoint(tokens(line)):
+        if "'" in line or '"' in line or "#" in line:
             line = _WORD.sub(rename, line)
+        else:
+            # a line without strings or comments mentions exactly the names tokens()
+            # gives (cached, and asked again later): most lines have none of the renamed
+            # ones, the others one or two. No name renamed to is renamed itself (a copy
+            # whose source is bound later stays), so one name at a time is the same.
+            for name in tokens(line):
+                new = renames.get(name)
+                if new is not None:
+                    line = replace_name(line, name, new)
         result.append(line)
     return result
 
@@ -351,20 +358,27 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
 def _use_of(lines, i, name, reads):
     """(j, whether line i, ``name = E`` with E reading reads, folds into line j): the line
     its search for the one use of name stopped at."""
+    stop = reads | {name}  # names whose binding ends the search
     j = i
     for j in range(i + 1, len(lines)):
         later = lines[j]
         if later.lstrip().startswith("#"):
             continue
         assigned = _TARGETS.match(later)
-        targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
-        loop = _FOR.match(later)
-        if loop:
-            targets.add(loop.group(1))
+        binds = False
+        if assigned:
+            targets = assigned.group(1)
+            if "," in targets:
+                binds = any(t.strip() in stop for t in targets.split(","))
+            else:
+                binds = targets.strip() in stop
+        loop = _FOR.match(later) if "for " in later else None
+        if loop and loop.group(1) in stop:
+            binds = True
         if later.startswith(" ") or loop or later.rstrip().endswith(":"):
             # inside (or opening) a block: a use there is left alone, and an
             # assignment there to what E reads ends the search
-            if name in tokens(later) or targets & (reads | {name}):
+            if binds or name in tokens(later):
                 return j, False
             continue
         if name in tokens(later):
@@ -372,7 +386,7 @@ def _use_of(lines, i, name, reads):
                 return j, False
             lhs, rhs = later.split(" = ", 1)
             return j, name not in lhs and rhs.count(name) == 1
-        if targets & (reads | {name}):
+        if binds:
             return j, False  # something E reads is reassigned before the use
     return j, False
 
