@@ -29,6 +29,7 @@ _ATOMS = frozenset((gast.Name, gast.Constant))
 # callees refuse_unsupported refuses or looks at
 _WRITING_METHODS = _MUTATING_METHODS | _IN_PLACE_METHODS | {"add", "update", "union", "setdefault", "pop"}
 _NOT_PLAIN = _IN_PLACE_FUNCS + (builtins.eval, builtins.exec, set, frozenset)
+_NOT_PLAIN_IDS = frozenset(map(id, _NOT_PLAIN))  # (the objects live as long as _NOT_PLAIN)
 
 
 def plain_statement(s, resolve):
@@ -58,4 +59,4 @@ def plain_statement(s, resolve):
     obj = resolve(f)
     if obj is None or not hashable(obj) or obj not in R.PRIMITIVES or obj in runtime_dispatch():
         return False
-    return not any(obj is g for g in _NOT_PLAIN)
+    return id(obj) not in _NOT_PLAIN_IDS
