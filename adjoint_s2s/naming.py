@@ -83,6 +83,17 @@ def names_in(node, ctx=None):
     """The ids of the names in node's tree (only those of context ctx, e.g. gast.Load, when
     given): the same set as filtering gast.walk, walked with a stack that steps only into
     the fields that may hold a Name (the transform asks for every statement)."""
+    if node.__class__ is _BINOP:  # `a op b` of names and constants: most normalised values
+        left, right = node.left, node.right
+        lc, rc = left.__class__, right.__class__
+        if (lc is _CONSTANT or lc is _NAME and left.annotation is None) and (
+                rc is _CONSTANT or rc is _NAME and right.annotation is None):
+            out = set()
+            if lc is _NAME and (ctx is None or isinstance(left.ctx, ctx)):
+                out.add(left.id)
+            if rc is _NAME and (ctx is None or isinstance(right.ctx, ctx)):
+                out.add(right.id)
+            return out
     out = set()
     add = out.add
     stack = [node]
@@ -111,3 +122,6 @@ def names_in(node, ctx=None):
             else:
                 push(v)
     return out
+
+
+_BINOP, _NAME, _CONSTANT = gast.BinOp, gast.Name, gast.Constant

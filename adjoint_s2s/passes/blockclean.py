@@ -66,14 +66,15 @@ def _fold_one(lines, i, m, pure, push, changed):
     place; False when it cannot be."""
     pad, name, expr = m.group(1), m.group(2), m.group(3)
     reads = cleanup.tokens(lines[i])[1:]  # (the target, then what `= E` reads: cached)
-    if name in reads or not all(t in pure for t in reads):
+    if name in reads or not pure.issuperset(reads):
         return False
+    depth = len(pad)
     for j in range(i + 1, len(lines)):
         later = lines[j]
         body = later.lstrip()
         if body.startswith("#"):
             continue
-        if _indent(later) != len(pad):
+        if len(later) - len(body) != depth:
             return False  # the block ends, or another one opens
         if push and body.startswith(push) and name not in cleanup.tokens(later):
             continue
@@ -82,7 +83,7 @@ def _fold_one(lines, i, m, pure, push, changed):
             return False
         target, rhs = m2.group(2), m2.group(3)
         used = cleanup.tokens(later)[1:]
-        if not all(t in pure for t in used) or target == name:
+        if target == name or not pure.issuperset(used):
             return False
         if name in used:  # (the right side is evaluated before its target is bound)
             new = cleanup.replace_name(rhs, name, f"({expr})", count=1)

@@ -208,24 +208,26 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    assigned_at = {}
+    times, last = {}, {}  # name -> how many lines assign it, the last of them
+    copies = []
     for i, line in enumerate(lines):
         m = _TARGETS.match(line)
         if m:
-            for name in m.group(1).split(","):
-                assigned_at.setdefault(name.strip(), []).append(i)
+            names = m.group(1)
+            for name in names.split(",") if "," in names else (names,):
+                name = name.strip()
+                times[name] = times.get(name, 0) + 1
+                last[name] = i
+            if line.startswith(ADJOINT_PREFIX) and _COPY.match(line):  # top level only
+                copies.append(i)
     out = list(lines)
     renames = {}
-    for i, line in enumerate(lines):
-        m = _COPY.match(line)  # top level only: no indentation
-        if not m:
-            continue
+    for i in copies:
+        m = _COPY.match(lines[i])
         a, b = m.group(1), renames.get(m.group(2), m.group(2))
-        if a == seed or a in primal or m.group(2) in primal or len(assigned_at.get(a, ())) != 1:
+        if a == seed or a in primal or m.group(2) in primal or times.get(a, 0) != 1:
             continue
-        if any(j > i for j in assigned_at.get(m.group(2), ())) or any(
-            j > i for j in assigned_at.get(b, ())
-        ):
+        if last.get(m.group(2), -1) > i or last.get(b, -1) > i:
             continue
         renames[a] = b
         out[i] = None
@@ -244,10 +246,17 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         if line.lstrip().startswith("#"):
             result.append(line)
             continue
-        # a line without strings or comments mentions exactly the names tokens() gives
-        # (cached, and asked again later): most lines have none of the renamed ones
-        if "'" in line or '"' in line or "#" in line or not renames.keys().isdisjoint(tokens(line)):
+        if "'" in line or '"' in line or "#" in line:
             line = _WORD.sub(rename, line)
+        else:
+            # a line without strings or comments mentions exactly the names tokens()
+            # gives (cached, and asked again later): most lines have none of the renamed
+            # ones, the others one or two. No name renamed to is renamed itself (a copy
+            # whose source is bound later stays), so one name at a time is the same.
+            for name in tokens(line):
+                new = renames.get(name)
+                if new is not None:
+                    line = replace_name(line, name, new)
         result.append(line)
     return result
 
@@ -349,20 +358,27 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
 def _use_of(lines, i, name, reads):
     """(j, whether line i, ``name = E`` with E reading reads, folds into line j): the line
     its search for the one use of name stopped at."""
+    stop = reads | {name}  # names whose binding ends the search
     j = i
     for j in range(i + 1, len(lines)):
         later = lines[j]
         if later.lstrip().startswith("#"):
             continue
         assigned = _TARGETS.match(later)
-        targets = {t.strip() for t in assigned.group(1).split(",")} if assigned else set()
-        loop = _FOR.match(later)
-        if loop:
-            targets.add(loop.group(1))
+        binds = False
+        if assigned:
+            targets = assigned.group(1)
+            if "," in targets:
+                binds = any(t.strip() in stop for t in targets.split(","))
+            else:
+                binds = targets.strip() in stop
+        loop = _FOR.match(later) if "for " in later else None
+        if loop and loop.group(1) in stop:
+            binds = True
         if later.startswith(" ") or loop or later.rstrip().endswith(":"):
             # inside (or opening) a block: a use there is left alone, and an
             # assignment there to what E reads ends the search
-            if name in tokens(later) or targets & (reads | {name}):
+            if binds or name in tokens(later):
                 return j, False
             continue
         if name in tokens(later):
@@ -370,7 +386,7 @@ def _use_of(lines, i, name, reads):
                 return j, False
             lhs, rhs = later.split(" = ", 1)
             return j, name not in lhs and rhs.count(name) == 1
-        if targets & (reads | {name}):
+        if binds:
             return j, False  # something E reads is reassigned before the use
     return j, False
 
@@ -407,6 +423,8 @@ def blank_shape_reads(line, names):
     type: the ``like`` of ``_rt.unbroadcast(g, like)`` and the old container of
     ``_rt.setitem_grad(b, old, idx, v)`` and ``_rt.setitem_grad_acc(b, old, idx, v, acc)``
     (not for a slice: a list can change length)."""
+    if "_rt." not in line:
+        return line
     for fn, pos in (("_rt.unbroadcast(", -1), ("_rt.setitem_grad(", 1), ("_rt.setitem_grad_acc(", 1)):
         start = line.find(fn)
         while start >= 0:
@@ -438,6 +456,8 @@ def blank_likes(line):
     """line with every argument that a helper of _LIKES reads only for its shape and
     dtype blanked, when it is a plain name: the pullback needs no more of that value than
     ``_rt.shape_like`` keeps."""
+    if "_rt." not in line:
+        return line  # (most lines: no helper of _LIKES)
     for fn, pos, nargs in _LIKES:
         start = line.find(fn)
         while start >= 0:

@@ -45,6 +45,8 @@ def live_after(body, memo=None):
         return live
 
     def stmt(s, live):
+        if s.__class__ is gast.Assign and s.targets[0].__class__ is gast.Name:  # (most of them)
+            return (live - {s.targets[0].id}) | _loads(s.value)
         if isinstance(s, gast.If):
             return _loads(s.test) | block(s.body, live) | block(s.orelse, live)
         if isinstance(s, (gast.For, gast.While)):

@@ -205,14 +205,28 @@ class Queries:
             bi = bi if isinstance(bi, dict) else vars(bi)
             return bi.get(name)
         if cls is gast.Attribute:
-            base = self.resolve(node.value)
-            if isinstance(base, (types.ModuleType, type, np.ufunc)):  # np.add.reduce too
-                value = getattr(base, node.attr, None)
-                if type(base) is types.ModuleType or isinstance(base, type):  # checked (guards.py)
-                    self.info.module_attrs.setdefault((id(base), node.attr), (base, node.attr, value))
-                return value
-            if type(base) in R.BOUND_RULE_CLASSES:  # scipy.stats.norm.logpdf: a rule's key
-                return getattr(base, node.attr, None)
+            if node.value.__class__ is gast.Name:  # `math.sin`: asked of every call, by
+                key = (node.value.id, node.attr)  # several passes: looked up once
+                memo = self.__dict__.setdefault("_attribute_memo", {})
+                got = memo.get(key, _MISSING)
+                if got is _MISSING:
+                    got = memo[key] = self._resolve_attribute(node)
+                return got
+            return self._resolve_attribute(node)
+        return None
+
+    def _resolve_attribute(self, node):
+        """resolve() of an attribute. What it gives for ``name.attr`` rests on the
+        name alone, which the transform never binds anew (the names it makes are fresh),
+        so resolve() keeps it."""
+        base = self.resolve(node.value)
+        if isinstance(base, (types.ModuleType, type, np.ufunc)):  # np.add.reduce too
+            value = getattr(base, node.attr, None)
+            if type(base) is types.ModuleType or isinstance(base, type):  # checked (guards.py)
+                self.info.module_attrs.setdefault((id(base), node.attr), (base, node.attr, value))
+            return value
+        if type(base) in R.BOUND_RULE_CLASSES:  # scipy.stats.norm.logpdf: a rule's key
+            return getattr(base, node.attr, None)
         return None
 
     def iter_item_kind(self, it):

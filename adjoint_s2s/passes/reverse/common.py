@@ -117,15 +117,15 @@ class Status:
         self.out = Block()
         self.aliases = {}  # adjoint name -> adjoint names that may be the same array
         self.added_to = set()  # adjoint names some line adds to (acc and friends)
+        # adj(name): the adjoint's name (the generator's adj_name, bound here: asked for
+        # every line a recipe writes)
+        self.adj = gen.adj_name
 
     def snapshot(self):
         return dict(self.status)
 
     def get(self, name):
         return self.status.get(name)
-
-    def adj(self, name):
-        return self.gen.adj_name(name)
 
     def line(self, text):
         self.out.append(text)

@@ -38,6 +38,7 @@ from .control import ControlMixin
 from .data import DataMixin
 from .mutation import MutationMixin
 from .operators import OperatorsMixin
+from .plain import plain_statement
 
 
 _ATOMS = frozenset((gast.Name, gast.Constant))
@@ -191,10 +192,16 @@ class Generator(
                 self._note_dispatch(fwd, note)
                 fwd.append(f"# {origin}")
                 note = [len(fwd), []] if loop_depth else None
-            self.refuse_unsupported(s)
-            self.check_operands(s)
             mark = len(fwd)
-            r = self.stmt(s, fwd, loop_depth)
+            if plain_statement(s, self.resolve):  # the checks below have nothing to say of it
+                self.cur_stmt = s
+                if getattr(s, "src_line", None) is not None:
+                    self.last_line = s.src_line
+                r = self._plain_stmt(s, fwd, loop_depth)
+            else:
+                self.refuse_unsupported(s)
+                self.check_operands(s)
+                r = self.stmt(s, fwd, loop_depth)
             if note is not None:
                 self._why_dispatched(s, fwd[mark:], note[1])
             end = getattr(s, "origin_end", None)
@@ -284,6 +291,15 @@ class Generator(
             r = _then_restore(r, flag_saves)
         return r
 
+    def _plain_stmt(self, s, fwd, depth):
+        """stmt(s) of a statement plain_statement accepts (see passes/reverse/plain.py):
+        it writes through no name, changes nothing in place and makes no dict key, so of
+        stmt and _stmt only the assignment is left."""
+        self.depth = depth
+        self.fwd = fwd
+        self.live = self.live_after.get(id(s), frozenset())
+        self.cur_stmt = s
+        return self.assign(s.targets[0].id, s.value, fwd, depth)
 
     def _stmt(self, s, fwd, depth):
         self.depth = depth
