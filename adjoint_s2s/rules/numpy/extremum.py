@@ -26,6 +26,7 @@ _add_reduce = np.add.reduce
 _maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
 _count_nonzero = np.count_nonzero
 _all = np.logical_and.reduce
+_add_at = np.add.at  # (faster than a fancy-indexed += on a flat array)
 
 
 # ----- the primal max/min of a fused function --------------------------------------------------
@@ -157,7 +158,7 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
                     and acc.flags.c_contiguous
                 )
                 out = acc if private else np.array(acc, order="C")
-                out.reshape(-1)[pos] += gk.reshape(-1)
+                _add_at(out.reshape(-1), pos, gk.reshape(-1))  # (one position a slice)
                 return out
     return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
 
