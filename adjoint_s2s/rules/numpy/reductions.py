@@ -81,7 +81,28 @@ def _spread_view(g, a, axis, keepdims, mean):
             gk = gk / _count(a.shape, axis)
     else:
         return None
-    return np.broadcast_to(gk, a.shape)
+    return _broadcast_view(gk, a.shape)
+
+
+def _broadcast_view(v, shape):
+    """``np.broadcast_to(v, shape)`` for an array v of shape's length (or 0-d) whose axes
+    are of shape's sizes or 1: the same read-only view, made by the ndarray constructor
+    on v's buffer, without broadcast_to's Python layers (a microsecond and more a call);
+    broadcast_to itself when v is not C-contiguous (then it exports no buffer)."""
+    vs = v.shape
+    if not v.flags.c_contiguous or (vs and len(vs) != len(shape)):
+        return np.broadcast_to(v, shape)
+    if vs:
+        strides = []
+        for st, n, m in zip(v.strides, vs, shape):
+            if n != m and n != 1:
+                return np.broadcast_to(v, shape)  # (which raises)
+            strides.append(st if n != 1 else 0)
+    else:
+        strides = (0,) * len(shape)
+    out = _ndarray(shape, v.dtype, v, 0, strides)
+    out.flags.writeable = False
+    return out
 
 
 def _count(shape, axis):
