@@ -26,7 +26,9 @@ _add_reduce = np.add.reduce
 _maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
 _count_nonzero = np.count_nonzero
 _all = np.logical_and.reduce
-_add_at = np.add.at  # (faster than a fancy-indexed += on a flat array)
+_add_at = np.add.at  # (for more than _AT_MIN positions faster than a fancy-indexed +=)
+_AT_MIN = 128
+_refcount = sys.getrefcount
 
 
 # ----- the primal max/min of a fused function --------------------------------------------------
@@ -142,23 +144,25 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
     accumulators. When the extremum is one element per slice, g goes to those positions
     of the accumulator: in place when only the calling variable holds it (as for
     ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
-    if type(acc) is np.ndarray and type(a) is np.ndarray and acc.shape == a.shape:
-        gk = g if keepdims and type(g) is np.ndarray else _keep(g, a.shape, axis, keepdims)
+    if type(acc) is _ndarray and type(a) is _ndarray and acc.shape == a.shape:
+        gk = g if keepdims and type(g) is _ndarray else _keep(g, a.shape, axis, keepdims)
         dt = acc.dtype
         if (dt is _F64 and a.dtype is _F64 and gk.dtype is _F64) or dt == np.result_type(
                 a.dtype, gk.dtype, float):
-            pos = _unique_positions(a, ans, axis, keepdims)
+            pos = None if _HINT[0] is None else _unique_positions(a, ans, axis, keepdims)
             if pos is None:
                 pos = _single_positions(a, ans, axis, keepdims)
             if pos is not None:
-                private = (
-                    acc.base is None
-                    and sys.getrefcount(acc) <= _PRIVATE_REFS
-                    and acc.flags.writeable
-                    and acc.flags.c_contiguous
-                )
+                private = acc.base is None and _refcount(acc) <= _PRIVATE_REFS
+                if private:  # (counted first: acc.flags holds a reference to acc)
+                    flags = acc.flags
+                    private = flags.writeable and flags.c_contiguous
+                    del flags
                 out = acc if private else np.array(acc, order="C")
-                _add_at(out.reshape(-1), pos, gk.reshape(-1))  # (one position a slice)
+                if pos.size > _AT_MIN:
+                    _add_at(out.reshape(-1), pos, gk.reshape(-1))  # (one position a slice)
+                else:
+                    out.reshape(-1)[pos] += gk.reshape(-1)
                 return out
     return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
 
