@@ -332,3 +332,44 @@ def test_gradients_with_ties_split_evenly(position_min):
     got = ad.gradient(peak, x)[0]
     assert got.tobytes() == want.tobytes()
     assert got[0, 5] == got[0, 9] == 2 * x[0, 5] / 2
+
+
+# ----- the helpers of the softmax's adjoint -------------------------------------------------------
+
+
+def test_the_sum_adjoints_view_is_broadcast_tos():
+    from adjoint_s2s.rules.numpy.reductions import _broadcast_view
+
+    r = _rng.standard_normal
+    for v, shape in [(r((1000, 1)), (1000, 100)), (r((1, 100)), (1000, 100)), (np.array(2.5), (30, 40)),
+                     (r((3, 1, 5)), (3, 4, 5)), (r((5, 2))[:, :1], (5, 7)), (r((1, 1)), (1, 1)),
+                     (r((4, 1)).astype(np.float32), (4, 9)), (r(3), (3,)), (r((2, 1))[::-1], (2, 3))]:
+        got, want = _broadcast_view(v, shape), np.broadcast_to(v, shape)
+        assert got.shape == want.shape and got.dtype == want.dtype and not got.flags.writeable
+        assert got.tobytes() == want.tobytes()
+    for v, shape in [(r((10, 20)), (10, 5)), (r((5, 3)), (5, 100)), (r((2, 3)), (3,))]:
+        with pytest.raises(ValueError):
+            _broadcast_view(v, shape)
+
+
+def test_scattered_flat_positions_are_ravel_multi_index():
+    from adjoint_s2s.runtime.project import Scattered
+
+    shape = (50, 7)
+    for rows, cols in [
+        (np.arange(50), _rng.integers(0, 7, 50)),
+        (_rng.integers(-50, 50, 300), _rng.integers(-7, 7, 300)),  # negative: wrapped
+        (_rng.integers(0, 50, 300), _rng.integers(-7, 0, 300)),
+        (_rng.integers(0, 50, (3, 4)), _rng.integers(0, 7, (1, 4))),  # broadcast
+        (_rng.integers(0, 50, 20).astype(np.int32), _rng.integers(0, 7, 20).astype(np.uint8)),
+        (np.zeros(0, np.intp), np.zeros(0, np.intp)),
+    ]:
+        s = Scattered(shape, np.dtype(np.float64), (rows, cols), 1.0)
+        want = np.ravel_multi_index((rows, cols), shape, mode="wrap")
+        got = s.flat(shape)
+        assert got.dtype == want.dtype and np.array_equal(got, want) and got.shape == want.shape
+        g = _rng.standard_normal(np.broadcast_shapes(rows.shape, cols.shape))
+        out = Scattered(shape, np.dtype(np.float64), (rows, cols), g).add_into(None)
+        ref = np.zeros(shape)
+        np.add.at(ref, (rows, cols), g)
+        assert out.tobytes() == ref.tobytes()
