@@ -174,10 +174,10 @@ def _unique_positions(a, ans, axis, keepdims):
     ans then decides, as without a hint).
 
     The recorded positions are checked, not trusted: a, the array now differentiated,
-    is of the shape they were found in, and holds ans at each of them, which rules out
-    NaN; then as many elements equal ans as there are rows, so no row holds it twice
-    (-0.0 equals 0.0 there, as in ``a == ans``). One comparison and a count, where
-    without positions a nonzero over the comparison finds them."""
+    is of the shape they were found in, and holds ans at each of them (which rules out
+    NaN), and as many of its elements equal ans as there are rows, so no row holds it
+    twice (-0.0 equals 0.0 there, as in ``a == ans``). One comparison, a count and a
+    gather, where without positions a nonzero over the comparison finds them."""
     hint = _HINT[0]
     if hint is None or hint[0]() is not ans or type(a) is not _ndarray:
         return None
@@ -187,9 +187,8 @@ def _unique_positions(a, ans, axis, keepdims):
             or flat.shape != ans.shape or a.dtype is not ans.dtype
             or ans.shape != (shape[:-1] + (1,) if keepdims else shape[:-1])):
         return None
-    if not _all(a.take(flat) == ans, None):
-        return None
-    if _count_nonzero(a == (ans if keepdims else ans.reshape(shape[:-1] + (1,)))) != ans.size:
+    mask = a == (ans if keepdims else ans.reshape(shape[:-1] + (1,)))
+    if _count_nonzero(mask) != ans.size or not _all(mask.take(flat), None):
         return None
     return flat.reshape(-1)
 
