@@ -65,9 +65,16 @@ def np_min(a, axis=None, keepdims=_NoValue):
 # (argmax's loop over short rows costs about a third of the reduce's).
 _POSITION_MIN = 2048
 
-# (weakref to the last extremum _by_position returned, its flat positions, max or min,
-# the shape of the array): a hint for the adjoint, which checks it (_unique_positions).
+# (weakref to the last extremum _by_position returned, its flat positions, the shape of
+# the array): a hint for the adjoint, which checks it (_unique_positions); dropped with
+# the extremum.
 _HINT = [None]
+
+
+def _forget(ref):
+    hint = _HINT[0]
+    if hint is not None and hint[0] is ref:
+        _HINT[0] = None
 
 
 def _by_position(a, axis, keepdims, top):
@@ -89,7 +96,7 @@ def _by_position(a, axis, keepdims, top):
     total = _add_reduce(m, None)  # NaN when any of them is NaN (or for inf + -inf)
     if total != total or _count_nonzero(m) != m.size:
         return None
-    _HINT[0] = (weakref.ref(m), flat, top, shape)
+    _HINT[0] = (weakref.ref(m, _forget), flat, shape)
     return m
 
 
@@ -98,18 +105,23 @@ _OFFSETS = {}
 
 def _offsets(shape, keepdims):
     """The flat position of the first element of each row (last axis) of a C-contiguous
-    array of shape, shaped like a reduction over that axis (read-only, cached)."""
+    array of shape, shaped like a reduction over that axis (read-only; cached for up to
+    _OFFSETS_ROWS rows)."""
     key = (shape, keepdims)
     v = _OFFSETS.get(key)
     if v is None:
-        if len(_OFFSETS) >= 64:
-            _OFFSETS.clear()
         rows = shape[:-1]
-        v = np.arange(int(np.prod(rows)), dtype=np.intp) * shape[-1]
-        v = v.reshape(rows + ((1,) if keepdims else ()))
-        v.flags.writeable = False
-        _OFFSETS[key] = v
+        n = int(np.prod(rows))
+        v = (np.arange(n, dtype=np.intp) * shape[-1]).reshape(rows + ((1,) if keepdims else ()))
+        if n <= _OFFSETS_ROWS:
+            if len(_OFFSETS) >= 32:
+                _OFFSETS.clear()
+            v.flags.writeable = False
+            _OFFSETS[key] = v
     return v
+
+
+_OFFSETS_ROWS = 1 << 14
 
 
 # ----- the adjoint ---------------------------------------------------------------------------
@@ -183,7 +195,7 @@ def _unique_positions(a, ans, axis, keepdims):
         return None
     shape, flat = a.shape, hint[1]
     nd = len(shape)
-    if (shape != hint[3] or type(axis) is not int or (axis != -1 and axis != nd - 1)
+    if (shape != hint[2] or type(axis) is not int or (axis != -1 and axis != nd - 1)
             or flat.shape != ans.shape or a.dtype is not ans.dtype
             or ans.shape != (shape[:-1] + (1,) if keepdims else shape[:-1])):
         return None
