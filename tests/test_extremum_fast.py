@@ -379,3 +379,17 @@ def test_scattered_flat_positions_are_ravel_multi_index():
         ref = np.zeros(shape)
         np.add.at(ref, (rows, cols), g)
         assert out.tobytes() == ref.tobytes()
+
+
+def _spread(x):
+    s = np.sum(x * x, axis=1, keepdims=True)
+    return np.sum(np.tanh(s) * x) + np.mean(x ** 3) + np.sum(np.max(x, axis=1) ** 2)
+
+
+def test_second_order_through_the_views_of_large_arrays():
+    x = _rng.standard_normal((100, 50))  # above the size of a view and of a position
+    v = _rng.standard_normal(x.shape)
+    hv = ad.hvp(_spread, x, v)
+    eps = 1e-6
+    fd = (ad.gradient(_spread, x + eps * v)[0] - ad.gradient(_spread, x - eps * v)[0]) / (2 * eps)
+    np.testing.assert_allclose(hv, fd, rtol=1e-5, atol=1e-6)

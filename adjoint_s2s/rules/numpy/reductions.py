@@ -88,7 +88,8 @@ def _broadcast_view(v, shape):
     """``np.broadcast_to(v, shape)`` for an array v of shape's length (or 0-d) whose axes
     are of shape's sizes or 1: the same read-only view, made by the ndarray constructor
     on v's buffer, without broadcast_to's Python layers (a microsecond and more a call);
-    broadcast_to itself when v is not C-contiguous (then it exports no buffer)."""
+    broadcast_to itself when v is not C-contiguous (then it exports no buffer). A
+    primitive (runtime/rules_helpers.py): its adjoint sums back, ``unbroadcast``."""
     vs = v.shape
     if not v.flags.c_contiguous or (vs and len(vs) != len(shape)):
         return np.broadcast_to(v, shape)
