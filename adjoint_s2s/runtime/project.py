@@ -286,10 +286,6 @@ class Scattered:
         if not _int_arrays(idx, len(shape)):
             return None
         if keep is None:
-            i, j = idx if len(idx) == 2 else (None, None)
-            if (i is not None and i.dtype is _INTP and j.dtype is _INTP and i.size and j.size
-                    and _min_reduce(i, None) >= 0 <= _min_reduce(j, None)):
-                return i * shape[1] + j  # (ravel_multi_index's positions, with no negative index)
             return np.ravel_multi_index(idx, shape, mode="wrap")  # wrap: negative indices
         # the reduced axes have size 1: the kept ones alone place an element
         kept = [(i, n) for i, n, k in zip(idx, shape, keep) if k]
@@ -358,9 +354,6 @@ class Scattered:
         np.add.at(out, flat, g)  # (wraps negative indices)
         return out
 
-
-_INTP = np.dtype(np.intp)
-_min_reduce = np.minimum.reduce
 
 _AT_TUPLE = 256  # up to this many positions np.add.at takes the index tuple as it is
 
