@@ -20,10 +20,13 @@ from adjoint_s2s.runtime.accumulate import acc as rt_acc
 _rng = np.random.default_rng(2100000)
 
 
-@pytest.fixture(params=[1, 2048], ids=["every-size", "default-size"])
+@pytest.fixture(params=[True, False], ids=["every-size", "default-size"])
 def position_min(request, monkeypatch):
-    """Both the default threshold and one that takes every array by position."""
-    monkeypatch.setattr(ext, "_POSITION_MIN", request.param)
+    """Both the default thresholds and ones that take every array by position."""
+    if request.param:
+        monkeypatch.setattr(ext, "_POSITION_MIN", 1)
+        monkeypatch.setattr(ext, "_POSITION_ROWS", 1)
+        monkeypatch.setattr(ext, "_POSITION_ROW", 1 << 30)
     monkeypatch.setattr(ext, "_HINT", [None])
     return request.param
 
@@ -128,6 +131,16 @@ def test_the_primal_is_numpys_bit_for_bit(i, position_min):
                     _same(got, want)
 
 
+def test_the_primal_is_found_by_position_only_for_many_short_rows(monkeypatch):
+    monkeypatch.setattr(ext, "_HINT", [None])
+    for shape in [(32, 64), (1, 5000), (3000, 1), (10, 2000), (64, 10)]:
+        ext.np_max(_rng.standard_normal(shape), -1)
+        assert ext._HINT[0] is None, shape
+    for shape in [(64, 32), (1000, 100), (5000, 2), (3, 40, 1024)]:
+        m = ext.np_min(_rng.standard_normal(shape), -1)
+        assert ext._HINT[0][0]() is m, shape
+
+
 def test_the_primal_is_found_by_position_only_where_it_is_exact(monkeypatch):
     monkeypatch.setattr(ext, "_HINT", [None])
     a = _rng.standard_normal((100, 50))
@@ -203,7 +216,7 @@ def test_the_adjoints_with_a_hint_are_those_without_bit_for_bit(i, position_min)
 
 def test_the_hint_gives_the_positions_of_unique_extrema_only(monkeypatch):
     monkeypatch.setattr(ext, "_HINT", [None])
-    for a in (_rng.standard_normal((64, 40)), _rng.standard_normal((5, 6, 70)).astype(np.float32)):
+    for a in (_rng.standard_normal((64, 40)), _rng.standard_normal((5, 16, 70)).astype(np.float32)):
         for reduce, arg in ((ext.np_max, np.argmax), (ext.np_min, np.argmin)):
             for keepdims in (True, False):
                 ans = reduce(a, -1, keepdims=keepdims)
@@ -213,10 +226,10 @@ def test_the_hint_gives_the_positions_of_unique_extrema_only(monkeypatch):
                     + [arg(a, -1).reshape(-1).tolist()], a.shape)
                 assert np.array_equal(pos, want)
                 assert ext._unique_positions(a, ans, -2, keepdims) is None  # another axis
-    a = _tied((50, 60))
+    a = _tied((80, 60))
     ans = ext.np_max(a, 1, keepdims=True)
     assert ext._HINT[0][0]() is ans and ext._unique_positions(a, ans, 1, True) is None
-    a = _zeros((40, 70))
+    a = _zeros((80, 70))
     a[:, -1] = 1.0
     a[1, 0], a[1, 2] = 1.0, 1.0  # a tie besides the zeros
     ans = ext.np_max(a, 1, keepdims=True)

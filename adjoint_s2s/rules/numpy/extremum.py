@@ -2,12 +2,13 @@
 adjoint to the arg-extremum (``np_extremum_adjoint``, ``acc_extremum_adjoint``; ties
 split evenly) with its transpose ``np_extremum_select``. The rules are in reductions.py.
 
-Along the last axis of a large C-contiguous float64/float32 array both sides go by
-position: ``argmax`` (or ``argmin``) finds each row's extremum in one pass, where the
-reduce (``np.maximum.reduce``) and the comparison ``a == ans`` each cost several
-times as much over short rows. Each such path is checked, never assumed, and anything
-it does not recognise (NaN, a signed zero, a tie, another layout) takes NumPy's reduce
-or the comparison with the extremum, as before.
+Along the last axis of a large C-contiguous float64/float32 array of many short rows,
+np_max/np_min read each row's extremum where ``argmax`` (``argmin``) finds it, in a
+third to two thirds of the reduce's time, and record those positions; the adjoint
+checks them with the comparison ``a == ans`` and a count, where it would otherwise
+search the comparison with nonzero. Each such path is checked, never assumed, and
+anything it does not recognise (NaN, a signed zero, a tie, another layout) takes
+NumPy's reduce or the search, as before.
 """
 import sys
 import weakref
@@ -43,9 +44,11 @@ def np_max(a, axis=None, keepdims=_NoValue):
     if type(a) is _ndarray:
         k = False if keepdims is _NoValue else keepdims
         if axis is not None and a.size >= _POSITION_MIN:
-            out = _by_position(a, axis, k, True)
-            if out is not None:
-                return out
+            n = a.shape[-1]
+            if 2 <= n <= _POSITION_ROW and a.size >= _POSITION_ROWS * n:
+                out = _by_position(a, axis, k, True)
+                if out is not None:
+                    return out
         return _maximum_reduce(a, axis, None, None, k)
     return np.max(a, axis, keepdims=keepdims)
 
@@ -54,16 +57,22 @@ def np_min(a, axis=None, keepdims=_NoValue):
     if type(a) is _ndarray:
         k = False if keepdims is _NoValue else keepdims
         if axis is not None and a.size >= _POSITION_MIN:
-            out = _by_position(a, axis, k, False)
-            if out is not None:
-                return out
+            n = a.shape[-1]
+            if 2 <= n <= _POSITION_ROW and a.size >= _POSITION_ROWS * n:
+                out = _by_position(a, axis, k, False)
+                if out is not None:
+                    return out
         return _minimum_reduce(a, axis, None, None, k)
     return np.min(a, axis, keepdims=keepdims)
 
 
-# From this many elements on, the extremum along a last axis is found by position
-# (argmax's loop over short rows costs about a third of the reduce's).
+# The extremum along a last axis is found by position from this many elements on, in
+# rows of 2 to _POSITION_ROW elements, _POSITION_ROWS rows or more: the reduce costs some
+# 40 ns a row (there argmax's loop costs a third to two thirds as much), while argmax
+# costs more over one long row, and far more over rows of one.
 _POSITION_MIN = 2048
+_POSITION_ROW = 1024
+_POSITION_ROWS = 64
 
 # (weakref to the last extremum _by_position returned, its flat positions, the shape of
 # the array): a hint for the adjoint, which checks it (_unique_positions); dropped with
@@ -79,15 +88,18 @@ def _forget(ref):
 
 def _by_position(a, axis, keepdims, top):
     """The max (top) or min of a along its last axis, ``a.take(offsets + a.argmax(-1))``
-    when that is the very array NumPy's reduce returns; else None. It is for a
+    when that is the very array NumPy's reduce returns; else None. It is for (np_max and
+    np_min call it only for arrays of many short rows, see _POSITION_MIN) a
     C-contiguous float64 or float32 array of two or more axes whose extrema are all
     neither NaN nor zero: equal such numbers have the same bits, while NumPy leaves open
     which NaN, or which of -0.0 and 0.0, its reduce returns."""
     shape = a.shape
+    nd = len(shape)
+    if nd < 2 or (axis != -1 and axis != nd - 1) or type(axis) is not int:
+        return None
     dt = a.dtype
-    if (type(axis) is not int or (dt is not _F64 and dt is not _F32) or len(shape) < 2
-            or (axis != -1 and axis != len(shape) - 1) or not a.flags.c_contiguous
-            or (keepdims is not True and keepdims is not False)):
+    if ((dt is not _F64 and dt is not _F32) or (keepdims is not True and keepdims is not False)
+            or not a.flags.c_contiguous):
         return None
     i = a.argmax(-1, None, keepdims=keepdims) if top else a.argmin(-1, None, keepdims=keepdims)
     flat = _offsets(shape, keepdims)
