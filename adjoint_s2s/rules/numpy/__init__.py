@@ -14,6 +14,7 @@ with ``None`` for outputs that got no gradient.
     base.py           the rule language (rule, keyword calls) and np_fit / np_parts
     elementwise.py    ufuncs and elementwise functions
     reductions.py     sum, mean, prod, max/min, var/std, cumsum, norms, trace, average
+    extremum.py       max/min's helpers: a fused function's np_max/np_min, the adjoint
     shape.py          reshape, transpose, stacking, splitting, pad, diag, sort, take, ...
     linalg.py         products: dot, matmul, inner, outer, kron, cross, tensordot, einsum
     decompositions.py inv, det, solve, cholesky, eigh, svd, qr, pinv, lstsq, matrix_power

@@ -1,12 +1,9 @@
 """Rules of NumPy's reductions (sum, mean, prod, max/min, var/std, cumulative ones,
 norms, trace, average), each helper beside the rules that call it."""
-import sys
-
 import numpy as np
 
-from ...runtime.accumulate import _PRIVATE_REFS
-from ...runtime.accumulate import acc as _acc  # (acc_extremum_adjoint has a parameter acc)
 from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, filled, np_fit, rule, spread_fill
+from .extremum import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, np_max, np_min
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "acc_extremum_adjoint",
@@ -84,7 +81,29 @@ def _spread_view(g, a, axis, keepdims, mean):
             gk = gk / _count(a.shape, axis)
     else:
         return None
-    return np.broadcast_to(gk, a.shape)
+    return _broadcast_view(gk, a.shape)
+
+
+def _broadcast_view(v, shape):
+    """``np.broadcast_to(v, shape)`` for an array v of shape's length (or 0-d) whose axes
+    are of shape's sizes or 1: the same read-only view, made by the ndarray constructor
+    on v's buffer, without broadcast_to's Python layers (a microsecond and more a call);
+    broadcast_to itself when v is not C-contiguous (then it exports no buffer). A
+    primitive (runtime/rules_helpers.py): its adjoint sums back, ``unbroadcast``."""
+    vs = v.shape
+    if not v.flags.c_contiguous or (vs and len(vs) != len(shape)):
+        return np.broadcast_to(v, shape)
+    if vs:
+        strides = []
+        for st, n, m in zip(v.strides, vs, shape):
+            if n != m and n != 1:
+                return np.broadcast_to(v, shape)  # (which raises)
+            strides.append(st if n != 1 else 0)
+    else:
+        strides = (0,) * len(shape)
+    out = _ndarray(shape, v.dtype, v, 0, strides)
+    out.flags.writeable = False
+    return out
 
 
 def _count(shape, axis):
@@ -104,109 +123,6 @@ def _to_last(x, axes):
 def _from_last(y, moved_shape, axes, ndim):
     y = y.reshape(moved_shape)
     return np.moveaxis(y, range(ndim - len(axes), ndim), axes)
-
-
-def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
-    """max/min: the adjoint goes to the elements equal to the result, ties split evenly.
-
-    Linear in g; its transpose is ``np_extremum_select`` (the rules for both, used when
-    a pullback is differentiated again, are in rules/runtime_rules.py)."""
-    a = np.asarray(a)
-    gk = _keep(g, a.shape, axis, keepdims)
-    mask, pos, unique = _extremum_positions(a, ans, axis, keepdims)
-    if unique:  # one extremum per slice (no tie): g goes there, O(slices)
-        out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
-        if pos is not None:
-            out.reshape(-1)[pos] = gk.reshape(-1)
-        else:
-            np.put_along_axis(out, np.argmax(mask, axis=axis, keepdims=True), gk, axis)
-        return np_fit(out, a)
-    count = np.sum(mask, axis=_axes(axis, a.ndim), keepdims=True)
-    return np_fit((gk / count) * mask, a)
-
-
-def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
-    """``acc + np_extremum_adjoint(g, a, ans, axis, keepdims)``, for generated code's
-    accumulators. When the extremum is one element per slice, g goes to those positions
-    of the accumulator: in place when only the calling variable holds it (as for
-    ``runtime.acc``), else in a copy. Either way no zero array and no dense addition."""
-    if type(acc) is np.ndarray and type(a) is np.ndarray and acc.shape == a.shape:
-        gk = g if keepdims and type(g) is np.ndarray else _keep(g, a.shape, axis, keepdims)
-        dt = acc.dtype
-        if (dt is _F64 and a.dtype is _F64 and gk.dtype is _F64) or dt == np.result_type(
-                a.dtype, gk.dtype, float):
-            pos = _single_positions(a, ans, axis, keepdims)
-            if pos is not None:
-                private = (
-                    acc.base is None
-                    and sys.getrefcount(acc) <= _PRIVATE_REFS
-                    and acc.flags.writeable
-                    and acc.flags.c_contiguous
-                )
-                out = acc if private else np.array(acc, order="C")
-                out.reshape(-1)[pos] += gk.reshape(-1)
-                return out
-    return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
-
-
-_F64 = np.dtype(np.float64)
-_add_reduce = np.add.reduce
-
-
-def _single_positions(a, ans, axis, keepdims):
-    """The flat positions of the extremum ans of the array a along a last (or the only)
-    axis, in the order of ans's elements, when every slice has exactly one; else None.
-
-    One comparison and one nonzero: a slice whose extremum is NaN matches nowhere (NaN
-    equals nothing), so the count of matches alone could hide a tie behind it; the sum
-    of ans, NaN when any of them is (or for inf + -inf), sends those to the general path.
-    Any other slice holds its extremum, so as many matches as slices is one in each."""
-    if not (axis is None or a.ndim == 1 or axis == -1 or axis == a.ndim - 1):
-        return None
-    if type(ans) is np.ndarray:
-        total, n = _add_reduce(ans, None), ans.size
-    else:
-        total, n = ans, 1
-    if total != total:
-        return None
-    mask = a == (ans if keepdims and type(ans) is np.ndarray else _keep(ans, a.shape, axis, keepdims))
-    if type(mask) is not np.ndarray:
-        return None
-    pos = mask.reshape(-1).nonzero()[0]  # in row order: slice by slice when one in each
-    return pos if pos.size == n else None
-
-
-def _extremum_positions(a, ans, axis, keepdims):
-    """(mask, positions, unique) for the extremum ans of a along axis. mask: the elements
-    equal to the extremum (and the NaNs, when it is NaN: they take the gradient); unique:
-    every slice has exactly one; positions: then, along a last (or the only) axis, their
-    flat positions in the order of ans's elements, else None."""
-    full = _keep(ans, a.shape, axis, keepdims)
-    mask = a == full
-    if np.isnan(np.asarray(ans)).any():
-        return mask | (np.isnan(a) & np.isnan(full)), None, False
-    if axis is not None and not isinstance(axis, int):
-        return mask, None, False
-    if axis is None or a.ndim == 1 or axis in (-1, a.ndim - 1):
-        pos = np.flatnonzero(mask)  # in row order: slice by slice when one in each
-        if pos.size == np.size(ans):
-            return mask, pos, True
-        return mask, None, False
-    return mask, None, bool(np.count_nonzero(mask) == np.size(ans))
-
-
-def np_extremum_select(c, a, ans, axis=None, keepdims=False):
-    """The transpose of np_extremum_adjoint in its gradient argument: c averaged over the
-    elements equal to the extremum, shaped like the extremum."""
-    a = np.asarray(a)
-    full = _keep(ans, a.shape, axis, keepdims)
-    mask = a == full
-    if np.isnan(np.asarray(ans)).any():
-        mask = mask | (np.isnan(a) & np.isnan(full))
-    axes = _axes(axis, a.ndim)
-    count = np.sum(mask, axis=axes, keepdims=True)
-    out = np.sum(np.asarray(c) * mask, axis=axes, keepdims=True) / count
-    return out.reshape(np.shape(ans))
 
 
 def _var_adjoint(g, a, axes, ddof, keepdims, centred):
@@ -330,32 +246,21 @@ rule(np.mean, _RED, adjoints={"a": "_rt.np_mean_adjoint(g, a, axis, keepdims)"})
 # ``np.sum(a, axis, keepdims=k)`` of an exact ndarray is ``np.add.reduce(a, axis, None,
 # None, keepdims=k)`` after a few microseconds of Python layers (the dispatcher,
 # _wrapreduction); ``np.max``/``np.min`` are ``np.maximum``/``np.minimum``'s reduce the same
-# way. A fused function (fuse.py) calls these, which call that same reduce for an exact
+# way (np_max and np_min: extremum.py). A fused function (fuse.py) calls these, which call that same reduce for an exact
 # ndarray and the NumPy function itself for anything else (a subclass, a list: its own
 # method, as NumPy would call). The fused function is never differentiated again (nested
 # gradients go through the pair), so these need no rules of their own.
 
 _NoValue = np._NoValue  # NumPy's "not given" (np.sum passes keepdims only when given)
 _ndarray = np.ndarray
-_maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
+_F64 = np.dtype(np.float64)
+_add_reduce = np.add.reduce
 
 
 def np_sum(a, axis=None, keepdims=_NoValue):
     if type(a) is _ndarray:
         return _add_reduce(a, axis, None, None, False if keepdims is _NoValue else keepdims)
     return np.sum(a, axis, keepdims=keepdims)
-
-
-def np_max(a, axis=None, keepdims=_NoValue):
-    if type(a) is _ndarray:
-        return _maximum_reduce(a, axis, None, None, False if keepdims is _NoValue else keepdims)
-    return np.max(a, axis, keepdims=keepdims)
-
-
-def np_min(a, axis=None, keepdims=_NoValue):
-    if type(a) is _ndarray:
-        return _minimum_reduce(a, axis, None, None, False if keepdims is _NoValue else keepdims)
-    return np.min(a, axis, keepdims=keepdims)
 
 
 def np_mean(a, axis=None, keepdims=_NoValue):
