@@ -6,9 +6,12 @@ keepdims=True)`` behind NumPy's dispatcher and ``_wrapreduction``, which cost a 
 microseconds a call: as much as the reduction of a small array. In the forward lines of
 a fused function (fuse.py), a call of ``np.sum``, ``np.max``, ``np.min`` or ``np.mean``
 with an array, maybe an axis (by position or by name) and maybe ``keepdims=`` calls
-``_rt.np_sum`` & co instead (rules/numpy/reductions.py): the same ufunc reduce for an
-exact ndarray (``np.mean``: for a whole float64 array, its sum divided by its size as
-NumPy divides it), the NumPy function itself for anything else. Same values, same types.
+``_rt.np_sum`` & co instead (rules/numpy/reductions.py, extremum.py): the same ufunc
+reduce for an exact ndarray (``np.mean``: for a whole float64 array, its sum divided by
+its size as NumPy divides it; ``np.max``/``np.min`` along the last axis of many short
+float rows: each row's extremum read where argmax/argmin finds it, the reduce's very
+array when no extremum is NaN or zero), the NumPy function itself for anything else.
+Same values, same types.
 
 Before and after (``show-adjoint --fused``)::
 
