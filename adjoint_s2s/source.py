@@ -15,6 +15,7 @@ from collections import OrderedDict
 import gast
 
 from .errors import NoSourceError
+from .togast import ast_to_gast
 
 # The files read, most recently used last: a few are kept (a module's functions are
 # usually transformed one after another), so memory does not grow with the number of
@@ -49,7 +50,7 @@ class _Parsed:
     def to_gast(self, node):
         g = self.gast.get(id(node))
         if g is None:
-            g = self.gast[id(node)] = gast.ast_to_gast(node)
+            g = self.gast[id(node)] = ast_to_gast(node)
         return g
 
 

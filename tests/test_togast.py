@@ -1,0 +1,77 @@
+"""adjoint_s2s's ast -> gast converter (togast.py) against gast's own, node for node,
+locations included, over real sources: the project's modules and tests, and modules of
+the standard library that use most of the syntax."""
+import ast
+import glob
+import inspect
+import os
+
+import gast
+import pytest
+
+from adjoint_s2s import togast
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PROJECT = sorted(glob.glob(os.path.join(ROOT, "adjoint_s2s", "**", "*.py"), recursive=True)
+                  + glob.glob(os.path.join(ROOT, "tests", "*.py"))
+                  + glob.glob(os.path.join(ROOT, "bench", "*.py")))
+_STDLIB = ["argparse", "ast", "asyncio.tasks", "dataclasses", "enum", "functools", "inspect",
+           "json.decoder", "pathlib", "re._parser", "statistics", "typing", "unittest.mock",
+           "contextlib", "string"]
+
+
+def _same(tree):
+    want = gast.dump(gast.ast_to_gast(tree), include_attributes=True)
+    got = gast.dump(togast.ast_to_gast(tree), include_attributes=True)
+    assert got == want
+
+
+@pytest.mark.parametrize("path", _PROJECT, ids=lambda p: os.path.relpath(p, ROOT))
+def test_project_sources_convert_as_gast_does(path):
+    with open(path, encoding="utf-8") as f:
+        _same(ast.parse(f.read()))
+
+
+@pytest.mark.parametrize("name", _STDLIB)
+def test_standard_library_converts_as_gast_does(name):
+    module = pytest.importorskip(name)
+    _same(ast.parse(inspect.getsource(module)))
+
+
+def test_function_nodes_and_odd_syntax():
+    src = (
+        "async def f(x, /, y=1, *a, k: int = 2, **kw) -> float:\n"
+        "    global g\n"
+        "    y: float = x[1:2, ::3] + g(*a, k=k, **kw).t @ x\n"
+        "    del y\n"
+        "    async with x as (p, q), x:\n"
+        "        await p\n"
+        "    async for i, (j, *_) in x:\n"
+        "        yield lambda q=1, *r: q\n"
+        "    try:\n"
+        "        pass\n"
+        "    except* ValueError as e:\n"
+        "        raise e from None\n"
+        "    match x:\n"
+        "        case [1, *rest] | {'k': _, **kw2} if rest:\n"
+        "            pass\n"
+        "        case Point(x=0) as pt:\n"
+        "            pass\n"
+        "    return [z for z in {x: 1} if z], {w: w for w in ()}, (x := 2), f'{x!r:>{y}}'\n"
+        "class C(B, metaclass=M):\n"
+        "    @property\n"
+        "    def v(self): return ...\n"
+    )
+    tree = ast.parse(src)
+    _same(tree)
+    for node in ast.walk(tree):  # and node by node, as source.py converts one function
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            _same(node)
+
+
+def test_each_conversion_makes_new_nodes():
+    tree = ast.parse("def f(x):\n    return x + x\n").body[0]
+    a, b = togast.ast_to_gast(tree), togast.ast_to_gast(tree)
+    assert a is not b and a.body[0] is not b.body[0]
+    left, right = a.body[0].value.left, a.body[0].value.right
+    assert left is not right and left.ctx is not right.ctx  # as gast: a Load per name
