@@ -10,7 +10,7 @@ import ast
 import linecache
 import os
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 import gast
 
@@ -37,14 +37,15 @@ _KEEP_TREES = 16
 
 
 class _Parsed:
-    """One file text: its plain ast, the (name, line) index of its functions, and the
+    """One file text: its plain ast, the (name, line) indexes of its defs and lambdas, and the
     gast form of each function node asked for so far."""
 
-    __slots__ = ("tree", "index", "gast")
+    __slots__ = ("tree", "index", "lambdas", "gast")
 
     def __init__(self, tree):
         self.tree = tree
-        self.index = None
+        self.index = None  # (name, line) -> its defs, made on the first def asked for
+        self.lambdas = None  # ("<lambda>", line) -> its lambdas, made on the first lambda
         self.gast = {}  # id(ast node) -> gast node (the ast nodes live as long as tree)
 
     def to_gast(self, node):
@@ -166,9 +167,14 @@ def function_node(fn):
             f"@adjoint_s2s.adjoint({getattr(fn, '__name__', 'f')})"
         )
     name = code.co_name
-    if parsed.index is None:
-        parsed.index = _build_index(parsed.tree)
-    candidates = list(parsed.index.get((name, first), ()))
+    if name == "<lambda>":
+        if parsed.lambdas is None:
+            parsed.lambdas = _build_index(parsed.tree, lambdas=True)
+        candidates = list(parsed.lambdas.get((name, first), ()))
+    else:
+        if parsed.index is None:
+            parsed.index = _build_index(parsed.tree)
+        candidates = list(parsed.index.get((name, first), ()))
     if len(candidates) > 1:
         argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
         candidates = [c for c in candidates if _argnames(c)[: len(argnames)] == argnames] or candidates
@@ -189,18 +195,36 @@ def function_node(fn):
     return parsed.to_gast(candidates[0]), filename, lines
 
 
-def _build_index(tree):
-    """(name, line) -> the (plain ast) function nodes there, for a parsed file."""
+def _build_index(tree, lambdas=False):
+    """(name, line) -> the (plain ast) function nodes there, for a parsed file: its defs
+    or, with lambdas, its lambdas (keyed "<lambda>"). A def is always a statement, so the
+    defs are found through the statement lists alone (a tenth of a file's nodes); a lambda
+    may sit in any expression, so the lambdas take a walk of every node, made only when
+    a lambda is asked for. Either way in ast.walk's order."""
     table = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda):
-            table.setdefault(("<lambda>", node.lineno), []).append(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if lambdas:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                table.setdefault(("<lambda>", node.lineno), []).append(node)
+        return table
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
             table.setdefault((node.name, start), []).append(node)
             if start != node.lineno:
                 table.setdefault((node.name, node.lineno), []).append(node)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                todo.extend(v for v in value if isinstance(v, _HOLDS_STATEMENTS))
     return table
+
+
+# the nodes a def can be under: statements, and the except and case clauses between
+# a statement and its body
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def fresh_copy(node):

@@ -75,3 +75,50 @@ def test_each_conversion_makes_new_nodes():
     assert a is not b and a.body[0] is not b.body[0]
     left, right = a.body[0].value.left, a.body[0].value.right
     assert left is not right and left.ctx is not right.ctx  # as gast: a Load per name
+
+
+def _index_by_walking(tree):
+    """The (name, line) -> function nodes table by a walk of every node (the reference)."""
+    table = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):
+            table.setdefault(("<lambda>", node.lineno), []).append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            table.setdefault((node.name, start), []).append(node)
+            if start != node.lineno:
+                table.setdefault((node.name, node.lineno), []).append(node)
+    return table
+
+
+def test_function_index_finds_every_def_and_lambda():
+    # source.py finds defs through the statement lists alone and lambdas by a full walk
+    # made only when one is asked for: together, the table a walk of every node makes
+    from adjoint_s2s import source
+
+    texts = [open(p, encoding="utf-8").read() for p in _PROJECT]
+    texts += [inspect.getsource(pytest.importorskip(n)) for n in _STDLIB]
+    texts.append(
+        "@d(lambda: 0)\n"
+        "class A:\n"
+        "    def f(self, g=lambda y: y):\n"
+        "        try:\n"
+        "            def h(): pass\n"
+        "        except E:\n"
+        "            async def k(): pass\n"
+        "        else:\n"
+        "            match v:\n"
+        "                case 1:\n"
+        "                    @w\n"
+        "                    def m(): return [lambda: 1 for _ in ()]\n"
+        "        finally:\n"
+        "            with c:\n"
+        "                def n(): pass\n"
+    )
+    for text in texts:
+        tree = ast.parse(text)
+        both = dict(source._build_index(tree))
+        lambdas = source._build_index(tree, lambdas=True)
+        assert not set(both) & set(lambdas)
+        both.update(lambdas)
+        assert both == _index_by_walking(tree)
