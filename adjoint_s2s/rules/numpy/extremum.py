@@ -40,30 +40,28 @@ _refcount = sys.getrefcount
 # argmax finds it) for an exact ndarray and the NumPy function itself for anything else.
 
 
-def np_max(a, axis=None, keepdims=_NoValue):
-    if type(a) is _ndarray:
-        k = False if keepdims is _NoValue else keepdims
-        if axis is not None and a.size >= _POSITION_MIN:
-            n = a.shape[-1]
-            if 2 <= n <= _POSITION_ROW and a.size >= _POSITION_ROWS * n:
-                out = _by_position(a, axis, k, True)
-                if out is not None:
-                    return out
-        return _maximum_reduce(a, axis, None, None, k)
-    return np.max(a, axis, keepdims=keepdims)
+def _primal(name, top, reduce, numpy_fn):
+    """np_max (top) or np_min: the reduce for an exact ndarray (or, for many short rows,
+    the extremum read by position), the NumPy function itself for anything else."""
+
+    def extremum(a, axis=None, keepdims=_NoValue):
+        if type(a) is _ndarray:
+            k = False if keepdims is _NoValue else keepdims
+            if axis is not None and a.size >= _POSITION_MIN:
+                n = a.shape[-1]
+                if 2 <= n <= _POSITION_ROW and a.size >= _POSITION_ROWS * n:
+                    out = _by_position(a, axis, k, top)
+                    if out is not None:
+                        return out
+            return reduce(a, axis, None, None, k)
+        return numpy_fn(a, axis, keepdims=keepdims)
+
+    extremum.__name__ = extremum.__qualname__ = name
+    return extremum
 
 
-def np_min(a, axis=None, keepdims=_NoValue):
-    if type(a) is _ndarray:
-        k = False if keepdims is _NoValue else keepdims
-        if axis is not None and a.size >= _POSITION_MIN:
-            n = a.shape[-1]
-            if 2 <= n <= _POSITION_ROW and a.size >= _POSITION_ROWS * n:
-                out = _by_position(a, axis, k, False)
-                if out is not None:
-                    return out
-        return _minimum_reduce(a, axis, None, None, k)
-    return np.min(a, axis, keepdims=keepdims)
+np_max = _primal("np_max", True, _maximum_reduce, np.max)
+np_min = _primal("np_min", False, _minimum_reduce, np.min)
 
 
 # The extremum along a last axis is found by position from this many elements on, in
