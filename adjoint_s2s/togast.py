@@ -58,6 +58,7 @@ def _generic_for(cls):
 
 if _GastConverter is not None:
     _DISPATCH = {}  # ast class -> function(converter, node)
+    _GENERIC = {}  # ast class -> its generic conversion (for gast's special cases' fallback)
     _AST = ast.AST
 
     class _Converter(_GastConverter):
@@ -70,7 +71,11 @@ if _GastConverter is not None:
             return f(self, node)
 
         def generic_visit(self, node):  # (gast's special cases fall back to it)
-            return _generic_for(node.__class__)(self, node)
+            cls = node.__class__
+            f = _GENERIC.get(cls)
+            if f is None:
+                f = _GENERIC[cls] = _generic_for(cls)
+            return f(self, node)
 
         def _visit(self, node):
             cls = node.__class__
