@@ -53,10 +53,9 @@ def acc(a, b):
                     and sys.getrefcount(a) <= _PRIVATE_REFS):
                 return b.add_into(a)
             a, b = b, a
-        elif (type(b) is np.ndarray and b.shape == a.shape and b.dtype == a.dtype
-                and b.base is None and b.flags.writeable
-                and sys.getrefcount(b) <= _TEMP_REFS):
-            return a.add_into(b)
+        elif (type(b) is _ndarray and b.shape == a.shape and (b.dtype is a.dtype or b.dtype == a.dtype)
+                and b.base is None and _refcount(b) <= _TEMP_REFS and b.flags.writeable):
+            return a.add_into(b, False, True)
         if type(b) is Scattered:
             return b.add_into(a.add_into(None))
         if type(b) is np.ndarray and b.shape == a.shape:

@@ -261,9 +261,15 @@ class Scattered:
     def __neg__(self):
         return Scattered(self.shape, self.dtype, self.idx, -self.g)
 
-    def add_into(self, out, copy=False):
+    def add_into(self, out, copy=False, fits=False):
         """out + self: into out itself (an array nobody else holds), a copy of it (copy),
-        or, out None, an array of zeros."""
+        or, out None, an array of zeros. fits: out is an ndarray of self's dtype (and
+        shape), tested by the caller."""
+        if fits:
+            idx = self.idx
+            if type(idx) is tuple and type(idx[0]) is _ndarray and idx[0].size <= _AT_TUPLE:
+                _add_at(out, idx, self.g)  # a few positions: flat indices would cost more
+                return out
         if out is None:
             out = np.zeros(self.shape, self.dtype)
         elif copy or type(out) is not np.ndarray or out.dtype != self.dtype:
@@ -334,15 +340,17 @@ class Scattered:
         if type(idx) is not tuple or len(idx) != 2 or self.dtype is not _F64:
             return None
         rows, cols = idx
-        if (type(rows) is not np.ndarray or type(cols) is not np.ndarray or type(g) is not np.ndarray
-                or rows.ndim != 1 or rows.dtype.kind != "i" or cols.dtype.kind not in "iu"
-                or cols.shape != rows.shape or g.shape != rows.shape or g.dtype is not _F64):
+        if (type(rows) is not _ndarray or type(cols) is not _ndarray or type(g) is not _ndarray
+                or rows.ndim != 1 or g.dtype is not _F64 or rows.dtype.kind != "i"
+                or cols.dtype.kind not in "iu" or cols.shape != rows.shape or g.shape != rows.shape):
             return None
         n = self.shape[0]
         try:
-            return np.bincount(rows, g, n).reshape(n, 1)
+            out = _bincount(rows, g, n)
         except ValueError:  # a negative row: the general path wraps it
             return None
+        out.shape = (n, 1)  # (bincount's fresh array: reshaped in place)
+        return out
 
     def _summed(self, flat, shape):
         """The values g added up at the positions flat of a flat array of shape's size."""
@@ -361,6 +369,8 @@ class Scattered:
 
 
 _AT_TUPLE = 256  # up to this many positions np.add.at takes the index tuple as it is
+_add_at = np.add.at
+_bincount = np.bincount
 
 
 def _int_arrays(idx, ndim):

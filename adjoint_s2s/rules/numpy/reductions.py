@@ -246,6 +246,8 @@ _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 def np_sum_adjoint(g, a, axis=None, keepdims=False):
     if type(a) is np.ndarray and a.dtype.kind == "f":
         if a.size < _VIEW_MIN and type(g) is np.ndarray and g.dtype is a.dtype:
+            if keepdims is True:  # (a row sum's adjoint: g already has a's number of axes)
+                return spread_fill(g, a.shape)
             return _spread_small(g, a, axis, keepdims)
         view = _spread_view(g, a, axis, keepdims, False)
         if view is not None:
