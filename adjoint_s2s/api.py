@@ -124,7 +124,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
 
 
 _FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
-_F64, _FLOAT64 = np.dtype(np.float64), np.float64
+_F64, _FLOAT64, _NDARRAY = np.dtype(np.float64), np.float64, np.ndarray
 
 
 def _gradient(f, /, *args, **kwargs):
@@ -268,10 +268,11 @@ def _project_args(grads, args):
     n = len(grads)
     for i, x in enumerate(args):
         g = grads[1 + i] if 1 + i < n else None
-        if type(g) is float and type(x) is float:  # the common cases, fast
+        tg = type(g)
+        if tg is float and type(x) is float:  # the common cases, fast
             out.append(g)
             continue
-        if type(g) is np.ndarray and type(x) is np.ndarray and (
+        if tg is _NDARRAY and type(x) is _NDARRAY and (
                 (g.dtype is _F64 and x.dtype is _F64)  # (float64, by identity: the usual case)
                 or (g.dtype == x.dtype and x.dtype.kind in "fc")) and g.shape == x.shape:
             out.append(g if g.flags.writeable else g.copy())  # a broadcast view: a copy

@@ -283,3 +283,49 @@ def test_complex_log_and_a_max_over_rows_match_finite_differences():
     want = numerical_gradient(log_of_complex, z, w)
     for u, v in zip(got, want):
         assert isapprox(u, v, rtol=1e-7, atol=1e-9)
+
+
+# ----- a whole-array mean's adjoint: one shared read-only array per shape and value ----------
+
+@pytest.mark.parametrize("g", [1.0, -1.0, 2.5, 0.0, -0.0, np.nan, np.inf])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_whole_array_mean_adjoint_of_a_small_array_is_the_filled_array(g, dtype):
+    """Bit for bit the array filled with g / a.size: for float64 and a nonzero, non-NaN
+    value one read-only array shared by every call (nothing may write into it); a fresh
+    writable one otherwise."""
+    a = RNG.standard_normal((6, 5)).astype(dtype)
+    want = np.empty(a.shape, a.dtype)
+    want.fill(g / a.size)
+    got = runtime.np_mean_adjoint(g, a, None, False)
+    assert got.dtype == a.dtype and got.shape == a.shape
+    assert got.tobytes() == want.tobytes()
+    again = runtime.np_mean_adjoint(g, a, None, False)
+    shared = dtype is np.float64 and g != 0 and g == g
+    assert (again is got) == shared and got.flags.writeable == (not shared)
+
+
+def test_a_shared_mean_adjoint_reaches_the_user_as_an_array_of_their_own():
+    """gradient, pullback and the accumulation of a second contribution never write into
+    the shared array, and the user may write into what they get."""
+    x = RNG.standard_normal((4, 3))
+    for _ in range(2):
+        g = ad.gradient(lambda x: np.mean(x), x)[0]
+        assert g.flags.writeable
+        g[0, 0] = 7.0
+    np.testing.assert_array_equal(ad.gradient(lambda x: np.mean(x), x)[0], np.full(x.shape, 1 / 12))
+    _, pb = ad.pullback(lambda x: np.mean(x), x)
+    got = pb(1.0)[0]
+    got[0, 0] = 5.0
+    np.testing.assert_array_equal(pb(1.0)[0], np.full(x.shape, 1 / 12))
+    # a mean and a second use of x: the contributions add into a fresh array
+    f = lambda x: np.mean(x) + np.sum(x * x)  # noqa: E731
+    np.testing.assert_allclose(ad.gradient(f, x)[0], 1 / 12 + 2 * x, rtol=1e-14)
+    np.testing.assert_allclose(ad.gradient(f, x)[0], numerical_gradient(f, x)[0], rtol=1e-6)
+    np.testing.assert_array_equal(runtime.np_mean_adjoint(1.0, x), np.full(x.shape, 1 / 12))
+
+
+@pytest.mark.parametrize("y", [1.5, np.float64(-2.0), 3, True, np.array(1.0), np.array(1 + 1j),
+                               np.ones(2), 1j, np.float32(1.0), "s", None])
+def test_real_scalar_is_the_scalar_test_of_gradient(y):
+    from adjoint_s2s.misuse import _is_scalar
+    assert runtime.real_scalar(y) == _is_scalar(y)
