@@ -51,7 +51,7 @@ def acc(a, b):
             if (type(a) is np.ndarray and a.shape == b.shape and a.dtype == b.dtype
                     and a.base is None and a.flags.writeable
                     and sys.getrefcount(a) <= _PRIVATE_REFS):
-                return b.add_into(a)
+                return b.add_into(a, False, True)
             a, b = b, a
         elif (type(b) is _ndarray and b.shape == a.shape and (b.dtype is a.dtype or b.dtype == a.dtype)
                 and b.base is None and _refcount(b) <= _TEMP_REFS and b.flags.writeable):
