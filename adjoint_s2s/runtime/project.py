@@ -340,17 +340,15 @@ class Scattered:
         if type(idx) is not tuple or len(idx) != 2 or self.dtype is not _F64:
             return None
         rows, cols = idx
-        if (type(rows) is not _ndarray or type(cols) is not _ndarray or type(g) is not _ndarray
-                or rows.ndim != 1 or g.dtype is not _F64 or rows.dtype.kind != "i"
-                or cols.dtype.kind not in "iu" or cols.shape != rows.shape or g.shape != rows.shape):
+        if (type(rows) is not np.ndarray or type(cols) is not np.ndarray or type(g) is not np.ndarray
+                or rows.ndim != 1 or rows.dtype.kind != "i" or cols.dtype.kind not in "iu"
+                or cols.shape != rows.shape or g.shape != rows.shape or g.dtype is not _F64):
             return None
         n = self.shape[0]
         try:
-            out = _bincount(rows, g, n)
+            return np.bincount(rows, g, n).reshape(n, 1)
         except ValueError:  # a negative row: the general path wraps it
             return None
-        out.shape = (n, 1)  # (bincount's fresh array: reshaped in place)
-        return out
 
     def _summed(self, flat, shape):
         """The values g added up at the positions flat of a flat array of shape's size."""
@@ -370,7 +368,6 @@ class Scattered:
 
 _AT_TUPLE = 256  # up to this many positions np.add.at takes the index tuple as it is
 _add_at = np.add.at
-_bincount = np.bincount
 
 
 def _int_arrays(idx, ndim):
