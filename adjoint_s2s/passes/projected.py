@@ -32,7 +32,7 @@ from .cleanup import blank_likes, call_args, names_read, tokens
 
 _CALL = "_rt.unbroadcast("
 _PROJECTION = re.compile(r"^(\w+) = _rt\.unbroadcast\(")
-_AUGMENTED = re.compile(r" (?:\+|-|\*|/|//|%|@|&|\||\^|>>|<<|\*\*)= ")
+_ASSIGN = re.compile(r" (?:\+|-|\*|/|//|%|@|&|\||\^|>>|<<|\*\*)?= ")  # (and augmented)
 _TRIPLE, _TRIPLE_1, _BACKSLASH = chr(34) * 3, chr(39) * 3, chr(92)  # (lines this pass declines)
 _NONE = object()  # what a name assigned None was projected onto: anything
 _LOOPS = ("for ", "while ", "async for ")
@@ -192,6 +192,11 @@ def _scan(text):
     """(where the code of a line ends: its length or a comment's start, the positions of
     its top-level ' = ' and augmented assignments); declines a line that goes on to the
     next one."""
+    if "'" not in text and '"' not in text and "#" not in text:  # most lines: counted
+        assigns = [m.start() for m in _ASSIGN.finditer(text) if not _depth(text, m.start())]
+        if _depth(text, len(text)):
+            raise _Decline
+        return len(text), assigns
     depth, quote, assigns, i, n = 0, None, [], 0, len(text)
     while i < n:
         c = text[i]
@@ -209,13 +214,18 @@ def _scan(text):
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif depth == 0 and c == " ":
-            if text.startswith(" = ", i) or _AUGMENTED.match(text, i):
-                assigns.append(i)
+        elif depth == 0 and c == " " and _ASSIGN.match(text, i):
+            assigns.append(i)
         i += 1
     if depth or quote:
         raise _Decline
     return n, assigns
+
+
+def _depth(text, i):
+    """The brackets open at text[i] (a line without strings)."""
+    return (text.count("(", 0, i) - text.count(")", 0, i) + text.count("[", 0, i)
+            - text.count("]", 0, i) + text.count("{", 0, i) - text.count("}", 0, i))
 
 
 def _without(known, names):
