@@ -44,7 +44,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved):
     draft = rev.generate()
     plan = tape.plan(draft, rev.namer)
     fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))
-    pb_lines = projected.reuse_projections(pb_lines, plan.shape_only, draft.locals)
+    pb_lines = projected.reuse_projections(
+        pb_lines, plan.shape_only, draft.locals - set(draft.params_names) - set(draft.freevars))
     return sparse.sparse_scatters(codegen.pair_text(draft, fwd_lines, pb_lines, passed)), rev, info
 
 

@@ -83,7 +83,8 @@ def phases(M, fn, key):
     lap("tape")
     fwd, pb, passed = M["cleanup"].clean(draft, plan, *rendered)
     if "projected" in M:
-        pb = M["projected"].reuse_projections(pb, plan.shape_only, draft.locals)
+        pb = M["projected"].reuse_projections(
+            pb, plan.shape_only, draft.locals - set(draft.params_names) - set(draft.freevars))
     lap("cleanup")
     text = M["sparse"].sparse_scatters(M["codegen"].pair_text(draft, fwd, pb, passed))
     lap("text")
