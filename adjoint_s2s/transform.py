@@ -10,6 +10,7 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
     reverse   forward code and pullback blocks, saves and restores still markers
     tape      which saved values the pullback reads, kept in fresh names or on the tape
     cleanup   exact rewrites of the rendered text (copies, single uses, pure temporaries)
+    projected an unbroadcast onto what its adjoint was projected onto: an identity test
     sparse    scatter adjoints kept sparse until something needs the whole array
     text      the pair's source: forward lines, the pullback and its default arguments
 """
@@ -19,7 +20,7 @@ import types
 
 from . import rules as R, runtime, source
 from .naming import Namer, names_in
-from .passes import activity, anf, check, cleanup, codegen, inline, reverse, sparse, tape
+from .passes import activity, anf, check, cleanup, codegen, inline, projected, reverse, sparse, tape
 
 
 def pair_source(fn, node, filename, lines, key, globals_, reserved):
@@ -43,6 +44,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved):
     draft = rev.generate()
     plan = tape.plan(draft, rev.namer)
     fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))
+    pb_lines = projected.reuse_projections(
+        pb_lines, plan.shape_only, draft.locals - set(draft.params_names) - set(draft.freevars))
     return sparse.sparse_scatters(codegen.pair_text(draft, fwd_lines, pb_lines, passed)), rev, info
 
 

@@ -38,6 +38,10 @@ def load(pkg):
     mods = {m: importlib.import_module(f"{pkg}.{m}") for m in ("emit", "runtime", "transform", "source", "naming")}
     mods.update({m: importlib.import_module(f"{pkg}.passes.{m}") for m in PASSES})
     mods["api"] = importlib.import_module(pkg)
+    try:  # (a checkout from before passes/projected.py has none)
+        mods["projected"] = importlib.import_module(f"{pkg}.passes.projected")
+    except ImportError:
+        pass
     return mods
 
 
@@ -78,6 +82,9 @@ def phases(M, fn, key):
     rendered = M["tape"].render(draft, plan)
     lap("tape")
     fwd, pb, passed = M["cleanup"].clean(draft, plan, *rendered)
+    if "projected" in M:
+        pb = M["projected"].reuse_projections(
+            pb, plan.shape_only, draft.locals - set(draft.params_names) - set(draft.freevars))
     lap("cleanup")
     text = M["sparse"].sparse_scatters(M["codegen"].pair_text(draft, fwd, pb, passed))
     lap("text")

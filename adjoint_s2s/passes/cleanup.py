@@ -452,12 +452,18 @@ _LIKES = (
 )
 
 
+# the identity test of passes/projected.py, which compares two values' objects only
+_SAME_LIKE = re.compile(r"(?<= if )(\w+ is \w+)(?= else _rt\.unbroadcast\()")
+
+
 def blank_likes(line):
     """line with every argument that a helper of _LIKES reads only for its shape and
     dtype blanked, when it is a plain name: the pullback needs no more of that value than
     ``_rt.shape_like`` keeps."""
     if "_rt." not in line:
         return line  # (most lines: no helper of _LIKES)
+    if " is " in line:
+        line = _SAME_LIKE.sub(lambda m: " " * len(m.group(1)), line)
     for fn, pos, nargs in _LIKES:
         start = line.find(fn)
         while start >= 0:

@@ -11,12 +11,12 @@ A Scattered must never reach a rule, a callee or the user. This pass reads and r
 only the text of the pair (it parses it to follow names, and edits by position). Run on
 the pair's finished source, it follows each candidate ``b_x = _rt.getitem_grad(...)``
 of a pullback through the statements after it. A name that may hold a Scattered may be read by
-``_rt.unbroadcast`` (as the adjoint), unary minus and plain assignment (whose results may
-hold one in turn), by ``_rt.acc`` and its fused forms (whose results are arrays), and by
-``is None`` tests. Any other read is wrapped in ``_rt.dense(...)``, which writes the array
-out when the value is a Scattered and returns anything else as it is. A candidate inside
-a loop or read by a nested function stays an array, as does one that would gain nothing
-(no addition or reduction reads it).
+``_rt.unbroadcast`` (as the adjoint), unary minus, the branches of a conditional expression
+and plain assignment (whose results may hold one in turn), by ``_rt.acc`` and its fused
+forms (whose results are arrays), and by ``is None`` tests. Any other read is wrapped in
+``_rt.dense(...)``, which writes the array out when the value is a Scattered and returns
+anything else as it is. A candidate inside a loop or read by a nested function stays an
+array, as does one that would gain nothing (no addition or reduction reads it).
 """
 import ast
 
@@ -72,6 +72,10 @@ class _Flow:
             return False
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             return self.expr(e.operand, live)
+        if isinstance(e, ast.IfExp):  # passes/projected.py's `b if y is z else unbroadcast(b, y)`
+            self.dense(e.test, live)
+            body = self.expr(e.body, live)
+            return self.expr(e.orelse, live) or body
         if (
             isinstance(e, ast.Compare)
             and len(e.ops) == 1

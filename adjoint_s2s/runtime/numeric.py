@@ -43,6 +43,8 @@ _F64 = np.dtype(np.float64)  # (compared by identity first: the usual dtype)
 
 def matmul_adjoint_a(g, a, b):
     if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        if a.dtype is _F64 and b.dtype is _F64 and g.dtype is _F64 and g.ndim == 2 == a.ndim == b.ndim:
+            return g @ b.T  # float64 matrices, the usual case: the product is float64, as a
         bt = b.dtype
         if g.ndim == 2 == a.ndim == b.ndim and (bt is _F64 or bt.kind != "c"):
             out = g @ b.T  # matrices, b real: the common case, no projection needed
@@ -66,6 +68,8 @@ def matmul_adjoint_a(g, a, b):
 def matmul_adjoint_b(g, a, b):
     if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
         at = a.dtype
+        if at is _F64 and b.dtype is _F64 and g.dtype is _F64 and g.ndim == 2 == a.ndim == b.ndim:
+            return a.T @ g  # float64 matrices, the usual case: the product is float64, as b
         if g.ndim == 2 == a.ndim == b.ndim and (at is _F64 or at.kind != "c"):
             out = a.T @ g
             dt, bt = out.dtype, b.dtype

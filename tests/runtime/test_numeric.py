@@ -31,3 +31,24 @@ def test_matmul_adjoints_are_the_transposed_products():
     v = rng.normal(size=4)
     np.testing.assert_allclose(matmul_adjoint_b(g[:, 0], a, v), a.T @ g[:, 0])
     np.testing.assert_allclose(matmul_adjoint_a(g[:, 0], a, v), np.outer(g[:, 0], v))
+
+
+@pytest.mark.parametrize("dts", [
+    (np.float64, np.float64, np.float64),  # the float64 matrices' shortcut
+    (np.float32, np.float64, np.float64),  # the others: the dtype tested after the product
+    (np.float64, np.float32, np.float32),
+    (np.float32, np.float32, np.float32),
+    (np.complex128, np.float64, np.complex128),
+])
+def test_matmul_adjoints_keep_their_arguments_dtypes(dts):
+    rng = np.random.default_rng(1)
+    a, b, g = (rng.normal(size=s).astype(d) for s, d in zip([(3, 4), (4, 2), (3, 2)], dts))
+    ga, gb = matmul_adjoint_a(g, a, b), matmul_adjoint_b(g, a, b)
+    assert ga.shape == a.shape and gb.shape == b.shape
+    assert ga.dtype == a.dtype and gb.dtype == b.dtype
+    want_a, want_b = g @ b.conj().T, a.conj().T @ g
+    want_a, want_b = (w if np.iscomplexobj(x) else w.real for w, x in ((want_a, a), (want_b, b)))
+    np.testing.assert_allclose(ga, want_a.astype(a.dtype), rtol=1e-5)
+    np.testing.assert_allclose(gb, want_b.astype(b.dtype), rtol=1e-5)
+    if dts == (np.float64,) * 3:  # the product itself, bit for bit
+        assert np.array_equal(ga, g @ b.T) and np.array_equal(gb, a.T @ g)
