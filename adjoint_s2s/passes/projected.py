@@ -179,8 +179,10 @@ class _Walk:
             if spans is not None and len(spans) == 2:
                 like = text[spans[1][0]:spans[1][1]].strip()
                 test = self.test(text[spans[0][0]:spans[0][1]].strip(), like, known)
+                end = spans[1][1] + 1
                 if test is not None:
-                    edits.append((start, spans[1][1] + 1, test if test.isidentifier() else f"({test})"))
+                    bare = test.isidentifier() or text[start - 1:start] == "(" and text[end:end + 1] == ")"
+                    edits.append((start, end, test if bare else f"({test})"))  # (one pair of parentheses)
             start = text.find(_CALL, start + 1)
         for a, b, new in reversed(edits):  # (no edited call holds another: the arguments are names)
             text = text[:a] + new + text[b:]
