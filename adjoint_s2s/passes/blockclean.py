@@ -87,7 +87,10 @@ def _fold_one(lines, i, m, pure, push, changed):
             return False
         if name in used:  # (the right side is evaluated before its target is bound)
             new = cleanup.replace_name(rhs, name, f"({expr})", count=1)
-            lines[i : j + 1] = lines[i + 1 : j] + [f"{pad}{target} = {new}"]  # in place
+            folded = f"{pad}{target} = {new}"
+            k = used.index(name)  # (its first mention, the one replaced, as E's names)
+            cleanup.known_tokens(folded, (target,) + used[:k] + reads + used[k + 1:])
+            lines[i : j + 1] = lines[i + 1 : j] + [folded]  # in place
             changed.add(lines[j - 1])
             return True
         if target in reads:

@@ -53,7 +53,6 @@ planning and the final assembly share with it.
 """
 import bisect
 import collections
-import functools
 import itertools
 import math
 import re
@@ -253,10 +252,15 @@ def _propagate_copies(lines, seed, primal=frozenset()):
             # gives (cached, and asked again later): most lines have none of the renamed
             # ones, the others one or two. No name renamed to is renamed itself (a copy
             # whose source is bound later stays), so one name at a time is the same.
-            for name in tokens(line):
+            toks = tokens(line)
+            renamed = False
+            for name in toks:
                 new = renames.get(name)
                 if new is not None:
                     line = replace_name(line, name, new)
+                    renamed = True
+            if renamed:  # every mention of a name renamed: the names in the same places
+                known_tokens(line, tuple([renames.get(t, t) for t in toks]))
         result.append(line)
     return result
 
@@ -295,15 +299,50 @@ _DEF = re.compile(rf"^({_B}\w+) = (.+)$")
 _FOR = re.compile(r"^\s*for (\w+) in ")
 
 
-@functools.lru_cache(maxsize=8192)
-def tokens(line):
-    """The names a generated line mentions, in order (cached: the folding below asks
-    about the same lines many times)."""
-    if "#" in line or "'" in line or '"' in line:
-        if line.lstrip().startswith("#"):
-            return ()  # a comment line
-        return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
-    return tuple(_NAME.findall(line))  # (what _TOKEN finds where only names can match)
+class _TokenTable(dict):
+    """line -> tokens(line): a memo for one transform (emit empties it when the
+    outermost transform ends, and when it is full). A line met again is a dict lookup
+    in C; a new one is tokenised by __missing__."""
+
+    def __missing__(self, line):
+        if "#" in line or "'" in line or '"' in line:
+            if line.lstrip().startswith("#"):
+                got = ()  # a comment line
+            else:
+                got = tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
+        else:
+            got = tuple(_NAME.findall(line))  # (what _TOKEN finds where only names can match)
+        if len(self) >= _TOKENS_MAX:
+            self.clear()
+        self[line] = got
+        return got
+
+    def cache_clear(self):
+        self.clear()
+
+
+_TOKENS = _TokenTable()
+_TOKENS_MAX = 32768  # (a 640-line function's transform meets about 8,300 lines)
+
+# tokens(line): the names a generated line mentions, in order (memoised: the folding
+# below asks about the same lines many times)
+tokens = _TOKENS.__getitem__
+
+
+def known_tokens(line, toks):
+    """Record toks as tokens(line) for a line a rewrite made from lines whose tokens it
+    knows (a name replaced by a name or by a parenthesised expression, parentheses
+    dropped): what tokenising it would give, without tokenising it. Only for a line
+    with no comment and no string (there tokens() is one pattern's names), and only
+    where the rewrite keeps every other name whole: its replacements stand where a
+    whole name stood, and a parenthesis is no part of a name."""
+    if "#" in line or "'" in line or '"' in line or len(_TOKENS) >= _TOKENS_MAX:
+        return
+    _TOKENS[line] = toks
+
+
+def _plain_text(line):
+    return "#" not in line and "'" not in line and '"' not in line
 
 
 def token_counts(lines):
@@ -344,10 +383,16 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             if not folds:
                 reach = max(reach, j)
                 continue
-            lhs, rhs = lines[j].split(" = ", 1)
+            use = lines[j]
+            lhs, rhs = use.split(" = ", 1)
             value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
+            folded = lhs + " = " + replace_name(rhs, name, value)
+            if _plain_text(line) and _plain_text(use):  # the one mention of name, as E's names
+                toks = tokens(use)
+                k = toks.index(name)
+                known_tokens(folded, toks[:k] + tokens(line)[1:] + toks[k + 1:])
             # in place: a new list per fold made the pass quadratic
-            lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
+            lines[i : j + 1] = lines[i + 1 : j] + [folded]
             # every other name keeps its count; go on from the line after the removed one
             counts[name] = 0
             again = again or i <= reach
@@ -404,7 +449,11 @@ def _subtract_negated(line, real_adjoints):
     rest = m.group(4)
     if "%" in rest or "//" in rest or " if " in rest or "#" in rest:
         return line
-    return f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
+    new = f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
+    got = _TOKENS.get(line)
+    if got is not None:  # (a sign and parentheses moved: the same names)
+        known_tokens(new, got)
+    return new
 
 
 _PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
@@ -415,7 +464,12 @@ def _unparen_simple(line):
     (never a call's parentheses, never a comment)."""
     if ") * " not in line or line.lstrip().startswith("#"):
         return line  # (most lines: no regex run)
-    return _PAREN_PRODUCT.sub(r"\1 * ", line)
+    new = _PAREN_PRODUCT.sub(r"\1 * ", line)
+    if new is not line:
+        got = _TOKENS.get(line)
+        if got is not None:  # (parentheses only: the same names)
+            known_tokens(new, got)
+    return new
 
 
 def blank_shape_reads(line, names):
