@@ -253,6 +253,9 @@ def _propagate_copies(lines, seed, primal=frozenset()):
             # ones, the others one or two. No name renamed to is renamed itself (a copy
             # whose source is bound later stays), so one name at a time is the same.
             toks = tokens(line)
+            if renames.keys().isdisjoint(toks):
+                result.append(line)
+                continue
             renamed = False
             for name in toks:
                 new = renames.get(name)
@@ -370,6 +373,8 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
         while i + 1 < len(lines):
             i += 1
             line = lines[i]
+            if not line.startswith(ADJOINT_PREFIX):
+                continue  # (what _DEF needs first)
             m = _DEF.match(line)  # top level: no indentation
             if not m or m.group(1) == seed or m.group(1) in primal:
                 continue
