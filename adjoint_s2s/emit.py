@@ -46,6 +46,9 @@ from .passes.reprint import _print_again, _printed_parts
 from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _print_again, _printed_parts, _parse_template)
+# the token memo grows as one transform needs (tens of thousands of lines for a long
+# function): between transforms it keeps at most this many
+_TOKENS_KEPT = 8192
 
 ORIGINS = source.ORIGINS  # generated filename -> {generated line: (user file, user line)}
 _COUNTER = itertools.count()
@@ -273,7 +276,7 @@ def generate(fn, key):
         return _generate(fn, key)
     finally:
         _IN_PROGRESS.discard(fn.__code__)
-        if not _IN_PROGRESS:  # the lines' tokens are asked again within a transform only
+        if not _IN_PROGRESS and len(_tokens) > _TOKENS_KEPT:  # (a long function's lines)
             _tokens.cache_clear()
         if paused:
             gc.enable()

@@ -303,9 +303,9 @@ _FOR = re.compile(r"^\s*for (\w+) in ")
 
 
 class _TokenTable(dict):
-    """line -> tokens(line): a memo for one transform (emit empties it when the
-    outermost transform ends, and when it is full). A line met again is a dict lookup
-    in C; a new one is tokenised by __missing__."""
+    """line -> tokens(line): a bounded memo (emptied when full, by refresh(), and by emit
+    when a transform leaves it larger than emit._TOKENS_KEPT). A line met again is a
+    dict lookup in C; a new one is tokenised by __missing__."""
 
     def __missing__(self, line):
         if "#" in line or "'" in line or '"' in line:
