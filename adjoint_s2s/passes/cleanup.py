@@ -232,14 +232,20 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         out[i] = None
     if not renames:
         return lines
-    # every whole name (not an attribute) looked up in renames: one pattern for any
-    # number of names, where an alternation of the names costs their number per position
+    return _renamed(out, renames)
+
+
+def _renamed(lines, renames):
+    """The lines (None: a line dropped) with every whole name (not an attribute) looked
+    up in renames."""
+    # one pattern for any number of names, where an alternation of the names costs their
+    # number per position
     def rename(mm):
         word = mm.group()
         return renames.get(word, word)
 
     result = []
-    for line in out:
+    for line in lines:
         if line is None:
             continue
         if line.lstrip().startswith("#"):
@@ -256,14 +262,12 @@ def _propagate_copies(lines, seed, primal=frozenset()):
             if renames.keys().isdisjoint(toks):
                 result.append(line)
                 continue
-            renamed = False
             for name in toks:
                 new = renames.get(name)
                 if new is not None:
                     line = replace_name(line, name, new)
-                    renamed = True
-            if renamed:  # every mention of a name renamed: the names in the same places
-                known_tokens(line, tuple([renames.get(t, t) for t in toks]))
+            # every mention of a renamed name replaced: the names in the same places
+            known_tokens(line, tuple([renames.get(t, t) for t in toks]))
         result.append(line)
     return result
 
