@@ -41,7 +41,7 @@ from .guards import (_ARRAY_ITEMS, _MISSING, _attribute_guard, _callee_guard, _d
                      _identity_guard, _same_fact, _weak)
 from .kinds import MODULE_ATTR, OTHER, cache_key
 from .passes import activity, check
-from .passes.cleanup import _TOKENS as _tokens
+from .passes.linetokens import _TOKENS as _tokens
 from .passes.reprint import _print_again, _printed_parts
 from .templates import _parse as _parse_template
 

@@ -48,17 +48,18 @@ After::
         b_y = b_result * x
         return (None, b_x, b_y)
 
-``names_read``, ``tokens`` and ``fix_empty_blocks`` are the text utilities the tape
-planning and the final assembly share with it.
+``names_read``, ``tokens`` (from ``linetokens.py``) and ``fix_empty_blocks`` are the
+text utilities the tape planning and the final assembly share with it.
 """
 import bisect
-import collections
-import itertools
 import math
 import re
 
 from ..naming import ADJOINT_PREFIX
 from . import blockclean
+from .linetokens import (  # noqa: F401 (tokens, token_counts, names_read: part of its interface)
+    _TOKENS, _plain_text, known_tokens, names_read, token_counts, tokens,
+)
 from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
 
 _B = re.escape(ADJOINT_PREFIX)
@@ -190,8 +191,6 @@ def _drop_empty_headings(lines):
     return out
 
 
-_TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
@@ -207,9 +206,19 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    times, last = {}, {}  # name -> how many lines assign it, the last of them
-    copies = []
+    copies = [i for i, line in enumerate(lines)
+              if line.startswith(ADJOINT_PREFIX) and _COPY.match(line)]  # top level only
+    if not copies:
+        return lines
+    # name -> how many lines assign it, the last of them: asked of the copies' names only,
+    # which a line that binds one of them mentions
+    copied = set()
+    for i in copies:
+        copied.update(tokens(lines[i]))
+    times, last = {}, {}
     for i, line in enumerate(lines):
+        if copied.isdisjoint(tokens(line)):
+            continue
         m = _TARGETS.match(line)
         if m:
             names = m.group(1)
@@ -217,8 +226,6 @@ def _propagate_copies(lines, seed, primal=frozenset()):
                 name = name.strip()
                 times[name] = times.get(name, 0) + 1
                 last[name] = i
-            if line.startswith(ADJOINT_PREFIX) and _COPY.match(line):  # top level only
-                copies.append(i)
     out = list(lines)
     renames = {}
     for i in copies:
@@ -306,58 +313,6 @@ _DEF = re.compile(rf"^({_B}\w+) = (.+)$")
 _FOR = re.compile(r"^\s*for (\w+) in ")
 
 
-class _TokenTable(dict):
-    """line -> tokens(line): a bounded memo (emptied when full, by refresh(), and by emit
-    when a transform leaves it larger than emit._TOKENS_KEPT). A line met again is a
-    dict lookup in C; a new one is tokenised by __missing__."""
-
-    def __missing__(self, line):
-        if "#" in line or "'" in line or '"' in line:
-            if line.lstrip().startswith("#"):
-                got = ()  # a comment line
-            else:
-                got = tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
-        else:
-            got = tuple(_NAME.findall(line))  # (what _TOKEN finds where only names can match)
-        if len(self) >= _TOKENS_MAX:
-            self.clear()
-        self[line] = got
-        return got
-
-    def cache_clear(self):
-        self.clear()
-
-
-_TOKENS = _TokenTable()
-_TOKENS_MAX = 32768  # (a 640-line function's transform meets about 8,300 lines)
-
-# tokens(line): the names a generated line mentions, in order (memoised: the folding
-# below asks about the same lines many times)
-tokens = _TOKENS.__getitem__
-
-
-def known_tokens(line, toks):
-    """Record toks as tokens(line) for a line a rewrite made from lines whose tokens it
-    knows (a name replaced by a name or by a parenthesised expression, parentheses
-    dropped): what tokenising it would give, without tokenising it. Only for a line
-    with no comment and no string (there tokens() is one pattern's names), and only
-    where the rewrite keeps every other name whole: its replacements stand where a
-    whole name stood, and a parenthesis is no part of a name."""
-    if "#" in line or "'" in line or '"' in line or len(_TOKENS) >= _TOKENS_MAX:
-        return
-    _TOKENS[line] = toks
-
-
-def _plain_text(line):
-    return "#" not in line and "'" not in line and '"' not in line
-
-
-def token_counts(lines):
-    """name -> how many times the lines (comments aside: tokens() gives a comment line
-    no name) mention it (counted in C)."""
-    return collections.Counter(itertools.chain.from_iterable(map(tokens, lines)))
-
-
 def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
     nowhere else, read nowhere else, and nothing E reads changes in between.
@@ -416,6 +371,8 @@ def _use_of(lines, i, name, reads):
     j = i
     for j in range(i + 1, len(lines)):
         later = lines[j]
+        if stop.isdisjoint(tokens(later)):
+            continue  # (a comment, or a line that neither reads name nor binds a stop name)
         if later.lstrip().startswith("#"):
             continue
         assigned = _TARGETS.match(later)
@@ -556,19 +513,6 @@ def call_args(line, i):
             begin = i + 1
         i += 1
     return None
-
-
-def names_read(lines):
-    """The names generated lines mention (outside strings, comments and attributes).
-
-    A superset of the names they read (assignment targets count too), which is all the
-    callers need; a tokenising regex is much cheaper than parsing. (The ``pass`` that
-    fix_empty_blocks puts in an empty block reads no name: the lines are taken as they are.)
-    """
-    out = set()
-    for line in lines:
-        out.update(tokens(line))
-    return out
 
 
 def fix_empty_blocks(lines):
