@@ -409,6 +409,8 @@ def _subtract_negated(line, real_adjoints):
     """b_x = b_x + (-b_y) * r reads (and runs) as b_x = b_x - b_y * r: for real scalars
     the two are equal bit for bit. Left alone when r has an operator of the same
     precedence as * that does not distribute a sign (%, //) or a conditional."""
+    if "(-" not in line:
+        return line  # (most lines: what the pattern needs is not there)
     m = _ADD_NEGATED.match(line)
     if not m or m.group(2) not in real_adjoints or m.group(3) not in real_adjoints:
         return line
