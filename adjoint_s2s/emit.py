@@ -40,12 +40,15 @@ from .errors import AdjointError, UnsupportedSyntaxError, short_name
 from .guards import (_ARRAY_ITEMS, _MISSING, _attribute_guard, _callee_guard, _data_guard, _fact,
                      _identity_guard, _same_fact, _weak)
 from .kinds import MODULE_ATTR, OTHER, cache_key
-from .passes import activity
-from .passes.cleanup import tokens as _tokens
+from .passes import activity, check
+from .passes.linetokens import _TOKENS as _tokens
 from .passes.reprint import _print_again, _printed_parts
 from .templates import _parse as _parse_template
 
 _MEMOS = (_tokens, _print_again, _printed_parts, _parse_template)
+# the token memo grows as one transform needs (tens of thousands of lines for a long
+# function): between transforms it keeps at most this many
+_TOKENS_KEPT = 8192
 
 ORIGINS = source.ORIGINS  # generated filename -> {generated line: (user file, user line)}
 _COUNTER = itertools.count()
@@ -273,6 +276,8 @@ def generate(fn, key):
         return _generate(fn, key)
     finally:
         _IN_PROGRESS.discard(fn.__code__)
+        if not _IN_PROGRESS and len(_tokens) > _TOKENS_KEPT:  # (a long function's lines)
+            _tokens.cache_clear()
         if paused:
             gc.enable()
 
@@ -280,11 +285,13 @@ def generate(fn, key):
 def _generate(fn, key):
     code = fn.__code__
     node, filename, lines = _source_node(fn)
-    node = _as_def(source.fresh_copy(node), code)  # normalisation rewrites the tree: never the cached one
+    # normalisation rewrites the tree: never the cached one
+    node, names, rejected = source.fresh_copy_noting(node, check.REJECTED)
+    node = _as_def(node, code)
     seen_globals = _RecordingGlobals(fn.__globals__)
     try:
         pair_src, gen, info = transform.pair_source(
-            fn, node, filename, lines, key, seen_globals, set(_helper_values())
+            fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, rejected)
         )
     except AdjointError as exc:
         _blame_the_users_call(exc, fn)

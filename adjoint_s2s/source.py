@@ -254,6 +254,42 @@ def fresh_copy(node):
     return new
 
 
+def fresh_copy_noting(node, flag):
+    """(fresh_copy(node), the ids of every Name in it, whether a node of a class in flag
+    is in it): the copy's walk visits every node that holds a name or a field, so the
+    names (``naming.names_in``) and the classes (``check.check``'s rejects) are seen on
+    the way, not in two more walks of the tree."""
+    names = set()
+    seen = []
+    new = _copy_noting(node, names, seen, flag)
+    return new, names, bool(seen)
+
+
+def _copy_noting(node, names, seen, flag):
+    cls = node.__class__
+    new = cls.__new__(cls)
+    fields = new.__dict__
+    old = node.__dict__
+    fields.update(old)
+    if cls is _NAME:
+        names.add(old["id"])
+    elif cls in flag:
+        seen.append(cls)
+    for k in _COPIED.get(cls) or _copied(cls):
+        v = old.get(k)
+        if v.__class__ is list:
+            fields[k] = [
+                (_copy_noting(x, names, seen, flag) if x.__dict__ else x) if isinstance(x, _AST) else x
+                for x in v
+            ]
+        elif isinstance(v, _AST) and v.__dict__:
+            fields[k] = _copy_noting(v, names, seen, flag)
+    return new
+
+
+_NAME = gast.Name
+
+
 # fields that never hold a node: taken over by fresh_copy as they are
 _PLAIN = frozenset(
     ("id", "type_comment", "kind", "attr", "arg", "module", "level", "conversion", "is_async")

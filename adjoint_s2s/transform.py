@@ -23,15 +23,21 @@ from .naming import Namer, names_in
 from .passes import activity, anf, check, cleanup, codegen, inline, projected, reverse, sparse, tape
 
 
-def pair_source(fn, node, filename, lines, key, globals_, reserved):
+def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
-    node is fn's parsed tree (rewritten in place); reserved: names generated code uses."""
+    node is fn's parsed tree (rewritten in place); reserved: names generated code uses.
+    noted: (the names in node, whether a class check rejects is in it), as
+    source.fresh_copy_noting gives them with the copy: what check and names_in would
+    find, while inlining leaves the tree as it is."""
     inlined = inline.inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
     )
-    check.check(node, filename)
-    user_names = names_in(node)
+    if noted is None or noted[1] or inlined.callees:
+        check.check(node, filename)
+        user_names = names_in(node)
+    else:  # nothing check rejects (it would pass), and the names the copy met
+        user_names = noted[0]
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
     info = function_info(fn, node, filename, globals_)

@@ -242,6 +242,10 @@ class Activity(Queries):
 
     def stmt_activity(self, s):
         act = self.active
+        if s.__class__ is gast.Assign and s.value.__class__ is gast.BinOp and s.targets[0].__class__ is gast.Name:
+            if self.reads(s.value) & act and self.kinds.get(s.targets[0].id) != CONST:  # (most: as below)
+                act.add(s.targets[0].id)
+            return
         call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
         if isinstance(call, gast.Call) and self.value_active(call) and self.may_mutate(call):
             # a call with active arguments may store them in its other arguments

@@ -208,13 +208,15 @@ class Normalizer(Targets):
     # ----- expressions -----------------------------------------------------------
     def atom(self, node, out, hint=None):
         """Emit statements computing node into out; return an atom for its value."""
-        if _is_atom(node):
+        cls = node.__class__
+        if cls in _ATOMS:
             return node
-        folded = _fold_constant(node)
-        if folded is not None:
-            return folded
+        if cls is gast.UnaryOp:  # (only a sign of a number folds)
+            folded = _fold_constant(node)
+            if folded is not None:
+                return folded
         value = self.flat(node, out)
-        if _is_atom(value):
+        if value.__class__ in _ATOMS:
             return value
         tmp = self.namer.fresh(hint or _hint(value))
         out.append(_temp_assign(tmp, value))
@@ -222,14 +224,15 @@ class Normalizer(Targets):
 
     def flat(self, node, out):
         """Return node with atom children (emitting their computation into out)."""
-        a = lambda n: self.atom(n, out)  # noqa: E731
-        if _is_atom(node):
+        if node.__class__ in _ATOMS:
             return node
-        if isinstance(node, gast.BinOp):
-            out_ = _node(gast.BinOp, left=a(node.left), op=node.op, right=a(node.right))
+        if isinstance(node, gast.BinOp):  # (most of them)
+            out_ = _node(gast.BinOp, left=self.atom(node.left, out), op=node.op,
+                         right=self.atom(node.right, out))
             if getattr(node, "augmented", False):
                 out_.augmented = True
             return out_
+        a = lambda n: self.atom(n, out)  # noqa: E731
         if isinstance(node, gast.UnaryOp):
             return gast.UnaryOp(op=node.op, operand=a(node.operand))
         if isinstance(node, gast.Compare):

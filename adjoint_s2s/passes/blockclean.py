@@ -50,8 +50,13 @@ def fold_pure_temps(lines, temps, pure, tape=None):
     counts = cleanup.token_counts(lines)
     push = f"{tape}.append(" if tape else None
     changed = set()
+    tokens = cleanup.tokens
     i = 0
     while i < len(lines):
+        toks = tokens(lines[i])  # (a temporary's assignment names it first)
+        if not toks or toks[0] not in temps:
+            i += 1
+            continue
         m = _ASSIGN.match(lines[i])
         if m and m.group(2) in temps and counts.get(m.group(2)) == 2 and _fold_one(lines, i, m, pure, push, changed):
             counts[m.group(2)] = 0
@@ -87,7 +92,10 @@ def _fold_one(lines, i, m, pure, push, changed):
             return False
         if name in used:  # (the right side is evaluated before its target is bound)
             new = cleanup.replace_name(rhs, name, f"({expr})", count=1)
-            lines[i : j + 1] = lines[i + 1 : j] + [f"{pad}{target} = {new}"]  # in place
+            folded = f"{pad}{target} = {new}"
+            k = used.index(name)  # (its first mention, the one replaced, as E's names)
+            cleanup.known_tokens(folded, (target,) + used[:k] + reads + used[k + 1:])
+            lines[i : j + 1] = lines[i + 1 : j] + [folded]  # in place
             changed.add(lines[j - 1])
             return True
         if target in reads:
@@ -328,6 +336,8 @@ def drop_dead_adjoints(lines, seed, primal):
     constants, operators and the helpers of _PURE_CALLS. What E read may then be read
     once, and fold (``cleanup``): the pullback no longer holds an array nobody uses."""
     counts = cleanup.token_counts(lines)
+    if not any(c == 1 and n.startswith(ADJOINT_PREFIX) for n, c in counts.items()):
+        return lines  # no adjoint mentioned once: none bound and never read (none dies first)
     dead = set()
     for i in range(len(lines) - 1, -1, -1):  # from the end: a dropped line's reads may die
         line = lines[i]

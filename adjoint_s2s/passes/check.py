@@ -49,6 +49,11 @@ if hasattr(gast, "TryStar"):
 if hasattr(gast, "Match"):
     _REJECT[gast.Match] = ("match", "use if/elif instead of match")
 
+# the classes check() may raise for: a tree with none of them passes (see
+# source.fresh_copy_noting, which notes them while copying the tree)
+REJECTED = frozenset(cls for cls, entry in _REJECT.items() if entry is not None)
+
+
 
 def check(fn_node, filename, line_offset=0):
     """Raise UnsupportedSyntaxError for the first unsupported construct in fn_node."""

@@ -48,18 +48,18 @@ After::
         b_y = b_result * x
         return (None, b_x, b_y)
 
-``names_read``, ``tokens`` and ``fix_empty_blocks`` are the text utilities the tape
-planning and the final assembly share with it.
+``names_read``, ``tokens`` (from ``linetokens.py``) and ``fix_empty_blocks`` are the
+text utilities the tape planning and the final assembly share with it.
 """
 import bisect
-import collections
-import functools
-import itertools
 import math
 import re
 
 from ..naming import ADJOINT_PREFIX
 from . import blockclean
+from .linetokens import (  # noqa: F401 (tokens, token_counts, names_read: part of its interface)
+    _TOKENS, _plain_text, known_tokens, names_read, token_counts, tokens,
+)
 from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
 
 _B = re.escape(ADJOINT_PREFIX)
@@ -191,8 +191,6 @@ def _drop_empty_headings(lines):
     return out
 
 
-_TOKEN = re.compile(r"""#.*|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?<![\w.])([A-Za-z_]\w*)""")
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
@@ -208,9 +206,19 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    times, last = {}, {}  # name -> how many lines assign it, the last of them
-    copies = []
+    copies = [i for i, line in enumerate(lines)
+              if line.startswith(ADJOINT_PREFIX) and _COPY.match(line)]  # top level only
+    if not copies:
+        return lines
+    # name -> how many lines assign it, the last of them: asked of the copies' names only,
+    # which a line that binds one of them mentions
+    copied = set()
+    for i in copies:
+        copied.update(tokens(lines[i]))
+    times, last = {}, {}
     for i, line in enumerate(lines):
+        if copied.isdisjoint(tokens(line)):
+            continue
         m = _TARGETS.match(line)
         if m:
             names = m.group(1)
@@ -218,8 +226,6 @@ def _propagate_copies(lines, seed, primal=frozenset()):
                 name = name.strip()
                 times[name] = times.get(name, 0) + 1
                 last[name] = i
-            if line.startswith(ADJOINT_PREFIX) and _COPY.match(line):  # top level only
-                copies.append(i)
     out = list(lines)
     renames = {}
     for i in copies:
@@ -233,14 +239,20 @@ def _propagate_copies(lines, seed, primal=frozenset()):
         out[i] = None
     if not renames:
         return lines
-    # every whole name (not an attribute) looked up in renames: one pattern for any
-    # number of names, where an alternation of the names costs their number per position
+    return _renamed(out, renames)
+
+
+def _renamed(lines, renames):
+    """The lines (None: a line dropped) with every whole name (not an attribute) looked
+    up in renames."""
+    # one pattern for any number of names, where an alternation of the names costs their
+    # number per position
     def rename(mm):
         word = mm.group()
         return renames.get(word, word)
 
     result = []
-    for line in out:
+    for line in lines:
         if line is None:
             continue
         if line.lstrip().startswith("#"):
@@ -253,10 +265,16 @@ def _propagate_copies(lines, seed, primal=frozenset()):
             # gives (cached, and asked again later): most lines have none of the renamed
             # ones, the others one or two. No name renamed to is renamed itself (a copy
             # whose source is bound later stays), so one name at a time is the same.
-            for name in tokens(line):
+            toks = tokens(line)
+            if renames.keys().isdisjoint(toks):
+                result.append(line)
+                continue
+            for name in toks:
                 new = renames.get(name)
                 if new is not None:
                     line = replace_name(line, name, new)
+            # every mention of a renamed name replaced: the names in the same places
+            known_tokens(line, tuple([renames.get(t, t) for t in toks]))
         result.append(line)
     return result
 
@@ -295,23 +313,6 @@ _DEF = re.compile(rf"^({_B}\w+) = (.+)$")
 _FOR = re.compile(r"^\s*for (\w+) in ")
 
 
-@functools.lru_cache(maxsize=8192)
-def tokens(line):
-    """The names a generated line mentions, in order (cached: the folding below asks
-    about the same lines many times)."""
-    if "#" in line or "'" in line or '"' in line:
-        if line.lstrip().startswith("#"):
-            return ()  # a comment line
-        return tuple(filter(None, _TOKEN.findall(line)))  # a comment or string: no name
-    return tuple(_NAME.findall(line))  # (what _TOKEN finds where only names can match)
-
-
-def token_counts(lines):
-    """name -> how many times the lines (comments aside: tokens() gives a comment line
-    no name) mention it (counted in C)."""
-    return collections.Counter(itertools.chain.from_iterable(map(tokens, lines)))
-
-
 def _substitute_single_uses(lines, seed, primal=frozenset()):
     """Fold `b_t = E` into the one top-level line that reads b_t, when b_t is assigned
     nowhere else, read nowhere else, and nothing E reads changes in between.
@@ -331,6 +332,8 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
         while i + 1 < len(lines):
             i += 1
             line = lines[i]
+            if not line.startswith(ADJOINT_PREFIX):
+                continue  # (what _DEF needs first)
             m = _DEF.match(line)  # top level: no indentation
             if not m or m.group(1) == seed or m.group(1) in primal:
                 continue
@@ -344,10 +347,16 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             if not folds:
                 reach = max(reach, j)
                 continue
-            lhs, rhs = lines[j].split(" = ", 1)
+            use = lines[j]
+            lhs, rhs = use.split(" = ", 1)
             value = expr if expr.isidentifier() else f"({expr})"  # never `(b_y)`
+            folded = lhs + " = " + replace_name(rhs, name, value)
+            if _plain_text(line) and _plain_text(use):  # the one mention of name, as E's names
+                toks = tokens(use)
+                k = toks.index(name)
+                known_tokens(folded, toks[:k] + tokens(line)[1:] + toks[k + 1:])
             # in place: a new list per fold made the pass quadratic
-            lines[i : j + 1] = lines[i + 1 : j] + [lhs + " = " + replace_name(rhs, name, value)]
+            lines[i : j + 1] = lines[i + 1 : j] + [folded]
             # every other name keeps its count; go on from the line after the removed one
             counts[name] = 0
             again = again or i <= reach
@@ -362,6 +371,8 @@ def _use_of(lines, i, name, reads):
     j = i
     for j in range(i + 1, len(lines)):
         later = lines[j]
+        if stop.isdisjoint(tokens(later)):
+            continue  # (a comment, or a line that neither reads name nor binds a stop name)
         if later.lstrip().startswith("#"):
             continue
         assigned = _TARGETS.match(later)
@@ -398,13 +409,19 @@ def _subtract_negated(line, real_adjoints):
     """b_x = b_x + (-b_y) * r reads (and runs) as b_x = b_x - b_y * r: for real scalars
     the two are equal bit for bit. Left alone when r has an operator of the same
     precedence as * that does not distribute a sign (%, //) or a conditional."""
+    if "(-" not in line:
+        return line  # (most lines: what the pattern needs is not there)
     m = _ADD_NEGATED.match(line)
     if not m or m.group(2) not in real_adjoints or m.group(3) not in real_adjoints:
         return line
     rest = m.group(4)
     if "%" in rest or "//" in rest or " if " in rest or "#" in rest:
         return line
-    return f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
+    new = f"{m.group(1)}{m.group(2)} = {m.group(2)} - {m.group(3)} * {rest}"
+    got = _TOKENS.get(line)
+    if got is not None:  # (a sign and parentheses moved: the same names)
+        known_tokens(new, got)
+    return new
 
 
 _PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
@@ -415,7 +432,12 @@ def _unparen_simple(line):
     (never a call's parentheses, never a comment)."""
     if ") * " not in line or line.lstrip().startswith("#"):
         return line  # (most lines: no regex run)
-    return _PAREN_PRODUCT.sub(r"\1 * ", line)
+    new = _PAREN_PRODUCT.sub(r"\1 * ", line)
+    if new is not line:
+        got = _TOKENS.get(line)
+        if got is not None:  # (parentheses only: the same names)
+            known_tokens(new, got)
+    return new
 
 
 def blank_shape_reads(line, names):
@@ -499,19 +521,6 @@ def call_args(line, i):
             begin = i + 1
         i += 1
     return None
-
-
-def names_read(lines):
-    """The names generated lines mention (outside strings, comments and attributes).
-
-    A superset of the names they read (assignment targets count too), which is all the
-    callers need; a tokenising regex is much cheaper than parsing. (The ``pass`` that
-    fix_empty_blocks puts in an empty block reads no name: the lines are taken as they are.)
-    """
-    out = set()
-    for line in lines:
-        out.update(tokens(line))
-    return out
 
 
 def fix_empty_blocks(lines):

@@ -108,6 +108,10 @@ def _tail_only(block, kinds):
     return True
 
 
+# statements with no exit in them and no block of their own (a def's returns are its own)
+_PLAIN = frozenset((gast.Assign, gast.Expr, gast.Import, gast.ImportFrom, gast.Assert, gast.FunctionDef))
+
+
 class ControlFlow:
     """Lower returns, break and continue so that each stands in tail position."""
 
@@ -117,6 +121,10 @@ class ControlFlow:
         self.returned = None
 
     def function(self, body):
+        if body and body[-1].__class__ is gast.Return and all(s.__class__ in _PLAIN for s in body[:-1]):
+            # straight-line code ending in its one return: nothing to lower (the walks
+            # below would give the same statements back)
+            return list(body)
         if not _ends(body):
             body = body + [gast.Return(value=T.const(None))]
         if _contains_return_in_loop(body):

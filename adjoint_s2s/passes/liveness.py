@@ -38,10 +38,14 @@ def live_after(body, memo=None):
         return got
 
     def block(stmts, live):
-        live = set(live)
+        live = set(live)  # (a set of its own: changed in place below, never shared)
         for s in reversed(stmts):
             out_of[id(s)] = frozenset(live)
-            live = stmt(s, live)
+            if s.__class__ is gast.Assign and s.targets[0].__class__ is gast.Name:  # (most)
+                live.discard(s.targets[0].id)
+                live |= _loads(s.value)
+            else:
+                live = stmt(s, live)
         return live
 
     def stmt(s, live):

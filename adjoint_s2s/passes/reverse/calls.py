@@ -50,6 +50,8 @@ from .common import (
 )
 
 
+_NUM_CONST = NUMERIC + (CONST,)
+
 class CallsMixin:
     """Calls of primitives, rules and Python functions; method calls; expression statements."""
 
@@ -245,7 +247,8 @@ class CallsMixin:
         if prim is None:
             return None
         values = args + [k.value for k in e.keywords]
-        if not all(self.kind_of(a) in NUMERIC + (CONST,) for a in values):
+        kinds = [self.kind_of(a) for a in values]
+        if not all(k in _NUM_CONST for k in kinds):
             return None
         bound = prim.bind(len(args), kwnames)
         pairs = list(zip(bound, values))
@@ -256,7 +259,7 @@ class CallsMixin:
         fwd.append(f"{x} = {src(e)}")
         self.note_helpers(prim.path)
         extra = {p: prim.defaults[p] for p, _ in defaults}
-        return self.elementwise(x, pairs, prim.partials, prim.adjoints, prim.kind, extra)
+        return self.elementwise(x, pairs, prim.partials, prim.adjoints, prim.kind, extra, kinds)
 
     def min_max(self, x, e, obj, fwd):
         """min(a, b) / max(a, b) of real numbers, inline: the gradient goes to the one

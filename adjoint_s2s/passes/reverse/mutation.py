@@ -40,6 +40,9 @@ from .common import (
 )
 from .in_place import InPlaceMixin
 
+# values that name no object of their own: note_alias only ends x's old aliases
+_NO_ALIAS = frozenset((gast.BinOp, gast.UnaryOp, gast.Constant, gast.Compare))
+
 
 class MutationMixin(InPlaceMixin):
     """Writes into containers and objects, in-place list methods, aliases and views."""
@@ -260,13 +263,20 @@ class MutationMixin(InPlaceMixin):
         `z = np.flip(y)`... (views, which share y's memory), in the order the code is
         generated (a rebinding ends an alias): enough to catch a write through one name
         that the other would have to show (see setitem)."""
-        for z in self.aliases.pop(x, ()):
-            self.aliases.get(z, set()).discard(x)
-        for z in self.same.pop(x, ()):
-            self.same.get(z, set()).discard(x)
-        self.field_of.pop(x, None)
-        for z in [z for z, (o, _) in self.field_of.items() if o == x]:
-            del self.field_of[z]
+        aliases, same, field_of = self.aliases, self.same, self.field_of
+        if aliases:
+            for z in aliases.pop(x, ()):
+                aliases.get(z, set()).discard(x)
+        if same:
+            for z in same.pop(x, ()):
+                same.get(z, set()).discard(x)
+        if field_of:
+            field_of.pop(x, None)
+            for z in [z for z, (o, _) in field_of.items() if o == x]:
+                del field_of[z]
+        if e.__class__ in _NO_ALIAS:  # an operator's result: no view, no field, no copy
+            self.maybe_views.discard(x)
+            return
         if (
             isinstance(e, gast.Attribute)
             and isinstance(e.value, gast.Name)

@@ -18,9 +18,12 @@ After (the forward line is kept; the pullback's part)::
 import gast
 
 from ..activity import ARRAY, BINOP_NAMES, CONST, NUMERIC, OTHER, REAL, SCALAR
-from ..codegen import src
+from ..codegen import _BIN, src
 from ... import rules as R
 from .common import _BITOP_NAMES, _contribution, _pow_const_partial, fill
+
+
+_NUM_CONST = NUMERIC + (CONST,)
 
 
 class OperatorsMixin:
@@ -31,7 +34,7 @@ class OperatorsMixin:
         a, b = e.left, e.right
         ka, kb = self.kind_of(a), self.kind_of(b)
         opname = BINOP_NAMES.get(type(e.op))
-        numeric = ka in NUMERIC + (CONST,) and kb in NUMERIC + (CONST,) and CONST not in (ka, kb)
+        numeric = ka in _NUM_CONST and kb in _NUM_CONST and CONST not in (ka, kb)
         if opname is None:
             # |, &, ^, <<, >>: integers and bools carry no tangent; anything else (an
             # object's __or__, dicts merged with |) goes to run-time dispatch
@@ -60,14 +63,15 @@ class OperatorsMixin:
             return rev
         if numeric:
             fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
-            fwd.append(f"{x} = {src(e)}")
+            sa, sb = src(a), src(b)
+            fwd.append(f"{x} = {sa} {_BIN[type(e.op)]} {sb}")  # (src(e))
             if opname == "Mult" and isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id:
                 # a square: one contribution, g * (2 * a), instead of two
-                return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same")
+                return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same", None, [ka], [sa])
             partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
                 partials["a"] = _pow_const_partial(b.value, ka in SCALAR)
-            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same")
+            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same", None, [ka, kb], [sa, sb])
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
@@ -98,9 +102,11 @@ class OperatorsMixin:
         fwd.append(f"{x}, {pbn} = _rt.unop({opname!r}, {src(a)})")
         return self.rev_call_pullback(x, pbn, [a])
 
-    def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None):
-        """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template."""
-        kinds = [self.kind_of(v) for _, v in args]
+    def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None, kinds=None, srcs=None):
+        """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template.
+        kinds, srcs: the operands' kinds and sources, when the caller has them already."""
+        if kinds is None:
+            kinds = [self.kind_of(v) for _, v in args]
         numeric_kinds = [
             k
             for (p, _), k in zip(args, kinds)
@@ -116,7 +122,8 @@ class OperatorsMixin:
             cls = "array"
         if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
             cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
-        srcs = [src(v) for _, v in args]
+        if srcs is None:
+            srcs = [src(v) for _, v in args]
         mapping = {p: s for (p, _), s in zip(args, srcs)}
         mapping.update(extra or {})
         mapping["ans"] = x
