@@ -331,19 +331,17 @@ def test_real_scalar_is_the_scalar_test_of_gradient(y):
     assert runtime.real_scalar(y) == _is_scalar(y)
 
 
-class _Holder:
-    def __init__(self, w):
-        self.w = w
-
-
-def _mean_of_field(p):
-    return np.mean(p.w)
-
-
 def test_a_shared_mean_adjoint_handed_on_cannot_be_made_writable():
     """An object's field gradient (and a user rule's cotangent) is the adjoint as it is:
     the shared array itself. Nothing the user does to what they got may change a later
     call's gradient: writing raises, and so does setting its WRITEABLE flag back."""
+    class _Holder:
+        def __init__(self, w):
+            self.w = w
+
+    def _mean_of_field(p):
+        return np.mean(p.w)
+
     x = RNG.standard_normal((4, 3))
     want = np.full(x.shape, 1 / 12)
     for get in (lambda: ad.gradient(_mean_of_field, _Holder(x))[0].w,
