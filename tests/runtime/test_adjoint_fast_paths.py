@@ -329,3 +329,34 @@ def test_a_shared_mean_adjoint_reaches_the_user_as_an_array_of_their_own():
 def test_real_scalar_is_the_scalar_test_of_gradient(y):
     from adjoint_s2s.misuse import _is_scalar
     assert runtime.real_scalar(y) == _is_scalar(y)
+
+
+def test_a_shared_mean_adjoint_handed_on_cannot_be_made_writable():
+    """An object's field gradient (and a user rule's cotangent) is the adjoint as it is:
+    the shared array itself. Nothing the user does to what they got may change a later
+    call's gradient: writing raises, and so does setting its WRITEABLE flag back."""
+    class Holder:
+        def __init__(self, w):
+            self.w = w
+
+    def mean_of_field(p):
+        return np.mean(p.w)
+
+    x = RNG.standard_normal((4, 3))
+    want = np.full(x.shape, 1 / 12)
+    try:
+        for get in (lambda: ad.gradient(mean_of_field, Holder(x))[0].w,
+                    lambda: ad.pullback(mean_of_field, Holder(x))[1](1.0)[0].w):
+            g = get()
+            np.testing.assert_array_equal(g, want)
+            if not g.flags.writeable:
+                with pytest.raises(ValueError):
+                    g[0, 0] = 7.0
+                with pytest.raises(ValueError):
+                    g.flags.writeable = True
+            else:
+                g[0, 0] = 7.0
+            np.testing.assert_array_equal(get(), want)
+            np.testing.assert_array_equal(runtime.np_mean_adjoint(1.0, x), want)
+    finally:
+        ad.refresh()  # (the generated functions go, with their lines in linecache)

@@ -67,8 +67,12 @@ def _filled_shared(v, a):
     if out is None:
         if len(_SHARED) >= 64:
             _SHARED.clear()
-        out = _SHARED[key] = filled(v, a)
-        out.flags.writeable = False
+        base = filled(v, a)
+        base.flags.writeable = False
+        # handed on as a view of the read-only array: an object's field gradient or a
+        # user rule's cotangent is this array itself, and NumPy lets its owner set the
+        # WRITEABLE flag back, a view of a read-only array never
+        out = _SHARED[key] = base.view()
     return out
 
 
