@@ -11,7 +11,7 @@ from ..rules import scalar_adjoints as hs
 from ..rules.numpy.constructors import np_item_adjoint, np_tolist_adjoint
 from ..rules.numpy.base import filled, spread_fill
 from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base_partial
-from ..rules.numpy.reductions import _broadcast_view, _filled_shared, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select
+from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
 from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure
@@ -63,7 +63,6 @@ primitive(np_extremum_select, "v, a, m, axis=None, keepdims=False",
 # the reductions' adjoints spread g back over the input: a broadcast, summed back
 primitive(spread_fill, "v, shape", adjoints={"v": "_rt.unbroadcast(g, v)"}, kind="array")
 primitive(filled, "v, like", adjoints={"v": "_rt.unbroadcast(g, v)"}, kind="array")
-primitive(_filled_shared, "v, like", adjoints={"v": "_rt.unbroadcast(g, v)"}, kind="array")
 primitive(_broadcast_view, "v, shape", adjoints={"v": "_rt.unbroadcast(g, v)"}, kind="array")
 # the derivatives of powers, differentiated again: pow_scaled(a, p, c) = c·a**p keeps a zero
 # coefficient zero at a == 0 to every order (the Hessian of x**0, x**1 at 0)

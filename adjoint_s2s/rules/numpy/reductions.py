@@ -36,7 +36,7 @@ def np_mean_adjoint(g, a, axis=None, keepdims=False):
         n = a.size
         if n < _VIEW_MIN:
             if axis is None and type(g) is float and n:
-                return _filled_shared(g / n, a)  # the whole-array mean (empty: below)
+                return filled(g / n, a)  # the whole-array mean (empty: below)
             if type(g) is np.ndarray and g.dtype is a.dtype:  # (each element g / count)
                 return _spread_small(g / _count(a.shape, axis), a, axis, keepdims)
         view = _spread_view(g, a, axis, keepdims, True)
@@ -50,31 +50,6 @@ def np_mean_adjoint(g, a, axis=None, keepdims=False):
 
 
 _VIEW_MIN = 4096  # below this many elements a filled copy costs less than making a view
-
-_SHARED = {}  # (shape, value) -> a read-only float64 array of that shape filled with value
-
-
-def _filled_shared(v, a):
-    """filled(v, a) for a small array a, read-only and shared by every call with the same
-    shape and value (the adjoint of a mean seeded with 1.0 is the same array each call):
-    safe to hand on as _spread_view's views are (nothing writes into a read-only array,
-    nor into one the cache also holds). A fresh filled array for other dtypes, and for
-    a zero or NaN value (a key of their own bits would cost more than it saves)."""
-    if a.dtype is not _F64 or v == 0.0 or v != v:
-        return filled(v, a)
-    key = (a.shape, v)
-    out = _SHARED.get(key)
-    if out is None:
-        if len(_SHARED) >= 64:
-            _SHARED.clear()
-        base = filled(v, a)
-        base.flags.writeable = False
-        # handed on as a view of the read-only array: an object's field gradient or a
-        # user rule's cotangent is this array itself, and NumPy lets its owner set the
-        # WRITEABLE flag back, a view of a read-only array never
-        out = _SHARED[key] = base.view()
-    return out
-
 
 def _spread_small(g, a, axis, keepdims):
     """The adjoint of a sum of the small float array a (fewer than _VIEW_MIN elements)
