@@ -128,6 +128,7 @@ from .mutation import (
 )
 from .operators import (
     binop,
+    in_place,
     unop,
 )
 from . import adjoint_helpers
@@ -180,6 +181,7 @@ __all__ = [
     "hand_over",
     "im",
     "im_seed",
+    "in_place",
     "index_get",
     "insert",
     "item_grad",

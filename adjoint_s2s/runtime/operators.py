@@ -105,9 +105,40 @@ def _dict_merge(a, b):
     return a | b, dict_merge_pullback
 
 
+_IN_PLACE = {
+    "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul,
+    "Div": operator.itruediv, "FloorDiv": operator.ifloordiv, "Mod": operator.imod,
+    "Pow": operator.ipow, "MatMult": operator.imatmul, "BitOr": operator.ior,
+    "BitAnd": operator.iand, "BitXor": operator.ixor, "LShift": operator.ilshift,
+    "RShift": operator.irshift,
+}
+_ndarray = np.ndarray
+
+
+def in_place(old, new, v, opname):
+    """The value ``old OP= v`` leaves in old when old is a NumPy array, given new = old OP
+    v. NumPy writes the result into old, so it keeps old's shape and dtype, or raises (a
+    result that broadcasts bigger, a float into an int array, a complex into a real
+    one); differentiated code rebinds old to new (copy on write), so this gives new the
+    value and the type Python shows, or the error it raises. Anything but an array: new.
+
+    Wherever it does not raise, the value is new cast to old's dtype (NumPy computes the
+    operation in the common type and casts on writing), so its adjoint with respect to
+    new is g projected onto new."""
+    if type(new) is _ndarray and type(old) is _ndarray and new.shape == old.shape and (
+            new.dtype is old.dtype or new.dtype == old.dtype):
+        return new  # the usual case: what the write in place leaves
+    if not isinstance(old, _ndarray):
+        return new  # numbers, lists, objects: `a OP= v` as Python does it elsewhere
+    return _IN_PLACE[opname](old.copy(), v)  # NumPy's own write: its values, its errors
+
+
 def binop(opname, a, b, inplace=False):
     """(y, pullback) of a OP b for values not known statically; pullback -> (da, db).
     inplace: from `a OP= b`, so an object's __iadd__ (& co.) is tried first."""
+    if inplace and isinstance(a, _ndarray):  # `a OP= b` writes into the array a
+        y, pb = binop(opname, a, b)
+        return in_place(a, y, b, opname), pb
     fn, dunder, rdunder = _BINOPS[opname]
     if inplace and not isinstance(a, _NUMBERS):
         imeth = getattr(type(a), "__i" + dunder[2:], None)

@@ -38,6 +38,7 @@ primitive(numeric.shape_like, "v", None, kind="same")
 # the copy kept before a change in place of a value with no gradient: the identity
 primitive(mutation.snapshot, "v", adjoints={"v": "g"}, kind="same")
 primitive(mutation.private, "v", adjoints={"v": "g"}, kind="same")
+primitive(operators.in_place, "old, new, v, opname", adjoints={"new": "_rt.unbroadcast(g, new)"}, kind="other")
 primitive(structure.part, "v, i", adjoints={"v": "_rt.part_adjoint(v, i, g)"}, kind="other")
 primitive(structure.field, "v, name", adjoints={"v": "_rt.field_adjoint(name, g)"}, kind="other")
 primitive(structure.field_adjoint, "name, v", adjoints={"v": "_rt.field(g, name)"}, kind="other")

@@ -48,7 +48,7 @@ class OperatorsMixin:
                 return None
             numeric = False
         if opname == "MatMult" and numeric:
-            fwd.append(f"{x} = {src(e)}")
+            fwd.append(self.op_line(x, e, ka, src(a), src(b), opname))
             self.helpers.add("_rt")
 
             def rev(st):
@@ -64,7 +64,7 @@ class OperatorsMixin:
         if numeric:
             fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
             sa, sb = src(a), src(b)
-            fwd.append(f"{x} = {sa} {_BIN[type(e.op)]} {sb}")  # (src(e))
+            fwd.append(self.op_line(x, e, ka, sa, sb, opname))
             if opname == "Mult" and isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id:
                 # a square: one contribution, g * (2 * a), instead of two
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same", None, [ka], [sa])
@@ -78,6 +78,17 @@ class OperatorsMixin:
         inplace = ", True" if getattr(e, "augmented", False) else ""
         fwd.append(f"{x}, {pbn} = _rt.binop({opname!r}, {src(a)}, {src(b)}{inplace})")
         return self.rev_call_pullback(x, pbn, [a, b])
+
+    def op_line(self, x, e, ka, sa, sb, opname):
+        """The forward line of ``x = a OP b`` (src(e)). From ``a OP= b`` with a an array:
+        NumPy writes into a, keeping its shape and dtype or raising, where the generated
+        code rebinds, so the value goes through ``_rt.in_place`` (the same array in the
+        usual case; a float32 array plus a float64 one stays float32, as in Python)."""
+        text = f"{sa} {_BIN[type(e.op)]} {sb}"
+        if ka == ARRAY and getattr(e, "augmented", False):
+            self.helpers.add("_rt")
+            return f"{x} = _rt.in_place({sa}, {text}, {sb}, {opname!r})"
+        return f"{x} = {text}"
 
     def unaryop(self, x, e, fwd):
         a = e.operand
