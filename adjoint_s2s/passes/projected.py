@@ -175,7 +175,9 @@ class _Walk:
         _rt.unbroadcast(b_add, matmul), x, w))``), each in parentheses."""
         edits, start = [], text.find(_CALL)
         while start >= 0:
-            spans = call_args(text, start + len(_CALL))
+            before = text[start - 1:start]  # (`my_rt.unbroadcast(` is not the helper)
+            ours = not before or not (before.isalnum() or before in "_.")
+            spans = call_args(text, start + len(_CALL)) if ours else None
             if spans is not None and len(spans) == 2:
                 like = text[spans[1][0]:spans[1][1]].strip()
                 test = self.test(text[spans[0][0]:spans[0][1]].strip(), like, known)

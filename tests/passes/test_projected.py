@@ -205,3 +205,13 @@ b_w = _rt.acc(b_w, _rt.matmul_adjoint_b(_rt.unbroadcast(b_a, m), x, _rt.unbroadc
 def test_a_projection_that_may_run_later_keeps_the_call(late):
     out = rewrite(f"b_a = _rt.unbroadcast(g, a)\n{late}")
     assert out.endswith(late)
+
+
+def test_a_call_whose_name_only_ends_like_the_helper_is_left_alone():
+    """`my_rt.unbroadcast(` inside a line is not `_rt.unbroadcast(`: never rewritten."""
+    lines = [
+        "b_add_1 = _rt.unbroadcast(b_h, add_1)",
+        "b_x = my_rt.unbroadcast(b_add_1, add)",
+        "b_y = f(my_rt.unbroadcast(b_add_1, add))",
+    ]
+    assert projected.reuse_projections(lines, {"add", "add_1"}, set()) == lines
