@@ -8,12 +8,14 @@ comparison with a number, without the broadcast. The reverse pass then hands z t
 adjoint (``shifted=z``), which checks its type, shape, dtype and that m is finite, and
 compares with m otherwise (rules/numpy/extremum.py).
 
-Proved here, on the normalised function, never assumed at run time: m and z are bound
-once, by statements of the function's top level (run once, in order), a is a parameter
-never bound again or a name bound once, and none of a, m, z goes anywhere that could
-write into it or keep a view of it: each is read only as an operand of an arithmetic
-operator or comparison with numbers, by a NumPy ufunc or reduction that returns a new
-array (no out=), or for its shape, ndim, dtype or size.
+Proved here, on the normalised function, never assumed at run time: ``z = a - m`` is
+the statement right after the max (nothing runs in between, so z == 0 is a == m for a
+and m as the max left them, the values its adjoint reads), both of the function's top
+level (run once, in order); m and z are bound once, a is a parameter never bound again
+or a name bound once, and none of a, m, z goes anywhere that could write into it or
+keep a view of it: each is read only as an operand of an arithmetic operator or
+comparison with numbers, by a NumPy ufunc or reduction that returns a new array (no
+out=), or for its shape, ndim, dtype or size.
 """
 import gast
 import numpy as np
@@ -40,15 +42,14 @@ def shifted_name(gen, stmt, a, m):
             or stmt.targets[0].__class__ is not gast.Name or stmt.targets[0].id != m
             or stmt.value.__class__ is not gast.Call):
         return None
+    s = body[at + 1] if at + 1 < len(body) else None  # next: nothing runs in between
     z = None
-    for s in body[at + 1:]:
-        if (s.__class__ is gast.Assign and len(s.targets) == 1
-                and s.targets[0].__class__ is gast.Name and s.value.__class__ is gast.BinOp
-                and s.value.op.__class__ is gast.Sub
-                and s.value.left.__class__ is gast.Name and s.value.left.id == a
-                and s.value.right.__class__ is gast.Name and s.value.right.id == m):
-            z, z_stmt = s.targets[0].id, s
-            break
+    if (s.__class__ is gast.Assign and len(s.targets) == 1
+            and s.targets[0].__class__ is gast.Name and s.value.__class__ is gast.BinOp
+            and s.value.op.__class__ is gast.Sub
+            and s.value.left.__class__ is gast.Name and s.value.left.id == a
+            and s.value.right.__class__ is gast.Name and s.value.right.id == m):
+        z, z_stmt = s.targets[0].id, s
     if z is None or z in (a, m):
         return None
     names = {a, m, z}
