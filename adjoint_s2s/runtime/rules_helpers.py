@@ -11,7 +11,7 @@ from ..rules import scalar_adjoints as hs
 from ..rules.numpy.constructors import np_item_adjoint, np_tolist_adjoint
 from ..rules.numpy.base import filled, spread_fill
 from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base_partial
-from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select
+from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
 from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure
@@ -55,9 +55,10 @@ primitive(structure.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="oth
 # max/min's adjoint is linear in its gradient, with a transpose of its own (the positions
 # of the extremum do not move under a small change: no gradient to a or ans)
 # (`m` is the extremum: `ans` in a template means the helper's own result)
-primitive(np_extremum_adjoint, "v, a, m, axis=None, keepdims=False",
+# (zeros: shifted_zeros(a - m, a, m), where a equals m: no gradient)
+primitive(np_extremum_adjoint, "v, a, m, axis=None, keepdims=False, zeros=None",
           adjoints={"v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
-primitive(acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False",
+primitive(acc_extremum_adjoint, "acc, v, a, m, axis=None, keepdims=False, zeros=None",
           adjoints={"acc": "g", "v": "_rt.np_extremum_select(g, a, m, axis, keepdims)"}, kind="other")
 primitive(np_extremum_select, "v, a, m, axis=None, keepdims=False",
           adjoints={"v": "_rt.np_extremum_adjoint(g, a, m, axis, keepdims)"}, kind="other")
@@ -432,6 +433,7 @@ nondifferentiable_builtin(
     emit.cache_key,
     reason="it selects code, it does not compute with differentiable values",
 )
+nondifferentiable_builtin(shifted_zeros, reason="it gives where a - m is 0 (a boolean array), or None")
 
 
 # NumPy's predicates and dtype/shape queries, written in Python: the run time's helpers call

@@ -39,6 +39,7 @@ from ..activity import (
 from ..codegen import Restore, src
 from ... import rules as R
 from ...naming import ADJOINT_PREFIX
+from .shifted import shifted_name
 from .common import (
     MAYBE,
     _args_src,
@@ -51,6 +52,7 @@ from .common import (
 
 
 _NUM_CONST = NUMERIC + (CONST,)
+_EXTREMUM = "_rt.np_extremum_adjoint(g, a, ans, axis, keepdims)"  # max/min's (rules/numpy)
 
 class CallsMixin:
     """Calls of primitives, rules and Python functions; method calls; expression statements."""
@@ -259,7 +261,18 @@ class CallsMixin:
         fwd.append(f"{x} = {src(e)}")
         self.note_helpers(prim.path)
         extra = {p: prim.defaults[p] for p, _ in defaults}
-        return self.elementwise(x, pairs, prim.partials, prim.adjoints, prim.kind, extra, kinds)
+        adjoints = prim.adjoints
+        if adjoints.get("a") == _EXTREMUM and set(bound) <= {"a", "axis", "keepdims"} \
+                and args and args[0].__class__ is gast.Name and args[0].id in self.active:
+            found = shifted_name(self, self.cur_stmt, args[0].id, x)  # z = a - ans, proved
+            if found is not None:  # where z is 0, for the adjoint's tie test (shifted.py)
+                z, z_stmt = found
+                zeros = self.namer.fresh(f"{z}_zeros")
+                self.locals.add(zeros)
+                self.after_stmt[id(z_stmt)] = f"{zeros} = _rt.shifted_zeros({z}, {args[0].id}, {x})"
+                adjoints = dict(adjoints, a=_EXTREMUM[:-1] + ", _zeros)")
+                extra["_zeros"] = zeros
+        return self.elementwise(x, pairs, prim.partials, adjoints, prim.kind, extra, kinds)
 
     def min_max(self, x, e, obj, fwd):
         """min(a, b) / max(a, b) of real numbers, inline: the gradient goes to the one

@@ -74,6 +74,7 @@ class Generator(
         self.tape = self.namer.fresh("_tape")
         self.pos = self.namer.fresh("_pos")
         self.saves = []
+        self.after_stmt = {}  # id(statement) -> a forward line to follow it (calls.py)
         # the reverse pass adds its temporaries to copies of the analysis' results
         self.locals = set(facts.locals)
         self._reads_cache = facts.reads_memo  # names each expression reads: a memo of the tree
@@ -202,6 +203,9 @@ class Generator(
                 self.refuse_unsupported(s)
                 self.check_operands(s)
                 r = self.stmt(s, fwd, loop_depth)
+            after = self.after_stmt.pop(id(s), None)
+            if after is not None:  # (a line an earlier statement's adjoint asked for)
+                fwd.append(after)
             if note is not None:
                 self._why_dispatched(s, fwd[mark:], note[1])
             end = getattr(s, "origin_end", None)

@@ -21,12 +21,14 @@ from .base import _axes, _keep, np_fit
 
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
+_BOOL = np.dtype(np.bool_)
 _ndarray = np.ndarray
 _NoValue = np._NoValue  # NumPy's "not given" (np.max passes keepdims only when given)
 _add_reduce = np.add.reduce
 _maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
 _count_nonzero = np.count_nonzero
 _all = np.logical_and.reduce
+_isfinite = np.isfinite
 _add_at = np.add.at  # (for more than _AT_MIN positions faster than a fancy-indexed +=)
 _AT_MIN = 128
 _refcount = sys.getrefcount
@@ -137,14 +139,15 @@ _OFFSETS_ROWS = 1 << 14
 # ----- the adjoint ---------------------------------------------------------------------------
 
 
-def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
+def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False, zeros=None):
     """max/min: the adjoint goes to the elements equal to the result, ties split evenly.
 
     Linear in g; its transpose is ``np_extremum_select`` (the rules for both, used when
-    a pullback is differentiated again, are in rules/runtime_rules.py)."""
+    a pullback is differentiated again, are in rules/runtime_rules.py). zeros: what
+    ``shifted_zeros(a - ans, a, ans)`` gave, when the reverse pass proved it that."""
     a = np.asarray(a)
     gk = _keep(g, a.shape, axis, keepdims)
-    pos = _unique_positions(a, ans, axis, keepdims)
+    pos = _unique_positions(a, ans, axis, keepdims, zeros)
     if pos is not None:  # one extremum per slice, found by position
         out = np.zeros(a.shape, np.result_type(a.dtype, gk.dtype, float))
         out.reshape(-1)[pos] = gk.reshape(-1)
@@ -161,7 +164,7 @@ def np_extremum_adjoint(g, a, ans, axis=None, keepdims=False):
     return np_fit((gk / count) * mask, a)
 
 
-def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
+def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False, zeros=None):
     """``acc + np_extremum_adjoint(g, a, ans, axis, keepdims)``, for generated code's
     accumulators. When the extremum is one element per slice, g goes to those positions
     of the accumulator: in place when only the calling variable holds it (as for
@@ -171,9 +174,9 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
         dt = acc.dtype
         if (dt is _F64 and a.dtype is _F64 and gk.dtype is _F64) or dt == np.result_type(
                 a.dtype, gk.dtype, float):
-            pos = None if _HINT[0] is None else _unique_positions(a, ans, axis, keepdims)
+            pos = None if _HINT[0] is None else _unique_positions(a, ans, axis, keepdims, zeros)
             if pos is None:
-                pos = _single_positions(a, ans, axis, keepdims)
+                pos = _single_positions(a, ans, axis, keepdims, zeros)
             if pos is not None:
                 private = acc.base is None and _refcount(acc) <= _PRIVATE_REFS
                 if private:  # (counted first: acc.flags holds a reference to acc)
@@ -189,7 +192,7 @@ def acc_extremum_adjoint(acc, g, a, ans, axis=None, keepdims=False):
     return _acc(acc, np_extremum_adjoint(g, a, ans, axis, keepdims))
 
 
-def _unique_positions(a, ans, axis, keepdims):
+def _unique_positions(a, ans, axis, keepdims, zeros=None):
     """The flat positions of the extremum ans of a along its last axis, in the order of
     ans's elements, when np_max/np_min found ans by position (_by_position) and every
     row still holds it exactly once; else None, which says nothing (the comparison with
@@ -209,13 +212,15 @@ def _unique_positions(a, ans, axis, keepdims):
             or flat.shape != ans.shape or a.dtype is not ans.dtype
             or ans.shape != (shape[:-1] + (1,) if keepdims else shape[:-1])):
         return None
-    mask = a == (ans if keepdims else ans.reshape(shape[:-1] + (1,)))
+    mask = _equal(a, zeros)
+    if mask is None:
+        mask = a == (ans if keepdims else ans.reshape(shape[:-1] + (1,)))
     if _count_nonzero(mask) != ans.size or not _all(mask.take(flat), None):
         return None
     return flat.reshape(-1)
 
 
-def _single_positions(a, ans, axis, keepdims):
+def _single_positions(a, ans, axis, keepdims, zeros=None):
     """The flat positions of the extremum ans of the array a along a last (or the only)
     axis, in the order of ans's elements, when every slice has exactly one; else None.
 
@@ -231,11 +236,44 @@ def _single_positions(a, ans, axis, keepdims):
         total, n = ans, 1
     if total != total:
         return None
-    mask = a == (ans if keepdims and type(ans) is np.ndarray else _keep(ans, a.shape, axis, keepdims))
+    mask = _equal(a, zeros)
+    if mask is None:
+        mask = a == (ans if keepdims and type(ans) is np.ndarray else _keep(ans, a.shape, axis, keepdims))
     if type(mask) is not np.ndarray:
         return None
     pos = mask.reshape(-1).nonzero()[0]  # in row order: slice by slice when one in each
     return pos if pos.size == n else None
+
+
+def shifted_zeros(z, a, m):
+    """``z == 0``, where z is ``a - m`` of these very arrays and m is the max or min of a
+    over some axes, kept (the reverse pass proves that much, see
+    passes/reverse/shifted.py), when that is exactly ``a == m``: a, m and z exact
+    ndarrays of one float dtype, m of a's number of axes (``a - m`` paired each element
+    with its slice's extremum), z of a's shape, and every extremum finite. Then x - m is
+    0 exactly when x == m (IEEE subtraction, subnormals kept; x NaN or infinite gives NaN
+    or an infinity), -0.0 and 0.0 alike. Else None. The adjoint of the max (min) reads
+    it in place of the comparison ``a == m`` (_equal). None too for fewer than
+    _SHIFT_MIN elements, where the comparison costs less than these checks."""
+    if (type(z) is not _ndarray or z.size < _SHIFT_MIN or type(a) is not _ndarray
+            or type(m) is not _ndarray):
+        return None
+    dt = a.dtype
+    if ((dt is not _F64 and dt is not _F32) or z.dtype is not dt or m.dtype is not dt
+            or z.shape != a.shape or m.ndim != a.ndim or m.size == 0
+            or not _all(_isfinite(m), None)):
+        return None
+    return z == 0.0
+
+
+_SHIFT_MIN = 4096
+
+
+def _equal(a, zeros):
+    """``a == ans`` as shifted_zeros found it (zeros), or None."""
+    if type(zeros) is _ndarray and zeros.dtype is _BOOL and zeros.shape == a.shape:
+        return zeros
+    return None
 
 
 def _extremum_positions(a, ans, axis, keepdims):

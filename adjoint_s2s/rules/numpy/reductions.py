@@ -3,7 +3,7 @@ norms, trace, average), each helper beside the rules that call it."""
 import numpy as np
 
 from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, filled, np_fit, rule, spread_fill
-from .extremum import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, np_max, np_min
+from .extremum import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, np_max, np_min, shifted_zeros
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "acc_extremum_adjoint",
@@ -28,6 +28,7 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_trace_adjoint",
     "np_var_adjoint",
     "np_vector_norm_adjoint",
+    "shifted_zeros",
 ]
 
 
