@@ -4,9 +4,10 @@ The adjoint of ``m = np.max(a, axis, keepdims=True)`` finds where a equals m (``
 m broadcast over each slice). When the function also computes ``z = a - m`` (the
 max-shift of a softmax), ``z == 0`` marks the same elements wherever m is finite
 (IEEE subtraction: x - m is 0 exactly when x == m, for x NaN or infinite too), a
-comparison with a number, without the broadcast. The reverse pass then hands z to the
-adjoint (``shifted=z``), which checks its type, shape, dtype and that m is finite, and
-compares with m otherwise (rules/numpy/extremum.py).
+comparison with a number, without the broadcast. The forward then keeps that mask,
+``z_zeros = _rt.shifted_zeros(z, a, m)`` right after z (None unless a, m and z are exact
+ndarrays of one float dtype, z of a's shape and every m finite), and the adjoint reads
+it in place of comparing a with m (rules/numpy/extremum.py); z itself stays a stand-in.
 
 Proved here, on the normalised function, never assumed at run time: ``z = a - m`` is
 the statement right after the max (nothing runs in between, so z == 0 is a == m for a
