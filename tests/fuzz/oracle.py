@@ -8,8 +8,9 @@ source), imports it, and returns a ``Verdict``:
   names a line (``line N``);
 - ``crash``: any other exception out of ``pullback``/``back``/``gradient`` (including an error
   raised inside generated code), a refusal that names no line, or a time-out;
-- ``wrong``: silently wrong: the value under ``pullback`` differs from the plain call, an
-  input was changed, or a gradient (first order) or Hessian-vector product (second order)
+- ``wrong``: silently wrong: the value under ``pullback`` differs from the plain call (also
+  with the arrays made float32: the same type and bits, or both raise), an input was
+  changed, or a gradient (first order) or Hessian-vector product (second order)
   disagrees with central differences;
 - ``invalid``: the program itself fails or is not finite at its inputs (a generator bug),
   or the differences at both steps reach past a kink that steps ``NEAR`` times smaller
@@ -359,6 +360,9 @@ def _check(f, seed, second):
     verdict = _fast_path(f, args, like, g, params)  # gradient's cached calls: the fused function
     if verdict is not None:
         return verdict
+    verdict = _float32_value(f, args)
+    if verdict is not None:
+        return verdict
 
     if not second:
         return Verdict("pass")
@@ -398,6 +402,43 @@ def _check(f, seed, second):
         details = [f"(H u) at {coord_name(i, like, params)}: adjoint {hv[i]:.9g}, differences {e1[i]:.9g}" for i in bad]
         return Verdict("wrong", 2, "hessian-vector", details[0], details)
     return Verdict("pass")
+
+
+def _float32_value(f, args):
+    """The program again on float32 copies of its arrays: the value under ``pullback`` is
+    the plain call's, of the same type and bits, or both raise (NumPy keeps float32
+    through operations with Python floats, and ``a op= v`` writes into a, keeping its
+    dtype). Values only: float32 differences are too coarse to check gradients with. A
+    refusal here is not a failure (the float64 run passed); None when all is well."""
+    if not any(isinstance(a, np.ndarray) for a in args):
+        return None
+    f32 = [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]
+
+    def copies():
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in f32]
+
+    try:
+        want, plain_error = f(*copies()), None
+    except Timeout:
+        raise
+    except Exception as exc:
+        want, plain_error = None, exc
+    try:
+        y, _ = ad.pullback(f, *copies())
+    except Timeout:
+        raise
+    except Exception as exc:
+        if plain_error is not None:
+            return None  # both raise
+        verdict = classify_error(exc, 1)
+        return None if verdict.verdict == "refused" else verdict
+    if plain_error is not None:
+        return Verdict("wrong", 1, "float32 value", f"pullback gives {y!r} where the plain call "
+                       f"raises {type(plain_error).__name__}: {plain_error}")
+    if type(y) is not type(want) or not np.array_equal(np.asarray(y), np.asarray(want), equal_nan=True):
+        return Verdict("wrong", 1, "float32 value", f"pullback value {y!r} != plain call {want!r} "
+                       "(float32 arrays)")
+    return None
 
 
 def _arg_of(i, like):

@@ -49,3 +49,24 @@ def test_a_wrong_adjoint_stays_wrong_at_every_step():
 def test_the_same_programs_far_from_kinks_pass():
     assert check(NEAR_TIE, 12345, second=True).verdict == "pass"
     assert check(WRONG_RULE.replace(" * 1.001", ""), 12345, second=True).verdict == "pass"
+
+
+AUGMENTED = """\
+import numpy as np
+
+def f(x, v, w, A):
+    v += np.cos(A[0]) * x  # (A[0] float32, np.cos of it float32: no mixing)
+    v += np.ones(v.shape) * w  # float64 into v: float32 stays float32 in Python
+    return np.sum(v * v)
+"""
+
+
+def test_a_float32_value_other_than_the_plain_calls_is_wrong(monkeypatch):
+    """The program passes as it is; with its arrays made float32 the value under pullback
+    must be the plain call's own float32. `_rt.in_place` put back to the old behaviour
+    (the rebound `v + w * x`, float64) is caught; the real one passes."""
+    assert check(AUGMENTED, 11, second=False).verdict == "pass"
+    from adjoint_s2s import runtime
+    monkeypatch.setattr(runtime, "in_place", lambda old, new, v, op: new)
+    verdict = check(AUGMENTED.replace("* x", "* (x)"), 12, second=False)  # (a fresh pair)
+    assert (verdict.verdict, verdict.order, verdict.kind) == ("wrong", 1, "float32 value")
