@@ -145,7 +145,8 @@ def softmax_xent(x):
     return -np.mean(logp * W)
 
 
-_SHIFTED = [shift_max_last, shift_min_1, shift_max_0, shift_max_all, softmax_xent]
+# (a log-softmax's max has no adjoint at all: tests/test_shift_invariance.py)
+_SHIFTED = [shift_max_last, shift_min_1, shift_max_0, shift_max_all]
 
 
 @pytest.mark.parametrize("f", _SHIFTED, ids=lambda f: f.__name__)

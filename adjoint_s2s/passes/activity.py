@@ -31,6 +31,7 @@ import gast
 
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
 from ..naming import names_in
+from .invariance import shift_free
 from .liveness import live_after, stmt_targets
 # the questions of one expression, and what the reverse pass reads from here by name
 from .queries import (  # noqa: F401
@@ -88,6 +89,8 @@ class Activity(Queries):
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
         self.infer_activity()
+        # the max a softmax subtracts: no result depends on its value (invariance.py)
+        self.active -= shift_free(self)
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
         self.tuple_elts = MappingProxyType(self.tuple_elts)

@@ -793,11 +793,45 @@ def {g}(a):
             self.emit(f"{s} = np.sum({g}({b})) + {b}[0]", ind)
             self.bind(s, S)
 
+    def c_softmax(self, ind=0):
+        """A max- (or min-) shifted softmax, log-softmax or logsumexp, as users write
+        them, and forms that are not free of the shift (passes/invariance.py)."""
+        self.use("softmax")
+        shape = M if self.matrix and self.r.random() < 0.7 else V
+        t, m, z, e, p, s = (self.new(n) for n in ("t", "m", "z", "e", "p", "s"))
+        self.emit(f"{t} = {self.expr(shape, 1)}", ind)
+        ax = self.pick([None, -1, 0, 1] if shape == M else [None, 0, -1])
+        red = "" if ax is None else f"axis={ax}, keepdims=True"
+        kw = "" if ax is None else ", " + red
+        self.emit(self.pick([f"{m} = np.max({t}{kw})", f"{m} = {t}.max({red})",
+                             f"{m} = np.min({t}{kw})"]), ind)
+        k = self.r.random()
+        if k < 0.25:  # log-softmax
+            self.emit(f"{z} = {t} - {m}", ind)
+            self.emit(f"{p} = {z} - np.log(np.sum(np.exp({z}){kw}))", ind)
+        elif k < 0.5:  # softmax, the sum as a method
+            self.emit(f"{e} = np.exp({t} - {m})", ind)
+            self.emit(f"{p} = {e} / {e}.sum({red})", ind)
+        elif k < 0.65:  # logsumexp, the max added back
+            self.emit(f"{p} = {m} + np.log(np.mean(np.exp({t} - {m}){kw}))", ind)
+        else:  # not free of the shift: its gradient must flow through the max
+            self.emit(f"{z} = {t} - {m}", ind)
+            other = "0" if ax in (1, -1) and shape == M else "1" if shape == M else None
+            self.emit(self.pick([
+                f"{p} = np.exp({z}) * {self.expr(shape, 1)}",
+                f"{p} = {z} * {z}",
+                f"{p} = np.exp({z} * {self.const(0.5, 2.0)})",
+                f"{p} = {z} - np.log(np.sum(np.exp({z}), axis={other}, keepdims=True))" if other
+                else f"{p} = np.tanh({z}) + {m}",
+            ]), ind)
+        self.emit(f"{s} = np.sum({p} * {self.expr(shape, 1)})", ind)
+        self.bind(s, S)
+
     FAMILIES = [
         ("assign", 6), ("inplace", 2), ("alias", 1), ("list", 2), ("unpack", 1), ("if", 2),
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
-        ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1),
+        ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
     ]
 
     def statement(self):
