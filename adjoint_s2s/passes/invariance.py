@@ -57,7 +57,7 @@ def shift_free(facts):
     found = set()
     where = None
     for s, block, i in _statements(facts.fn.body):
-        if s.__class__ is not gast.Assign or s.targets[0].__class__ is not gast.Name:
+        if s.__class__ is not gast.Assign or len(s.targets) != 1 or s.targets[0].__class__ is not gast.Name:
             continue
         m = s.targets[0].id
         if m not in facts.active or m not in facts._once or facts.kinds.get(m) != ARRAY:
@@ -178,7 +178,7 @@ def _proved(facts, m, a, axis, block, at, statements):
         got = _own_reads(s) & tracked.keys()
         if not got:
             continue
-        if (b is not block or s.__class__ is not gast.Assign
+        if (b is not block or s.__class__ is not gast.Assign or len(s.targets) != 1
                 or s.targets[0].__class__ is not gast.Name or any(i <= home[n] for n in got)):
             return False
         t = s.targets[0].id
