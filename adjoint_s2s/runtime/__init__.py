@@ -57,6 +57,8 @@ from .structure import (
     star_part,
     starred_grad,
     subdict,
+    display_part,
+    display_part_adjoint,
     without_fields,
 )
 from .accumulate import (
@@ -219,6 +221,8 @@ __all__ = [
     "star_part",
     "starred_grad",
     "subdict",
+    "display_part",
+    "display_part_adjoint",
     "take_items",
     "trigamma",
     "unappend",

@@ -52,12 +52,14 @@ def call_method(obj, name, /, *args, **kwargs):
     if type(obj) in (list, dict, set) and name in _CONTAINER_WRITES:
         # a container the transformer does not follow (a global, a field read through a
         # value of unknown kind): a rule for list.append is not the way out
+        kind = type(obj).__name__
         raise MutationError(
-            f"`.{name}(...)` of a {type(obj).__name__} that this function did not make or "
-            f"receive as an argument (a global, say) is given a value that may carry a "
-            f"gradient{_at()}; its gradient would be lost when the {type(obj).__name__} is "
-            f"read. To log a value, write `.{name}(adjoint_s2s.dropgrad(value))`; to "
-            f"differentiate through the {type(obj).__name__}, pass it in as an argument"
+            f"`.{name}(...)` of a {kind} is given a value that may carry a gradient{_at()}, "
+            f"and the {kind} is not one whose writes adjoint_s2s follows (a global, a "
+            f"field read through a value of unknown kind, or a write it has no rule for: "
+            f"{_FOLLOWED[kind]}); the gradient would be lost when the {kind} is read. "
+            f"Make the {kind} in this function (or pass it in as an argument) and write "
+            f"into it as above; to log a value, write `.{name}(adjoint_s2s.dropgrad(value))`"
         )
     raise MissingAdjointError(
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
@@ -81,6 +83,11 @@ def _held_by(obj, name, pb):
     return pullback
 
 
+_FOLLOWED = {  # the writes the reverse pass follows, by container type (passes/reverse/mutation.py)
+    "list": "it follows `lst[i] = v`, `.append`, `.extend`, `.insert`, `+=`",
+    "dict": "it follows `d[key] = v`",
+    "set": "a set of differentiated values is not supported",
+}
 _CONTAINER_WRITES = frozenset({
     "append", "extend", "insert", "add", "update", "setdefault", "__setitem__",
 })

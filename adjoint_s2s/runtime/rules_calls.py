@@ -270,8 +270,8 @@ def dict_pair(*args, **kwargs):
         if not isinstance(g, dict):  # no gradient, or a structural zero
             g = {}
         out = [None]  # (plain subscripts: this pullback is differentiated again)
-        for a in args:
-            out.append({k: g[k] if k in g else None for k in a})
+        for a in args:  # (a key the keywords set again is theirs: the mapping's value was replaced)
+            out.append({k: g[k] if k in g and k not in kwargs else None for k in a})
         if kwargs:
             out.append({k: g[k] if k in g else None for k in kwargs})
         return tuple(out)

@@ -146,6 +146,42 @@ def subdict(g, d):
     return {k: g.get(k) for k in d}
 
 
+def display_part(g, entries, i):
+    """The gradient of entry i of a dict display ``{k: v, **d, ...}`` from the
+    display's gradient g. entries: ``(is_star, key or the ** dict)`` of every entry, in
+    order. A key that a later entry sets again was replaced in the dict: it gets none."""
+    if g is None:
+        return None
+    later = _later_keys(entries, i)
+    star, what = entries[i]
+    if not star:
+        return None if what in later else part(g, what)
+    return {k: g.get(k) for k in what if k not in later}
+
+
+def display_part_adjoint(t, entries, i, g):
+    """The adjoint of display_part(t, entries, i) in t (it is linear in t): g placed
+    where display_part read it."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    later = _later_keys(entries, i)
+    star, what = entries[i]
+    if not star:
+        return None if what in later else {what: g}
+    return {k: v for k, v in g.items() if k not in later}
+
+
+def _later_keys(entries, i):
+    """The keys the entries after entry i of a dict display set (a dict: its equality)."""
+    later = {}
+    for star, what in entries[i + 1:]:
+        if star:
+            later.update(dict.fromkeys(what))
+        else:
+            later[what] = None
+    return later
+
+
 def field(g, name):
     """The gradient of a captured variable from a closure's tangent."""
     if g is None or isinstance(g, AbstractZero):

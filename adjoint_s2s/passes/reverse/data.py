@@ -181,13 +181,28 @@ class DataMixin:
         fwd.append(f"{x} = {src(e)}")
         self.helpers.add("_rt")
 
+        # an entry whose key a later one sets again is not in the dict: no gradient. With
+        # constant keys that is known now; a computed key or ** asks at run time
+        keys = [k.value if k is not None and k.__class__ is gast.Constant else _DYNAMIC for k in e.keys]
+        dynamic = _DYNAMIC in keys
+        if dynamic:
+            entries = "(" + "".join(
+                f"({k is None}, {src(v) if k is None else src(k)}), " for k, v in zip(e.keys, e.values)) + ")"
+        else:
+            later, replaced = {}, set()
+            for i in range(len(keys) - 1, -1, -1):
+                if keys[i] in later:  # (dict equality: 1, 1.0 and True are one key)
+                    replaced.add(i)
+                later[keys[i]] = None
+
         def rev(st):
             def body(g, num):
-                for k, v in zip(e.keys, e.values):
-                    if k is None:
-                        if self.is_active(v):
-                            st.acc(v.id, f"_rt.subdict({g}, {src(v)})", False)
-                    elif self.is_active(v):
+                for i, (k, v) in enumerate(zip(e.keys, e.values)):
+                    if not self.is_active(v) or (not dynamic and i in replaced):
+                        continue
+                    if dynamic:
+                        st.acc(v.id, f"_rt.display_part({g}, {entries}, {i})", False)
+                    else:
                         st.acc(v.id, f"_rt.part({g}, {src(k)})", False)
 
             self.read_g(st, x, body)
@@ -201,3 +216,6 @@ class DataMixin:
             construct, self.info.filename, line if line is not None else getattr(self, "last_line", None),
             hint=hint,
         )
+
+
+_DYNAMIC = object()  # a key known only at run time (or a ** entry)
