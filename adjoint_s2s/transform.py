@@ -6,6 +6,7 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
     inline    small leaf helpers of the same module: their bodies in place of the calls
     check     refuse what cannot be differentiated, before anything is rewritten
     anf       normalise: one operation per statement, temporaries named for what they hold
+    scalarize a dict display's item read by key: the name it was made from
     activity  kinds, activity and liveness (read-only from here on)
     reverse   forward code and pullback blocks, saves and restores still markers
     tape      which saved values the pullback reads, kept in fresh names or on the tape
@@ -20,7 +21,7 @@ import types
 
 from . import rules as R, runtime, source
 from .naming import Namer, names_in
-from .passes import activity, anf, check, cleanup, codegen, inline, projected, reverse, sparse, tape
+from .passes import activity, anf, check, cleanup, codegen, inline, projected, reverse, scalarize, sparse, tape
 
 
 def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
@@ -40,6 +41,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         user_names = noted[0]
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
+    scalarize.scalarize_items(node, user_names)
     info = function_info(fn, node, filename, globals_)
     facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned

@@ -827,11 +827,32 @@ def {g}(a):
         self.emit(f"{s} = np.sum({p} * {self.expr(shape, 1)})", ind)
         self.bind(s, S)
 
+    def c_params(self, ind=0):
+        """A dict of parameters read by key, as users keep them (passes/scalarize.py):
+        values that are names, expressions or constants, read in a loop or once; at
+        times a value's name bound again after the display (the dict keeps the old)."""
+        self.use("params")
+        P, q, s = self.new("p"), self.new("q"), self.new("s")
+        self.emit(f"{q} = {self.expr(S, 1)}", ind)
+        self.emit(f"{P} = {{'k': {q}, 'r': {self.expr(S, 1)}, 'c': {self.const(0.5, 1.5)}, "
+                  f"'u': {self.pick(['v', 'w'])}}}", ind)
+        if self.r.random() < 0.3:
+            self.emit(f"{q} = {q} * {self.const(1.5, 2.0)}", ind)
+        if self.r.random() < 0.5:
+            i = self.new("i")
+            self.emit(f"{s} = {q}", ind)
+            self.emit(f"for {i} in range(3):", ind)
+            self.emit(f"{s} = {P}['k'] * math.tanh({s}) + {P}['r'] * {P}['u'][{i}] - {P}['c'] * 0.1", ind + 1)
+        else:
+            self.emit(f"{s} = {P}['k'] * {P}['c'] + np.sum({P}['u']) * {P}['r'] + {q}", ind)
+        self.bind(s, S)
+
     FAMILIES = [
         ("assign", 6), ("inplace", 2), ("alias", 1), ("list", 2), ("unpack", 1), ("if", 2),
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
+        ("params", 1),
     ]
 
     def statement(self):
