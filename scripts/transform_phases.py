@@ -7,7 +7,7 @@ text), for the straight-line functions of bench/workloads.py and ``transform_tar
 
 Each row is the minimum over fresh transforms (``time.process_time``, the cyclic garbage
 collector paused as ``emit.generate`` pauses it, the passes' memo tables emptied as
-``refresh()`` empties them) of: inline + check, anf, activity,
+``refresh()`` empties them) of: inline + check, anf (and scalarize), activity,
 reverse, tape, cleanup, text (codegen + sparse), compile. ``--against DIR`` also measures
 the ``adjoint_s2s`` package of another checkout (DIR holds its ``adjoint_s2s`` folder,
 e.g. from ``git archive <rev> adjoint_s2s | tar -x -C DIR``), the two alternately, so
@@ -38,10 +38,11 @@ def load(pkg):
     mods = {m: importlib.import_module(f"{pkg}.{m}") for m in ("emit", "runtime", "transform", "source", "naming")}
     mods.update({m: importlib.import_module(f"{pkg}.passes.{m}") for m in PASSES})
     mods["api"] = importlib.import_module(pkg)
-    try:  # (a checkout from before passes/projected.py has none)
-        mods["projected"] = importlib.import_module(f"{pkg}.passes.projected")
-    except ImportError:
-        pass
+    for name in ("projected", "scalarize"):  # (older checkouts have neither)
+        try:
+            mods[name] = importlib.import_module(f"{pkg}.passes.{name}")
+        except ImportError:
+            pass
     return mods
 
 
@@ -71,6 +72,8 @@ def phases(M, fn, key):
     user_names = naming.names_in(node)
     namer = naming.Namer(user_names | set(code.co_freevars) | reserved)
     M["anf"].normalize(node, namer, filename, lines, static_names=T.static_names(fn, user_names))
+    if "scalarize" in M:  # (a checkout from before passes/scalarize.py has none)
+        M["scalarize"].scalarize_items(node, user_names)
     lap("anf")
     info = T.function_info(fn, node, filename, globals_)
     facts = M["activity"].analyse(node, info, *T._split_key(fn, key), user_names | set(code.co_varnames))
