@@ -56,6 +56,8 @@ def shift_free(facts):
     """The active names m whose value no result depends on (see the module docstring)."""
     found = set()
     where = None
+    if not any(s.__class__ is gast.Assign and _named_extremum(s.value) for s in facts._stmts):
+        return found  # (most functions: no max or min call at all)
     for s, block, i in _statements(facts.fn.body):
         if s.__class__ is not gast.Assign or len(s.targets) != 1 or s.targets[0].__class__ is not gast.Name:
             continue
@@ -71,6 +73,18 @@ def shift_free(facts):
         if _proved(facts, m, a, axis, block, i, where):
             found.add(m)
     return found
+
+
+def _named_extremum(value):
+    """Whether value is a call of something named max, min, amax or amin."""
+    if value.__class__ is not gast.Call:
+        return False
+    f = value.func
+    name = f.attr if f.__class__ is gast.Attribute else f.id if f.__class__ is gast.Name else None
+    return name in _EXTREMUM_NAMES
+
+
+_EXTREMUM_NAMES = frozenset(("max", "min", "amax", "amin"))
 
 
 def _statements(block):

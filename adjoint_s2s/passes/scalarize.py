@@ -13,8 +13,8 @@ statement of the function's top level ``p = {key: value, ...}`` with constant st
 integer keys, no two equal, no ``**``; p is read nowhere but as ``x = p[key]`` (never
 written into, passed on, returned or captured), and every such read sits in a top-level
 statement after p's; each value is a constant or a name that nothing binds again after
-the display: a parameter never bound, or a local bound once by an earlier top-level
-statement (no ``del``, ``global`` or ``nonlocal`` of it anywhere). Then every read of
+the display: a parameter never bound, or a local of the user's bound once by an earlier
+top-level statement (no ``del``, ``global`` or ``nonlocal`` of it anywhere). Then every read of
 ``p[key]`` runs after the display and before anything could rebind the name: it gives
 the object the name holds. Reads of other keys, and everything else, are left alone.
 
@@ -59,7 +59,7 @@ def scalarize_items(fn, user_names):
     by_temp = {}  # a removed temporary -> the value node its reads take
     for at, s in displays:
         p = s.targets[0].id
-        items = _items(s.value, at, stores, params, top)
+        items = _items(s.value, at, stores, params, top, user_names)
         if items is None or stores.get(p) != 1 or p in params or not item_reads_only(fn, {p}):
             continue
         reads = list(_item_reads(body, p))
@@ -113,9 +113,11 @@ def _bindings(fn):
     return stores, params
 
 
-def _items(display, at, stores, params, top):
+def _items(display, at, stores, params, top, user_names):
     """key -> the value node of a display whose every key is a distinct constant and
-    every value a constant or a name nothing binds again; else None."""
+    every value a constant or a user's name nothing binds again; else None. (Not a
+    normaliser's temporary: ``c = p["a"]`` then ``c.append(v)`` would make c an alias
+    of it, and aliases are followed between the user's own names.)"""
     keys = display.keys
     if any(k is None or k.__class__ is not gast.Constant or not _const_key(k.value) for k in keys):
         return None
@@ -125,7 +127,7 @@ def _items(display, at, stores, params, top):
             return None
         if v.__class__ is gast.Constant:
             pass
-        elif v.__class__ is gast.Name:
+        elif v.__class__ is gast.Name and v.id in user_names:
             n = stores.get(v.id, 0)
             if not ((v.id in params and n == 0) or (n == 1 and top.get(v.id, at) < at)):
                 return None

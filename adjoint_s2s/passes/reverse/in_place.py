@@ -90,6 +90,48 @@ def containment(fn_node, resolve, may_mutate):
     return element_of, escaped
 
 
+def holdings(fn_node):
+    """(read_from, stored) over the whole function, whatever the path: read_from maps a
+    name bound by ``c = X[k]`` or ``c = X.attr`` (X a name, the normaliser's write-backs
+    included) to those X; stored maps a container name X to the names whose objects X
+    may hold: named in a display bound to X, written into X by subscript or field, given
+    to a growing method of X, and what those hold in turn."""
+    read_from, direct = {}, {}
+
+    def put(x, nodes):
+        names = {n.id for n in nodes if isinstance(n, gast.Name)}
+        if names:
+            direct.setdefault(x, set()).update(names)
+
+    for node in gast.walk(fn_node):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1:
+            t, v = node.targets[0], node.value
+            if isinstance(t, gast.Name):
+                if isinstance(v, (gast.Subscript, gast.Attribute)) and isinstance(v.value, gast.Name):
+                    read_from.setdefault(t.id, set()).add(v.value.id)
+                elif isinstance(v, (gast.List, gast.Tuple, gast.Set)):
+                    put(t.id, v.elts)
+                elif isinstance(v, gast.Dict):
+                    put(t.id, v.values)
+            elif isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(t.value, gast.Name):
+                put(t.value.id, [v])
+        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+              and isinstance(node.func.value, gast.Name) and node.func.attr in _GROWING_METHODS):
+            put(node.func.value.id, list(node.args) + [k.value for k in node.keywords])
+    return read_from, {x: _closure(direct, x) for x in direct}
+
+
+def _closure(edges, start):
+    """Every name reachable from start along edges (start itself left out)."""
+    seen, todo = set(), list(edges.get(start, ()))
+    while todo:
+        n = todo.pop()
+        if n not in seen and n != start:
+            seen.add(n)
+            todo.extend(edges.get(n, ()))
+    return seen
+
+
 class InPlaceMixin:
     """Changes in place: what a statement changes, snapshots and private copies of
     values with no gradient, and the element-write check (a mixin of Generator, through
@@ -218,13 +260,16 @@ class InPlaceMixin:
         gradient of what is read through `cols` would not reach the written value (the
         transformer follows names, not what a container holds). Refused, with the way
         out, unless the field's own write-back covers it (an attribute of a differentiated
-        object, see write_back_field)."""
+        object, see write_back_field). And any change of `c` with a gradient while another
+        name that `cols` may hold the object of is read again (check_held_elsewhere)."""
         e = s.value if isinstance(s, gast.Expr) else None
-        if not (
+        grows = (
             isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute)
             and isinstance(e.func.value, gast.Name) and e.func.attr in _GROWING_METHODS
             and self.resolve(e.func) is None
-        ):
+        )
+        self.check_held_elsewhere(s, e.func.value.id if grows else None)
+        if not grows:
             return  # (writes by subscript and `op=` are followed by the normaliser's write-back)
         name = e.func.value.id
         if name not in self.active and not self._writes_active(s):
@@ -244,6 +289,35 @@ class InPlaceMixin:
                 f"values. Build the inner container first and then store it in `{x}` (or "
                 f"read the values back through `{name}`)",
             )
+
+    def check_held_elsewhere(self, s, grown):
+        """s changes in place, with a gradient, an object read out of a container
+        (`p_i = p["a"]` then `p_i[0] = x`, `p_i += x`, `p_i.append(x)`) that another name
+        may also hold (`p = {"a": inner}`), and that name is read afterwards: Python shows
+        the change through it, the generated code would not (its value, its gradient).
+        Refused, naming both and the way out."""
+        found = self._written_through(s)
+        name = found[0] if found is not None else grown
+        if name is None or (name not in self.active and not self._writes_active(s)):
+            return
+        if getattr(self, "_holdings_memo", None) is None:
+            self._holdings_memo = holdings(self.fn)
+        read_from, stored = self._holdings_memo
+        holders = _closure(read_from, name)
+        if not holders:
+            return
+        live = self.live_after.get(id(s), frozenset())
+        for x in sorted(holders):
+            for other in sorted(stored.get(x, ())):
+                if (other != name and other not in holders and other in live
+                        and self.kinds.get(other, OTHER) in (ARRAY, OTHER)):  # (a number: no object to change)
+                    self.refuse(
+                        f"changing `{name}` in place while `{other}` may name the same object "
+                        f"(`{name}` was read from `{x}`, which holds `{other}`) and `{other}` "
+                        f"is read afterwards",
+                        f"the change would not show through `{other}`. Change `{other}` "
+                        f"itself, or read the values back through `{x}`",
+                    )
 
     def _writes_active(self, s):
         """Does statement s put a differentiated value somewhere?"""

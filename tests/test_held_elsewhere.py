@@ -1,0 +1,107 @@
+"""An object read out of a container and changed in place with a gradient, while another
+name for the same object is read afterwards (``p = {"a": inner}``, ``p["a"][0] = x``, then
+``inner[0]``): Python shows the change through that name, and the generated code did not
+(the value was the unchanged one, the gradient zero). Refused, naming both names and the
+line; the same code where nothing reads the other name, or where the dict is read only by
+key (passes/scalarize.py), runs and is right."""
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+
+
+def subscript_write_dict(x):
+    inner = np.zeros(2)
+    p = {"a": inner}
+    p["b"] = 1.0
+    p["a"][0] = x * x
+    return inner[0] * 2.0
+
+
+def subscript_write_list(x):
+    inner = np.zeros(2)
+    p = [inner]
+    p[0][0] = x
+    return inner[0] * x
+
+
+def augmented_through_element(x):
+    inner = np.zeros(2)
+    p = [inner]
+    q = p[0]
+    q += x
+    return inner[0] * x
+
+
+def append_through_list_element(x):
+    inner = []
+    p = [inner]
+    p[0].append(x * x)
+    return inner[0] * 2.0
+
+
+def append_through_tuple_element(x):
+    inner = []
+    p = (inner, 1.0)
+    p[0].append(x * x)
+    return inner[0] * 2.0
+
+
+def append_through_dict_written(x):
+    inner = []
+    p = {"a": inner}
+    p["b"] = 1.0
+    p["a"].append(x * x)
+    return inner[0] * 2.0
+
+
+def stored_by_setitem(x):
+    inner = np.zeros(2)
+    p = {}
+    p["a"] = inner
+    p["a"][1] = x * 3.0
+    return inner[1] * x
+
+
+REFUSED = [subscript_write_dict, subscript_write_list, augmented_through_element,
+           append_through_list_element, append_through_tuple_element,
+           append_through_dict_written, stored_by_setitem]
+
+
+@pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)
+def test_refused_with_both_names(f):
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"while `inner` may name the same object") as info:
+        ad.gradient(f, 1.5)
+    assert "test_held_elsewhere.py" in str(info.value)
+
+
+def read_back_through_container(x):
+    inner = np.zeros(2)
+    p = [inner]
+    p[0][0] = x
+    return p[0][0] * x
+
+
+def params_dict_read_by_key(x, lst):
+    p = {"a": lst}
+    c = p["a"]
+    c.append(x * x)
+    return lst[-1] + p["a"][0]
+
+
+def inline_rows(x):
+    m = [[0.0, 1.0], [2.0, 3.0]]
+    m[1][0] = x * x
+    return m[1][0] + m[0][1] * x
+
+
+@pytest.mark.parametrize("f,args,want", [
+    (read_back_through_container, (1.5,), 3.0),
+    (params_dict_read_by_key, (1.5, [0.5]), 3.0),
+    (inline_rows, (1.5,), 4.0),
+], ids=["read_back_through_container", "params_dict_read_by_key", "inline_rows"])
+def test_the_ways_out_run_and_are_right(f, args, want):
+    import copy
+    y, pb = ad.pullback(f, *copy.deepcopy(args))
+    assert y == f(*copy.deepcopy(args))
+    assert pb(1.0)[0] == pytest.approx(want)
