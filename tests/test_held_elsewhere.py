@@ -33,6 +33,20 @@ def augmented_through_element(x):
     return inner[0] * x
 
 
+def augmented_dict_element(x):
+    inner = np.zeros(2) + x
+    p = {"a": inner, "b": 1.0}
+    p["a"] += x * x
+    return inner[1] * x
+
+
+def write_of_a_constant_into_a_differentiated_element(x):
+    inner = np.zeros(2) + x
+    p = {"a": inner, "b": 1.0}
+    p["a"][1] = 0.5
+    return inner[1] * x
+
+
 def append_through_list_element(x):
     inner = []
     p = [inner]
@@ -64,6 +78,7 @@ def stored_by_setitem(x):
 
 
 REFUSED = [subscript_write_dict, subscript_write_list, augmented_through_element,
+           augmented_dict_element, write_of_a_constant_into_a_differentiated_element,
            append_through_list_element, append_through_tuple_element,
            append_through_dict_written, stored_by_setitem]
 

@@ -33,7 +33,17 @@ def by_dict(a, b):
     return x
 
 
+def by_dict_named_values(a, b):
+    decay = a * 0.5 + 0.45
+    p = {"decay": decay, "gain": b, "scale": 2.0}
+    x = 1.0
+    for _ in range(20):
+        x = p["decay"] * x + p["gain"] * math.sin(x) * p["scale"]
+    return x
+
+
 def by_dict_expressions(a, b):
+    # (a value computed in the display is the normaliser's temporary: the reads stay)
     p = {"decay": a * 0.5 + 0.45, "gain": b, "scale": 2.0}
     x = 1.0
     for _ in range(20):
@@ -100,8 +110,8 @@ def read_before_display(a, b):
     return p["a"] * b
 
 
-REWRITTEN = [by_dict, by_dict_expressions]
-KEPT = [rebound_after, written_into, passed_on, duplicate_keys, int_and_bool_keys,
+REWRITTEN = [by_dict, by_dict_named_values]
+KEPT = [by_dict_expressions, rebound_after, written_into, passed_on, duplicate_keys, int_and_bool_keys,
         global_value, nested_display]
 
 

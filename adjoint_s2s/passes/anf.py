@@ -231,6 +231,8 @@ class Normalizer(Targets):
                          right=self.atom(node.right, out))
             if getattr(node, "augmented", False):
                 out_.augmented = True
+            if getattr(node, "element_augmented", False):
+                out_.element_augmented = True  # (check_held_elsewhere, reverse/in_place.py)
             return out_
         a = lambda n: self.atom(n, out)  # noqa: E731
         if isinstance(node, gast.UnaryOp):

@@ -119,7 +119,9 @@ class Targets:
             idx = self.index(tgt.slice, out)
             cur = self.atom(gast.Subscript(value=obj, slice=idx, ctx=gast.Load()), out)
             rhs = self.atom(s.value, out)
-            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
+            binop = gast.BinOp(left=cur, op=s.op, right=rhs)
+            binop.element_augmented = True  # Python changes an array or list element in place
+            new = self.atom(binop, out)
             store = gast.Subscript(value=obj, slice=idx, ctx=gast.Store())
             out.append(gast.Assign(targets=[store], value=new, type_comment=None))
             write_back()
@@ -128,7 +130,9 @@ class Targets:
             obj = self.atom(tgt.value, out)
             cur = self.atom(gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Load()), out)
             rhs = self.atom(s.value, out)
-            new = self.atom(gast.BinOp(left=cur, op=s.op, right=rhs), out)
+            binop = gast.BinOp(left=cur, op=s.op, right=rhs)
+            binop.element_augmented = True
+            new = self.atom(binop, out)
             store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
             out.append(gast.Assign(targets=[store], value=new, type_comment=None))
             return out

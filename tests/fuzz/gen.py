@@ -847,12 +847,33 @@ def {g}(a):
             self.emit(f"{s} = {P}['k'] * {P}['c'] + np.sum({P}['u']) * {P}['r'] + {q}", ind)
         self.bind(s, S)
 
+    def c_held(self, ind=0):
+        """An array or list put in a container, then changed through the container (an
+        element write, op=, append), then read through its own name or the container:
+        Python shows the change through both; refused where the generated code would not."""
+        self.use("held")
+        inner, C, s = self.new("inner"), self.new("C"), self.new("s")
+        arr = self.r.random() < 0.6
+        if arr:
+            self.emit(f"{inner} = np.zeros({N}) + {self.expr(V, 1)}", ind)
+        else:
+            self.emit(f"{inner} = [{self.expr(S, 1)}, {self.expr(S, 1)}]", ind)
+        k = self.r.random()
+        key = "0" if k < 0.5 else "'a'"
+        self.emit(f"{C} = [{inner}, 1.0]" if k < 0.5 else f"{C} = {{'a': {inner}, 'b': 1.0}}", ind)
+        change = self.pick([f"{C}[{key}][1] = {self.expr(S, 1)}"]
+                           + ([f"{C}[{key}] += {self.expr(V, 1)}"] if arr else [f"{C}[{key}].append({self.expr(S, 1)})"]))
+        self.emit(change, ind)
+        self.emit(self.pick([f"{s} = {inner}[1] * {self.expr(S, 1)}", f"{s} = {C}[{key}][1] * {self.expr(S, 1)}",
+                             f"{s} = sum({inner}) + {C}[{key}][0]"]), ind)
+        self.bind(s, S)
+
     FAMILIES = [
         ("assign", 6), ("inplace", 2), ("alias", 1), ("list", 2), ("unpack", 1), ("if", 2),
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
-        ("params", 1),
+        ("params", 1), ("held", 1),
     ]
 
     def statement(self):

@@ -32,6 +32,7 @@ import gast
 import numpy as np
 
 from ..activity import ARRAY, CONST, OTHER, SCALAR
+from ..liveness import stmt_targets
 from .common import _MUTATING_METHODS, _has_starred
 
 
@@ -91,45 +92,66 @@ def containment(fn_node, resolve, may_mutate):
 
 
 def holdings(fn_node):
-    """(read_from, stored) over the whole function, whatever the path: read_from maps a
-    name bound by ``c = X[k]`` or ``c = X.attr`` (X a name, the normaliser's write-backs
-    included) to those X; stored maps a container name X to the names whose objects X
-    may hold: named in a display bound to X, written into X by subscript or field, given
-    to a growing method of X, and what those hold in turn."""
-    read_from, direct = {}, {}
+    """objects, over the whole function, whatever the path: it maps a name
+    bound by ``c = X[key]`` or ``c = X.attr`` (a constant key; the normaliser's
+    write-backs included) to the names whose object it may be: those put at that key of
+    X (a list, tuple or dict display bound to X, ``X[key] = n``, ``X.attr = n``), of the
+    objects X itself may be, in turn. Reads by a computed
+    index (a tape's ``_tape[_i - 1]``) are not followed."""
+    reads, slots = {}, {}
 
-    def put(x, nodes):
-        names = {n.id for n in nodes if isinstance(n, gast.Name)}
-        if names:
-            direct.setdefault(x, set()).update(names)
+    def put(x, key, v):
+        if isinstance(v, gast.Name):
+            slots.setdefault(x, {}).setdefault(key, set()).add(v.id)
 
     for node in gast.walk(fn_node):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1:
-            t, v = node.targets[0], node.value
-            if isinstance(t, gast.Name):
-                if isinstance(v, (gast.Subscript, gast.Attribute)) and isinstance(v.value, gast.Name):
-                    read_from.setdefault(t.id, set()).add(v.value.id)
-                elif isinstance(v, (gast.List, gast.Tuple, gast.Set)):
-                    put(t.id, v.elts)
-                elif isinstance(v, gast.Dict):
-                    put(t.id, v.values)
-            elif isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(t.value, gast.Name):
-                put(t.value.id, [v])
-        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-              and isinstance(node.func.value, gast.Name) and node.func.attr in _GROWING_METHODS):
-            put(node.func.value.id, list(node.args) + [k.value for k in node.keywords])
-    return read_from, {x: _closure(direct, x) for x in direct}
+        if not (isinstance(node, gast.Assign) and len(node.targets) == 1):
+            continue
+        t, v = node.targets[0], node.value
+        if isinstance(t, gast.Name):
+            key = _slot_key(v)
+            if key is not None and isinstance(v.value, gast.Name):
+                reads.setdefault(t.id, set()).add((v.value.id, key))
+            elif isinstance(v, (gast.List, gast.Tuple, gast.Set)):
+                for k, e in enumerate(v.elts):
+                    put(t.id, k, e)
+            elif isinstance(v, gast.Dict):
+                for k, e in zip(v.keys, v.values):
+                    if isinstance(k, gast.Constant):
+                        put(t.id, k.value, e)
+        elif isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(t.value, gast.Name):
+            key = _slot_key(t)
+            if key is not None:
+                put(t.value.id, key, v)
+    objects, busy = {}, set()
+
+    def objects_of(name):  # (a name read from itself, c = c[0], ends the walk)
+        if name in objects or name in busy:
+            return objects.get(name, set())
+        busy.add(name)
+        out = set()
+        for x, key in reads.get(name, ()):
+            for z in {x} | objects_of(x):
+                out |= slots.get(z, {}).get(key, set())
+        for n in list(out):
+            out |= objects_of(n)
+        busy.discard(name)
+        objects[name] = out
+        return out
+
+    for name in reads:
+        objects_of(name)
+    return objects
 
 
-def _closure(edges, start):
-    """Every name reachable from start along edges (start itself left out)."""
-    seen, todo = set(), list(edges.get(start, ()))
-    while todo:
-        n = todo.pop()
-        if n not in seen and n != start:
-            seen.add(n)
-            todo.extend(edges.get(n, ()))
-    return seen
+def _slot_key(node):
+    """The constant key of ``X[key]`` (a str, int or other constant) or ``("attr", a)``
+    of ``X.a``; None for anything else."""
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+        return node.slice.value
+    if isinstance(node, gast.Attribute):
+        return ("attr", node.attr)
+    return None
 
 
 class InPlaceMixin:
@@ -298,26 +320,29 @@ class InPlaceMixin:
         Refused, naming both and the way out."""
         found = self._written_through(s)
         name = found[0] if found is not None else grown
+        v = s.value if isinstance(s, gast.Assign) else None
+        if name is None and getattr(v, "element_augmented", False) and isinstance(v.left, gast.Name):
+            name = v.left.id  # `c[k] += v`: in place for an array or a list
         if name is None or (name not in self.active and not self._writes_active(s)):
             return
+        if self.kinds.get(name) in SCALAR or self.kinds.get(name) == CONST:
+            return  # (a number read out of a container: nothing changes in place)
+        bound = set(stmt_targets(s))  # (`new = c + v` binds new: the value after the change)
         if getattr(self, "_holdings_memo", None) is None:
             self._holdings_memo = holdings(self.fn)
-        read_from, stored = self._holdings_memo
-        holders = _closure(read_from, name)
-        if not holders:
-            return
+        objects = self._holdings_memo
         live = self.live_after.get(id(s), frozenset())
-        for x in sorted(holders):
-            for other in sorted(stored.get(x, ())):
-                if (other != name and other not in holders and other in live
-                        and self.kinds.get(other, OTHER) in (ARRAY, OTHER)):  # (a number: no object to change)
-                    self.refuse(
-                        f"changing `{name}` in place while `{other}` may name the same object "
-                        f"(`{name}` was read from `{x}`, which holds `{other}`) and `{other}` "
-                        f"is read afterwards",
-                        f"the change would not show through `{other}`. Change `{other}` "
-                        f"itself, or read the values back through `{x}`",
-                    )
+        for other in sorted(objects.get(name, ())):
+            kind = self.kinds.get(other, OTHER)  # (a number is never changed in place)
+            if (other != name and other in live and other not in bound
+                    and kind not in SCALAR and kind != CONST):
+                self.refuse(
+                    f"changing `{name}` in place while `{other}` may name the same object "
+                    f"(`{name}` was read out of a container that holds `{other}`) and "
+                    f"`{other}` is read afterwards",
+                    f"the change would not show through `{other}`. Change `{other}` "
+                    f"itself, or read the values back through the container",
+                )
 
     def _writes_active(self, s):
         """Does statement s put a differentiated value somewhere?"""

@@ -42,7 +42,7 @@ def plain_statement(s, resolve):
     cls = e.__class__
     if cls is gast.BinOp:
         return (e.left.__class__ in _ATOMS and e.right.__class__ in _ATOMS
-                and not getattr(e, "augmented", False))
+                and not getattr(e, "augmented", False) and not getattr(e, "element_augmented", False))
     if cls is gast.UnaryOp:
         return e.operand.__class__ in _ATOMS
     if cls is not gast.Call or e.keywords:
