@@ -124,18 +124,20 @@ class _Table(dict):
 def _conversion(cls, flag):
     name = cls.__name__
     target = getattr(gast, name, None)
-    if name == "Name":
-        return _name
-    if name == "arg":
-        return _arg
+    special = getattr(_GastConverter, "visit_" + name, None)
+    if special is getattr(ast.NodeTransformer, "visit_" + name, None):
+        special = None  # (ast's visit_Constant only keeps visit_Num and the like working)
+    if special is None:
+        return _generic(target, cls, target in flag) if target is not None else _other
+    # gast's special cases of Python 3.8 to 3.11, written out (the probe at import checks
+    # them); any other goes gast's way
+    if name in ("Name", "arg"):
+        return _name if name == "Name" else _arg
     if name in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
         return _with_type_params(target, cls, target in flag)
     if name == "ExceptHandler":
         return _handler(target, cls, target in flag)
-    special = getattr(_GastConverter, "visit_" + name, None)
-    if target is None or special is not None and special is not getattr(ast.NodeTransformer, "visit_" + name, None):
-        return _other  # (ast's visit_Constant only keeps visit_Num and the like working)
-    return _generic(target, cls, target in flag)
+    return _other
 
 
 def _generic(target, cls, flagged):
@@ -238,7 +240,7 @@ def _other(node, table, names, seen):
     """A class gast converts in a way of its own that is not copied here: gast's converter,
     then a walk noting what the fast conversions note."""
     out = _gast_way(node)
-    for n in gast.walk(out):
+    for n in gast.walk(out) if out is not None else ():  # (None: a class gast lacks)
         if n.__class__ is _NAME:
             names.add(n.id)
         elif n.__class__ in table.flag:
