@@ -432,11 +432,6 @@ def _origins(text, raw_items, user_file):
     return out
 
 
-def _source_node(fn):
-
-    return source.function_node(fn)
-
-
 def entry_for(fn, key):
     """The generated code of fn for cache_key key: shared by every function with this very
     code object and globals that give the same facts (closures made again and again)."""
