@@ -174,17 +174,23 @@ def _propagate_block_copies(lines, seed, primal):
     nowhere else, every line that reads it stands later in the same block at the same
     depth, and b_b is bound again nowhere between the copy and the last of them (a line
     reads its right side before it binds its target)."""
-    if not any(m and m.group(2) not in (seed, m.group(3)) and m.group(2) not in primal
-               and m.group(3) not in primal for m in map(_COPY.match, lines)):
+    copies = [m for m in map(_COPY.match, lines) if m]
+    if not any(m.group(2) not in (seed, m.group(3)) and m.group(2) not in primal
+               and m.group(3) not in primal for m in copies):
         return lines  # no copy that may go: no index of the names
+    # where each name of a copy is mentioned and bound (a line binding a name mentions
+    # it; a comment mentions none): the names of the other lines are never asked about
+    asked = {m.group(k) for m in copies for k in (2, 3)}
     where, bound = {}, {}
     for i, line in enumerate(lines):
-        if line.lstrip().startswith("#"):
+        toks = cleanup.tokens(line)
+        if asked.isdisjoint(toks):
             continue
-        for tok in set(cleanup.tokens(line)):
+        for tok in set(toks) & asked:
             where.setdefault(tok, []).append(i)
         for t in _targets(line):
-            bound.setdefault(t, []).append(i)
+            if t in asked:
+                bound.setdefault(t, []).append(i)
     lines = list(lines)
     drop = set()
     for i, line in enumerate(lines):
