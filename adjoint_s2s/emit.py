@@ -284,9 +284,8 @@ def generate(fn, key):
 
 def _generate(fn, key):
     code = fn.__code__
-    node, filename, lines = _source_node(fn)
-    # normalisation rewrites the tree: never the cached one
-    node, names, rejected = source.fresh_copy_noting(node, check.REJECTED)
+    # normalisation rewrites the tree: a copy of its own
+    node, filename, lines, names, rejected = source.function_copy_noting(fn, check.REJECTED)
     node = _as_def(node, code)
     seen_globals = _RecordingGlobals(fn.__globals__)
     try:
@@ -431,11 +430,6 @@ def _origins(text, raw_items, user_file):
                 pos = i + 1
                 break
     return out
-
-
-def _source_node(fn):
-
-    return source.function_node(fn)
 
 
 def entry_for(fn, key):

@@ -112,7 +112,30 @@ def _binders(nodes):
             out.append(n.rest)
         if t in _SCOPES:
             continue
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(_children(n))
+    return out
+
+
+def _children(n):
+    """ast.iter_child_nodes(n) as a list (without its generators: walked for every node)."""
+    out = []
+    for f in n._fields:
+        v = getattr(n, f, None)
+        if v.__class__ is list:
+            out.extend([x for x in v if isinstance(x, ast.AST)])
+        elif isinstance(v, ast.AST):
+            out.append(v)
+    return out
+
+
+def _nodes(node):
+    """Every node of node's tree, node included: what ast.walk gives, in another order."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if n.__class__ is not ast.Name:  # (a name holds its context only)
+            stack.extend(_children(n))
     return out
 
 
@@ -419,17 +442,18 @@ class _Names:
     def __call__(self, node):
         got = self.seen.get(id(node))
         if got is None:
-            got = self.seen[id(node)] = (node, {n.id for n in ast.walk(node) if type(n) is ast.Name})
+            got = self.seen[id(node)] = (node, {n.id for n in _nodes(node) if type(n) is ast.Name})
         return got[1]
 
 
-def _dead_after(s, body, name, top, names):
-    """Whether the value `name` gets at statement s (in body) is read nowhere: the
-    statements after it in its block bind name again before any reads it (or the
-    function ends, when body is the function's own). names: a _Names."""
-    i = next(i for i, t in enumerate(body) if t is s)
-    for t in body[i + 1:]:
-        if name not in names(t):
+def _dead_after(body, i, name, top, names, removed=frozenset()):
+    """Whether the value `name` gets at statement body[i] is read nowhere: the statements
+    after it in its block (those whose ids are in removed aside) bind name again before
+    any reads it (or the function ends, when body is the function's own). names: a _Names.
+    (The position is given: finding it in the body made the fold quadratic.)"""
+    for j in range(i + 1, len(body)):
+        t = body[j]
+        if id(t) in removed or name not in names(t):
             continue
         return (type(t) is ast.Assign and len(t.targets) == 1 and type(t.targets[0]) is ast.Name
                 and t.targets[0].id == name and name not in names(t.value))
@@ -453,10 +477,10 @@ def fold(text, name, seed, floats, math_ok, grads_name):
     if fn.name != name or seed_stmt is None or not _editable(own, lines):
         return text, None
     params = {a.arg for a in _params(fn)}
-    local = _bound_in(fn.body) | params
-    never = {n.target.id for n in ast.walk(fn) if type(n) is ast.NamedExpr
-             and type(n.target) is ast.Name}
-    binds_seed = _binders(fn.body).count(seed) + (seed in params)
+    bound = _binders(fn.body)
+    local = set(bound) | params
+    never = {n.target.id for n in _nodes(fn) if type(n) is ast.NamedExpr and type(n.target) is ast.Name}
+    binds_seed = bound.count(seed) + (seed in params)
     math_ok = set() if "math" in local or "math" not in {a.arg for a in _params(factory)} else math_ok
     folder = _Folder(seed if binds_seed == 1 else None, math_ok, never, seed_stmt.lineno)
     fl = {a.arg for a in fn.args.posonlyargs + fn.args.args} - never if floats else set()
@@ -464,13 +488,14 @@ def fold(text, name, seed, floats, math_ok, grads_name):
     for s, value in folder.new.items():
         s.value = value
     cells = set()  # names nested scopes read or bind: never dropped
-    for e in ast.walk(fn):
+    for e in _nodes(fn):  # (walked again: the new values are in place)
         if e is not fn and isinstance(e, _SCOPES):
-            cells.update(n.id for n in ast.walk(e) if type(n) is ast.Name)
+            cells.update(n.id for n in _nodes(e) if type(n) is ast.Name)
     body_of = {id(s): body for s, body in own}
+    at = {id(t): i for body in {id(b): b for _, b in own}.values() for i, t in enumerate(body)}
     names = _Names()
     gone = {s for s, n in folder.copies
-            if n not in cells and _dead_after(s, body_of[id(s)], n, fn.body, names)}
+            if n not in cells and _dead_after(body_of[id(s)], at[id(s)], n, fn.body, names)}
     emptied = {}
     for s, body in own:
         emptied[id(body)] = emptied.get(id(body), 0) + (s in gone)
@@ -483,11 +508,12 @@ def fold(text, name, seed, floats, math_ok, grads_name):
         s.value = ast.Tuple(s.value.elts[1].elts[1:], ast.Load())
         edits[s] = _unparse(s)
     lines = list(lines)
-    body, names = list(fn.body), _Names()  # the returns changed: walked again
-    for s in reversed(fn.body):  # the value's lines, when nothing else reads them
+    body, names, removed = fn.body, _Names(), set()  # the returns changed: walked again
+    for k in range(len(body) - 1, -1, -1):  # the value's lines, when nothing else reads them
+        s = body[k]
         if s in folder.pure and s not in gone and s.lineno == s.end_lineno and (
-                s.targets[0].id not in cells and _dead_after(s, body, s.targets[0].id, body, names)):
-            body.remove(s)
+                s.targets[0].id not in cells and _dead_after(body, k, s.targets[0].id, body, names, removed)):
+            removed.add(id(s))
             line = lines[s.lineno - 1]
             lines[s.lineno - 1] = line[: s.col_offset] + "# " + line[s.col_offset:] + _UNUSED
             edits.pop(s, None)

@@ -102,11 +102,11 @@ class Fused:
         self.checked = checked  # the value is tested (_rt.real_scalar) before the pullback
 
 
-def fuse(text, pair_name, result_kind, numpy=False):
+def fuse(text, pair_name, result_kind, numpy=False, code=None):
     """The Fused form of the generated module text of the pair named pair_name, whose
     result has the kind result_kind (numpy: the factory's ``np`` is NumPy, whose
-    reductions the forward lines then call as fastprimal.py says); raises Declined when
-    there is none."""
+    reductions the forward lines then call as fastprimal.py says; code: the pair's code
+    object, when emit compiled the text already); raises Declined when there is none."""
     if result_kind != REAL and result_kind != ARRAY:
         raise Declined(f"the result's kind is {result_kind}, not a real number or an array")
     if "\r" in text or "\f" in text:
@@ -118,7 +118,7 @@ def fuse(text, pair_name, result_kind, numpy=False):
         raise Declined("an array result, and no run time to test it with")
     pb, value = _pullback_and_value(pair)
     survey = _Survey(tree, pair, pb, value)
-    pair_code, pb_code = _codes(text, pair.name, pb.name)
+    pair_code, pb_code = _codes(text, pair.name, pb.name, code)
     _check_scopes(survey, pair_code, pb_code, pb.name)
     names = survey.identifiers
     name = _fresh(pair_name[: -len(PAIR_SUFFIX)] + FUSED_SUFFIX
@@ -269,11 +269,11 @@ class _Survey:
 _GENERATORS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
-def _codes(text, pair_name, pb_name):
-    """The code objects of the pair and of its pullback (the text compiled once)."""
-    code = compile(text, "<fuse>", "exec")
-    factory = next(c for c in code.co_consts if hasattr(c, "co_consts"))
-    pair = next(c for c in factory.co_consts if getattr(c, "co_name", None) == pair_name)
+def _codes(text, pair_name, pb_name, pair=None):
+    """The code objects of the pair (given, or the text compiled once) and of its pullback."""
+    if pair is None:  # (emit's entry holds it: the same text, compiled)
+        factory = next(c for c in compile(text, "<fuse>", "exec").co_consts if hasattr(c, "co_consts"))
+        pair = next(c for c in factory.co_consts if getattr(c, "co_name", None) == pair_name)
     pb = next(c for c in pair.co_consts if getattr(c, "co_name", None) == pb_name)
     return pair, pb
 
@@ -519,7 +519,7 @@ def _derive(entry, floats):
     numpy = entry.helpers.get("np")
     try:
         fused = fuse(entry.source, entry.pair_name, kind,
-                     numpy is not None and numpy.cell_contents is np)
+                     numpy is not None and numpy.cell_contents is np, entry.code)
     except Declined as exc:
         return None, str(exc), None, None
     cell = entry.helpers.get("math")

@@ -15,7 +15,7 @@ from collections import OrderedDict, deque
 import gast
 
 from .errors import NoSourceError
-from .togast import ast_to_gast
+from .togast import ast_to_gast, convert_noting
 
 # The files read, most recently used last: a few are kept (a module's functions are
 # usually transformed one after another), so memory does not grow with the number of
@@ -144,6 +144,25 @@ def forget_sources(keep_parsed=False):
 
 def function_node(fn):
     """(node, filename, lines): the FunctionDef or Lambda that defines fn."""
+    node, parsed, filename, lines = _plain_node(fn)
+    return parsed.to_gast(node), filename, lines
+
+
+def function_copy_noting(fn, flag):
+    """(node, filename, lines, names, flagged): a private gast copy of the FunctionDef or
+    Lambda that defines fn, for the passes to rewrite, with what fresh_copy_noting notes
+    (the ids of its names, whether a node of a class in flag is in it). Converted from
+    the plain parse, which costs what copying a converted tree costs: a function's first
+    transform no longer converts and then copies."""
+    node, parsed, filename, lines = _plain_node(fn)
+    got = convert_noting(node, flag)
+    if got is None:  # (a gast whose conversion togast does not copy)
+        got = fresh_copy_noting(parsed.to_gast(node), flag)
+    return (got[0], filename, lines) + got[1:]
+
+
+def _plain_node(fn):
+    """(the plain ast node defining fn, its file's _Parsed, filename, lines)."""
     code = fn.__code__
     filename = code.co_filename
     first = code.co_firstlineno
@@ -192,7 +211,7 @@ def function_node(fn):
             f"{filename}, line {first}: the file changed since it was imported? "
             f"Re-import it, or give the function a rule with @adjoint_s2s.adjoint"
         )
-    return parsed.to_gast(candidates[0]), filename, lines
+    return candidates[0], parsed, filename, lines
 
 
 def _build_index(tree, lambdas=False):

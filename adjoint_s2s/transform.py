@@ -28,7 +28,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
     node is fn's parsed tree (rewritten in place); reserved: names generated code uses.
     noted: (the names in node, whether a class check rejects is in it), as
-    source.fresh_copy_noting gives them with the copy: what check and names_in would
+    source.function_copy_noting gives them with the tree: what check and names_in would
     find, while inlining leaves the tree as it is."""
     inlined = inline.inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,

@@ -7,7 +7,9 @@ text), for the straight-line functions of bench/workloads.py and ``transform_tar
 
 Each row is the minimum over fresh transforms (``time.process_time``, the cyclic garbage
 collector paused as ``emit.generate`` pauses it, the passes' memo tables emptied as
-``refresh()`` empties them) of: inline + check, anf (and scalarize), activity,
+``refresh()`` empties them) of: source (the file read and parsed again, the function's
+tree made for the passes to rewrite, as for a freshly imported file), inline + check,
+anf (and scalarize), activity,
 reverse, tape, cleanup, text (codegen + sparse), compile. ``--against DIR`` also measures
 the ``adjoint_s2s`` package of another checkout (DIR holds its ``adjoint_s2s`` folder,
 e.g. from ``git archive <rev> adjoint_s2s | tar -x -C DIR``), the two alternately, so
@@ -51,11 +53,10 @@ def phases(M, fn, key):
     the pipeline of transform.pair_source step by step."""
     emit, runtime, T, source, naming = M["emit"], M["runtime"], M["transform"], M["source"], M["naming"]
     code = fn.__code__
-    node, filename, lines = emit._source_node(fn)
-    node = emit._as_def(source.fresh_copy(node), code)
     globals_ = emit._RecordingGlobals(fn.__globals__)
     reserved = set(emit._helper_values())
     out, clock = {}, time.process_time
+    source.forget_sources()  # as for a freshly imported file: read and parsed again
     t = clock()
 
     def lap(name):
@@ -64,6 +65,13 @@ def phases(M, fn, key):
         out[name] = now - t
         t = now
 
+    if hasattr(source, "function_copy_noting"):
+        node, filename, lines, _, _ = source.function_copy_noting(fn, M["check"].REJECTED)
+    else:  # (a checkout that converted the function to gast, then copied it)
+        node, filename, lines = source.function_node(fn)
+        node = source.fresh_copy_noting(node, M["check"].REJECTED)[0]
+    node = emit._as_def(node, code)
+    lap("source")
     M["inline"].inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda c: runtime._not_users(c.co_filename), lambda tree: M["check"].check(tree, filename))

@@ -275,3 +275,18 @@ def test_which_calls_are_rewritten():
     fastprimal.rewrite(lines, ast.parse(lines[0]).body, lambda line, col: col)
     assert lines == ["y = _rt.np_sum(x, axis=1) + _rt.np_max(f(lambda v: np.sum(v)), 0)"]
     assert runtime.np_sum is red.np_sum and runtime.real_scalar(np.float64(1.0))
+
+
+def test_fusing_reads_the_pair_code_emit_compiled():
+    # fuse takes the pair's code object from the entry (the text emit compiled) instead
+    # of compiling the same text again: the same codes as compiling it, names and scopes
+    from adjoint_s2s import emit, fuse
+
+    entry = emit.entry_for(rnn_like, runtime.kinds_of((np.ones((3, 3)), np.ones(3))))
+    pair, pb = fuse._codes(entry.source, entry.pair_name, entry.pair_name.replace("_pair", "_pullback"), entry.code)
+    again, pb_again = fuse._codes(entry.source, entry.pair_name, pb.co_name)
+    assert pair is entry.code and pb.co_name.endswith("_pullback")
+    for got, want in ((pair, again), (pb, pb_again)):
+        assert got == want and got.co_filename != want.co_filename  # (equal but for the file)
+        for attr in ("co_varnames", "co_cellvars", "co_freevars", "co_names"):
+            assert getattr(got, attr) == getattr(want, attr)

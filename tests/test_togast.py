@@ -122,3 +122,67 @@ def test_function_index_finds_every_def_and_lambda():
         assert not set(both) & set(lambdas)
         both.update(lambdas)
         assert both == _index_by_walking(tree)
+
+
+def _same_copy(tree):
+    """convert_noting against converting with gast, then source.fresh_copy_noting: the same
+    tree (locations and each node's field order included), names and flag, for every
+    function, lambda and class node of tree; the plain tree left as it was."""
+    from adjoint_s2s import source
+    from adjoint_s2s.passes import check
+
+    before = ast.dump(tree, include_attributes=True)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        got = togast.convert_noting(node, check.REJECTED)
+        assert got is not None  # (the installed gast converts as togast's copy does)
+        want = source.fresh_copy_noting(gast.ast_to_gast(node), check.REJECTED)
+        assert gast.dump(got[0], include_attributes=True) == gast.dump(want[0], include_attributes=True)
+        assert got[1:] == want[1:]
+        for a, b in zip(gast.walk(got[0]), gast.walk(want[0])):
+            assert type(a) is type(b) and list(a.__dict__) == list(b.__dict__)
+    assert ast.dump(tree, include_attributes=True) == before
+
+
+@pytest.mark.parametrize("path", _PROJECT[::4], ids=lambda p: os.path.relpath(p, ROOT))
+def test_copies_convert_as_gast_and_fresh_copy_do(path):
+    with open(path, encoding="utf-8") as f:
+        _same_copy(ast.parse(f.read()))
+
+
+def test_copies_of_odd_syntax_and_the_standard_library():
+    for name in _STDLIB:
+        _same_copy(ast.parse(inspect.getsource(pytest.importorskip(name))))
+    _same_copy(ast.parse(
+        "async def f(x, /, y=1, *a, k: int = 2, **kw) -> float:\n"
+        "    global g\n    del y\n"
+        "    try:\n        pass\n    except* ValueError as e:\n        raise e from None\n"
+        "    try:\n        pass\n    except (A, B):\n        pass\n"
+        "    match x:\n        case [1, *rest] | {'k': _, **kw2} if rest:\n            pass\n"
+        "    return [z for z in {x: 1} if z], (x := 2), f'{x!r:>{y}}', lambda q=1, *r: q\n"
+        "class C(B, metaclass=M):\n    def v(self): return ...\n"))
+
+
+def test_copies_are_private():
+    # each conversion makes new nodes, lists and contexts: a pass rewriting one copy
+    # touches neither the plain tree nor another copy
+    tree = ast.parse("def f(x):\n    global g\n    return x + x\n").body[0]
+    a, b = togast.convert_noting(tree, frozenset())[0], togast.convert_noting(tree, frozenset())[0]
+    assert a is not b and a.body[1] is not b.body[1] and a.body[0].names is not tree.body[0].names
+    left, right = a.body[1].value.left, a.body[1].value.right
+    assert left is not right and left.ctx is not right.ctx and left.ctx is not b.body[1].value.left.ctx
+
+
+def test_gast_way_for_a_special_case_not_copied():
+    # a class gast converts by a special case togast does not write out goes gast's way,
+    # noting the same names and flags (here forced for a whole function)
+    from adjoint_s2s.passes import check
+
+    tree = ast.parse("def f(x, *a):\n    try:\n        del x\n    except E as e:\n        y = e\n").body[0]
+    table = togast._Table(check.REJECTED)
+    names, seen = set(), []
+    got = togast._other(tree, table, names, seen)
+    want = togast.convert_noting(tree, check.REJECTED)
+    assert gast.dump(got, include_attributes=True) == gast.dump(want[0], include_attributes=True)
+    assert names == want[1] == {"x", "a", "e", "E", "y"} and bool(seen) is want[2] is True

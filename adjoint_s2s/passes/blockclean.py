@@ -51,19 +51,18 @@ def fold_pure_temps(lines, temps, pure, tape=None):
     push = f"{tape}.append(" if tape else None
     changed = set()
     tokens = cleanup.tokens
-    i = 0
-    while i < len(lines):
-        toks = tokens(lines[i])  # (a temporary's assignment names it first)
-        if not toks or toks[0] not in temps:
-            i += 1
+    for i in range(len(lines)):  # (a folded temporary's line becomes None: no list shifts)
+        line = lines[i]
+        if line is None:
             continue
-        m = _ASSIGN.match(lines[i])
+        toks = tokens(line)  # (a temporary's assignment names it first)
+        if not toks or toks[0] not in temps:
+            continue
+        m = _ASSIGN.match(line)
         if m and m.group(2) in temps and counts.get(m.group(2)) == 2 and _fold_one(lines, i, m, pure, push, changed):
             counts[m.group(2)] = 0
-        else:
-            i += 1
     # a folded line is printed again from its tree: the same expression, minimal parentheses
-    return [reprint(line) if line in changed else line for line in lines]
+    return [reprint(line) if line in changed else line for line in lines if line is not None]
 
 
 def _fold_one(lines, i, m, pure, push, changed):
@@ -76,6 +75,8 @@ def _fold_one(lines, i, m, pure, push, changed):
     depth = len(pad)
     for j in range(i + 1, len(lines)):
         later = lines[j]
+        if later is None:
+            continue  # (folded away)
         body = later.lstrip()
         if body.startswith("#"):
             continue
@@ -95,8 +96,8 @@ def _fold_one(lines, i, m, pure, push, changed):
             folded = f"{pad}{target} = {new}"
             k = used.index(name)  # (its first mention, the one replaced, as E's names)
             cleanup.known_tokens(folded, (target,) + used[:k] + reads + used[k + 1:])
-            lines[i : j + 1] = lines[i + 1 : j] + [folded]  # in place
-            changed.add(lines[j - 1])
+            lines[i], lines[j] = None, folded  # (in place: the lines between stay)
+            changed.add(folded)
             return True
         if target in reads:
             return False
@@ -174,17 +175,23 @@ def _propagate_block_copies(lines, seed, primal):
     nowhere else, every line that reads it stands later in the same block at the same
     depth, and b_b is bound again nowhere between the copy and the last of them (a line
     reads its right side before it binds its target)."""
-    if not any(m and m.group(2) not in (seed, m.group(3)) and m.group(2) not in primal
-               and m.group(3) not in primal for m in map(_COPY.match, lines)):
+    copies = [m for m in map(_COPY.match, lines) if m]
+    if not any(m.group(2) not in (seed, m.group(3)) and m.group(2) not in primal
+               and m.group(3) not in primal for m in copies):
         return lines  # no copy that may go: no index of the names
+    # where each name of a copy is mentioned and bound (a line binding a name mentions
+    # it; a comment mentions none): the names of the other lines are never asked about
+    asked = {m.group(k) for m in copies for k in (2, 3)}
     where, bound = {}, {}
     for i, line in enumerate(lines):
-        if line.lstrip().startswith("#"):
+        toks = cleanup.tokens(line)
+        if asked.isdisjoint(toks):
             continue
-        for tok in set(cleanup.tokens(line)):
+        for tok in set(toks) & asked:
             where.setdefault(tok, []).append(i)
         for t in _targets(line):
-            bound.setdefault(t, []).append(i)
+            if t in asked:
+                bound.setdefault(t, []).append(i)
     lines = list(lines)
     drop = set()
     for i, line in enumerate(lines):

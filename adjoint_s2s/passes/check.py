@@ -50,7 +50,7 @@ if hasattr(gast, "Match"):
     _REJECT[gast.Match] = ("match", "use if/elif instead of match")
 
 # the classes check() may raise for: a tree with none of them passes (see
-# source.fresh_copy_noting, which notes them while copying the tree)
+# source.function_copy_noting, which notes them while making the tree)
 REJECTED = frozenset(cls for cls, entry in _REJECT.items() if entry is not None)
 
 
