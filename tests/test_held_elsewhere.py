@@ -120,3 +120,72 @@ def test_the_ways_out_run_and_are_right(f, args, want):
     y, pb = ad.pullback(f, *copy.deepcopy(args))
     assert y == f(*copy.deepcopy(args))
     assert pb(1.0)[0] == pytest.approx(want)
+
+
+class Box:
+    def __init__(self, w):
+        self.w = w
+
+
+def loop_over_container(x):
+    inner = np.zeros(2) + x
+    for r in [inner]:
+        r += x * x
+    return inner[1] * x
+
+
+def field_of_an_object(x):
+    inner = np.zeros(2) + x
+    b = Box(inner)
+    b.w[0] = x * x
+    return inner[0] * x
+
+
+def negative_index(x):
+    inner = np.zeros(2) + x
+    C = [inner]
+    r = C[-1]
+    r *= x
+    return inner[1]
+
+
+def computed_key(x):
+    inner = np.zeros(2) + x
+    d = {"a": inner}
+    for key in d:
+        d[key] += x
+    return inner[0] * x
+
+
+def dict_values(x):
+    inner = np.zeros(2) + x
+    d = {"a": inner}
+    for v in d.values():
+        v += x
+    return inner[0] * x
+
+
+def container_alias(x):
+    inner = np.zeros(2) + x
+    C = [inner]
+    D = C
+    D[0][1] = x * x
+    return inner[1] * x
+
+
+def a_view_in_a_container(x):
+    a = np.zeros(3) + x
+    C = [a[1:]]
+    C[0][0] = x * x
+    return a[1] * x
+
+
+MORE = [loop_over_container, field_of_an_object, negative_index, computed_key, dict_values,
+        container_alias, a_view_in_a_container]
+
+
+@pytest.mark.parametrize("f", MORE, ids=lambda f: f.__name__)
+def test_every_way_to_the_element_is_refused(f):
+    # each gave the unchanged value (and its gradient) before
+    with pytest.raises(ad.UnsupportedSyntaxError, match=r"may name the same object or share its memory"):
+        ad.gradient(f, 1.5)

@@ -1,6 +1,6 @@
 """The reverse pass, changes in place: which object a statement changes in place, a
 private copy or a snapshot of a value with no gradient before it is changed, and the
-containers that still hold an element being changed.
+containers that still hold an element being changed (and, holdings.py, the names a container may hold).
 
 Python shows a change in place through every name, container and closure that holds
 the object; the pullback must read the values each statement saw. ``_written_through``
@@ -34,6 +34,7 @@ import numpy as np
 from ..activity import ARRAY, CONST, OTHER, SCALAR
 from ..liveness import stmt_targets
 from .common import _MUTATING_METHODS, _has_starred
+from .holdings import Holdings
 
 
 # methods that change an array (or list, dict, set) in place, besides _MUTATING_METHODS,
@@ -89,69 +90,6 @@ def containment(fn_node, resolve, may_mutate):
         elif isinstance(node, (gast.Lambda, gast.FunctionDef)) and node is not fn_node:
             escaped |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     return element_of, escaped
-
-
-def holdings(fn_node):
-    """objects, over the whole function, whatever the path: it maps a name
-    bound by ``c = X[key]`` or ``c = X.attr`` (a constant key; the normaliser's
-    write-backs included) to the names whose object it may be: those put at that key of
-    X (a list, tuple or dict display bound to X, ``X[key] = n``, ``X.attr = n``), of the
-    objects X itself may be, in turn. Reads by a computed
-    index (a tape's ``_tape[_i - 1]``) are not followed."""
-    reads, slots = {}, {}
-
-    def put(x, key, v):
-        if isinstance(v, gast.Name):
-            slots.setdefault(x, {}).setdefault(key, set()).add(v.id)
-
-    for node in gast.walk(fn_node):
-        if not (isinstance(node, gast.Assign) and len(node.targets) == 1):
-            continue
-        t, v = node.targets[0], node.value
-        if isinstance(t, gast.Name):
-            key = _slot_key(v)
-            if key is not None and isinstance(v.value, gast.Name):
-                reads.setdefault(t.id, set()).add((v.value.id, key))
-            elif isinstance(v, (gast.List, gast.Tuple, gast.Set)):
-                for k, e in enumerate(v.elts):
-                    put(t.id, k, e)
-            elif isinstance(v, gast.Dict):
-                for k, e in zip(v.keys, v.values):
-                    if isinstance(k, gast.Constant):
-                        put(t.id, k.value, e)
-        elif isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(t.value, gast.Name):
-            key = _slot_key(t)
-            if key is not None:
-                put(t.value.id, key, v)
-    objects, busy = {}, set()
-
-    def objects_of(name):  # (a name read from itself, c = c[0], ends the walk)
-        if name in objects or name in busy:
-            return objects.get(name, set())
-        busy.add(name)
-        out = set()
-        for x, key in reads.get(name, ()):
-            for z in {x} | objects_of(x):
-                out |= slots.get(z, {}).get(key, set())
-        for n in list(out):
-            out |= objects_of(n)
-        busy.discard(name)
-        objects[name] = out
-        return out
-
-    for name in reads:
-        objects_of(name)
-    return objects
-
-
-def _slot_key(node):
-    """The constant key of ``X[key]`` (a str, int or other constant) or ``("attr", a)``
-    of ``X.a``; None for anything else."""
-    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
-        return node.slice.value
-    if isinstance(node, gast.Attribute):
-        return ("attr", node.attr)
-    return None
 
 
 class InPlaceMixin:
@@ -327,22 +265,27 @@ class InPlaceMixin:
             return
         if self.kinds.get(name) in SCALAR or self.kinds.get(name) == CONST:
             return  # (a number read out of a container: nothing changes in place)
-        bound = set(stmt_targets(s))  # (`new = c + v` binds new: the value after the change)
         if getattr(self, "_holdings_memo", None) is None:
-            self._holdings_memo = holdings(self.fn)
-        objects = self._holdings_memo
+            self._holdings_memo = Holdings(self.fn, self.resolve)
+        h = self._holdings_memo
+        objects = h.objects(name)
+        if not objects:
+            return
+        # (`new = c + v` binds new: the value after the change, not another name for it)
+        mine = h.copies(name) | set(stmt_targets(s))
         live = self.live_after.get(id(s), frozenset())
-        for other in sorted(objects.get(name, ())):
-            kind = self.kinds.get(other, OTHER)  # (a number is never changed in place)
-            if (other != name and other in live and other not in bound
-                    and kind not in SCALAR and kind != CONST):
-                self.refuse(
-                    f"changing `{name}` in place while `{other}` may name the same object "
-                    f"(`{name}` was read out of a container that holds `{other}`) and "
-                    f"`{other}` is read afterwards",
-                    f"the change would not show through `{other}`. Change `{other}` "
-                    f"itself, or read the values back through the container",
-                )
+        for held in sorted(objects - mine):
+            # the held name and what shares its memory (views)
+            for other in sorted({held} | self.aliases.get(held, set()) | self.same.get(held, set())):
+                kind = self.kinds.get(other, OTHER)  # (a number is never changed in place)
+                if other in live and other not in mine and kind not in SCALAR and kind != CONST:
+                    self.refuse(
+                        f"changing `{name}` in place while `{other}` may name the same object "
+                        f"or share its memory (`{name}` was read out of a container that may "
+                        f"hold `{held}`) and `{other}` is read afterwards",
+                        f"the change would not show through `{other}`. Change `{other}` "
+                        f"itself, or read the values back through the container",
+                    )
 
     def _writes_active(self, s):
         """Does statement s put a differentiated value somewhere?"""

@@ -1,0 +1,189 @@
+"""Which names a container may hold, and what a name read out of one may be.
+
+The reverse pass follows values by name. Python shows a change in place through every
+name for the object: put an array in a list (``C = [inner]``), change it through the list
+(``C[0][1] = x``, ``for r in C: r += x``, ``b.w += x`` of an object made with
+``Box(inner)``), and ``inner`` shows the change. ``holdings`` answers, over the whole
+function and whatever the path, the two questions ``check_held_elsewhere`` (in_place.py)
+asks about such a change:
+
+``objects(c)``: the names whose object c may be, when c was read out of a container
+(``c = X[k]``, ``c = X.attr``, an item of ``for c in X``, ``c = X.method(...)``): what X
+holds at that key (named in a display bound to X, stored by ``X[k] = n`` or
+``X.attr = n``) or at a position not known (given to a growing method of X or to the
+call that made X, ``X = F(n)`` for F not NumPy's or math's, a computed index), through
+containers read out of containers, and the copies (``a = b``) of all of them. A key is
+followed only while nothing can move the items (a sort, a pop, a ``del``, a slice
+assignment, any method but a reading one makes every key any key); a negative index is
+any key. It over-approximates on purpose (any path): a change it cannot rule out is
+refused, with the way out. The tapes of
+generated code (``_tape``, ``_tape_1``...) and the results of its run time's calls
+(``_rt.call(...)``) are left out: what is read back from a tape is a value the same name
+held before (a restore), and what those calls give back the transformer follows itself.
+"""
+import math
+import re
+
+import gast
+
+_TAPE = re.compile(r"_tape(_\d+)?$")
+_GROWING = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
+
+
+ANY = object()  # a position not known: a computed index, an item appended, a field a call set
+
+
+class Holdings:
+    def __init__(self, fn_node, resolve):
+        self._parent = {}
+        self._reads = {}  # name -> {(container, key)}: what it was read out of
+        self._slots = {}  # container -> {key: names put there}
+        self._shuffled = set()  # containers whose items may have moved (sort, pop, del...)
+        self._item_views = {}  # x = d.values() and the like: x -> {d}
+        for node in gast.walk(fn_node):
+            cls = node.__class__
+            if cls is gast.Assign and len(node.targets) == 1:
+                self._assign(node.targets[0], node.value, resolve)
+            elif cls is gast.For and node.target.__class__ is gast.Name and node.iter.__class__ is gast.Name:
+                self._read(node.target.id, node.iter.id, ANY)
+            elif cls is gast.Expr:
+                self._method(node.value)
+            elif cls is gast.Delete:
+                for t in node.targets:
+                    if t.__class__ is gast.Subscript and t.value.__class__ is gast.Name:
+                        self._shuffled.add(t.value.id)
+        self._objects = {}
+
+    def _find(self, n):
+        parent = self._parent
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    def _read(self, name, container, key):
+        if not _TAPE.match(container):
+            self._reads.setdefault(name, set()).add((container, key))
+
+    def _put(self, container, key, nodes):
+        if _TAPE.match(container):
+            return
+        for n in nodes:
+            if n.__class__ is gast.Starred:
+                n, key = n.value, ANY
+            if n.__class__ is gast.Name and n.id != container:  # (a = f(a): a rebinding)
+                self._slots.setdefault(container, {}).setdefault(key, set()).add(n.id)
+
+    def _method(self, call):
+        """A method call on a container: what it puts in, whether its items may move."""
+        if not (call.__class__ is gast.Call and call.func.__class__ is gast.Attribute
+                and call.func.value.__class__ is gast.Name):
+            return
+        x, attr = call.func.value.id, call.func.attr
+        if attr in _GROWING:
+            self._put(x, ANY, list(call.args) + [k.value for k in call.keywords])
+        if attr not in _READING:
+            self._shuffled.add(x)
+
+    def _assign(self, t, v, resolve):
+        if t.__class__ in (gast.Subscript, gast.Attribute):
+            if t.value.__class__ is gast.Name:
+                key = _key(t)
+                if key is ANY:
+                    self._shuffled.add(t.value.id)  # (a slice assignment moves items too)
+                self._put(t.value.id, key, [v])
+            return
+        if t.__class__ is not gast.Name:
+            return
+        x, cls = t.id, v.__class__
+        if cls is gast.Name:
+            a, b = self._find(x), self._find(v.id)
+            if a != b:  # one object under two names
+                self._parent[a] = b
+        elif cls in (gast.Subscript, gast.Attribute) and v.value.__class__ is gast.Name:
+            key = _key(v)
+            if key is not ANY and key.__class__ is int and key < 0:
+                key = ANY  # (from the end: the length is not known here)
+            self._read(x, v.value.id, key)
+        elif cls in (gast.List, gast.Tuple):
+            for k, e in enumerate(v.elts):
+                self._put(x, k, [e])
+        elif cls is gast.Set:
+            self._put(x, ANY, v.elts)
+        elif cls is gast.Dict:
+            for k, e in zip(v.keys, v.values):
+                key = k.value if k is not None and k.__class__ is gast.Constant else ANY
+                self._put(x, key, [e])
+        elif cls is gast.Call:
+            self._method(v)
+            f = v.func
+            parts = list(v.args) + [k.value for k in v.keywords]
+            if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and resolve(f) is None:
+                if f.attr in _SAME_ITEMS:  # d.values(), lst.copy(): the container's own items
+                    self._item_views.setdefault(x, set()).add(f.value.id)
+                else:
+                    self._read(x, f.value.id, ANY)  # lst.pop(), a method's result: an item
+                self._put(x, ANY, parts)
+            elif not _runtime(f) and not _makes_new(resolve(f)):
+                self._put(x, ANY, parts)  # Box(inner), a helper: may keep its arguments
+
+    def objects(self, name):
+        """The names whose object name may be, or hold (it was read out of a container
+        that holds them), transitively; with their copies (``a = b``)."""
+        got = self._objects.get(name)
+        if got is None:
+            self._objects[name] = set()  # (a cycle, c = c[0], ends here)
+            got = set()
+            for x, key in self._reads.get(name, ()):
+                for z in {x} | self.copies(x) | self.objects(x) | self._item_views.get(x, set()):
+                    slots = self._slots.get(z, {})
+                    if z in self._item_views.get(x, ()):
+                        key = ANY  # (d.items() gives pairs: any of d's items)
+                    if key is ANY or z in self._shuffled:
+                        for names in slots.values():
+                            got |= names
+                    else:
+                        got |= slots.get(key, set()) | slots.get(ANY, set())
+            for n in list(got):
+                got |= self.copies(n) | self.objects(n)
+            for x, _ in self._reads.get(name, ()):
+                got -= self.copies(x)  # (a = f(a) rebinds a: a does not hold itself)
+            self._objects[name] = got
+        return got
+
+    def copies(self, name):
+        """The names bound to name's object by ``a = b`` copies (name itself too)."""
+        root = self._find(name)
+        return {n for n in self._parent if self._find(n) == root} | {root, name}
+
+
+_SAME_ITEMS = frozenset({"values", "items", "keys", "copy"})
+_READING = frozenset({"get", "copy", "keys", "values", "items", "index", "count", "__getitem__"})
+
+
+def _key(node):
+    """The constant key of ``X[k]``, ``("attr", a)`` of ``X.a``, else ANY."""
+    if node.__class__ is gast.Attribute:
+        return ("attr", node.attr)
+    if node.__class__ is gast.Subscript and node.slice.__class__ is gast.Constant:
+        value = node.slice.value
+        if value.__class__ in (int, str, bytes, float, bool) or value is None:
+            return value
+    return ANY
+
+
+def _runtime(f):
+    """``_rt.something``: generated code's own run time (its calls return pairs, gradients
+    and restored values that the transformer follows itself, like its tapes)."""
+    return f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and f.value.id == "_rt"
+
+
+def _makes_new(obj):
+    """Whether obj (a resolved callee, or None) is a NumPy or math function or a numeric
+    builtin: its result holds none of its arguments (a view shares memory, which the
+    alias tracking of mutation.py follows)."""
+    if obj is None:
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    if module.startswith("numpy") or module == "math" or getattr(math, getattr(obj, "__name__", ""), None) is obj:
+        return True
+    return obj in (abs, len, float, int, complex, round, range, bool, str)  # (min, max, sorted: items)
