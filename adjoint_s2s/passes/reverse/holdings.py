@@ -16,10 +16,10 @@ containers read out of containers, and the copies (``a = b``) of all of them. A 
 followed only while nothing can move the items (a sort, a pop, a ``del``, a slice
 assignment, any method but a reading one makes every key any key); a negative index is
 any key. It over-approximates on purpose (any path): a change it cannot rule out is
-refused, with the way out. The tapes of
-generated code (``_tape``, ``_tape_1``...) and the results of its run time's calls
-(``_rt.call(...)``) are left out: what is read back from a tape is a value the same name
-held before (a restore), and what those calls give back the transformer follows itself.
+refused, with the way out. The tapes of generated code (``_tape``, ``_tape_1``...) and
+the results of its run time's calls (attributes of ``_rt``) are left out: what is read
+back from a tape is a value the same name held before (a restore), and what those calls
+give back the transformer follows itself.
 """
 import math
 import re
@@ -172,8 +172,8 @@ def _key(node):
 
 
 def _runtime(f):
-    """``_rt.something``: generated code's own run time (its calls return pairs, gradients
-    and restored values that the transformer follows itself, like its tapes)."""
+    """A call of an attribute of ``_rt``, generated code's own run time (its calls
+    return pairs, gradients and restored values that the transformer follows itself)."""
     return f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and f.value.id == "_rt"
 
 
