@@ -180,7 +180,28 @@ def a_view_in_a_container(x):
     return a[1] * x
 
 
-MORE = [loop_over_container, field_of_an_object, negative_index, computed_key, dict_values,
+def rows_of_an_array(x):
+    A = np.zeros((2, 2)) + x
+    for row in A:
+        row += x * x
+    return A.sum() * x
+
+
+def rows_of_an_array_enumerated(x):
+    A = np.zeros((2, 2)) + x
+    for i, row in enumerate(A):
+        row[0] = x * x
+    return A.sum()
+
+
+def read_out_before_the_change(x):
+    d = {"w": np.zeros(2) + x}
+    w = d["w"]
+    d["w"] *= x
+    return w[0]
+
+
+MORE = [rows_of_an_array, rows_of_an_array_enumerated, read_out_before_the_change, loop_over_container, field_of_an_object, negative_index, computed_key, dict_values,
         container_alias, a_view_in_a_container]
 
 

@@ -861,9 +861,27 @@ def {g}(a):
         k = self.r.random()
         key = "0" if k < 0.5 else "'a'"
         self.emit(f"{C} = [{inner}, 1.0]" if k < 0.5 else f"{C} = {{'a': {inner}, 'b': 1.0}}", ind)
-        change = self.pick([f"{C}[{key}][1] = {self.expr(S, 1)}"]
-                           + ([f"{C}[{key}] += {self.expr(V, 1)}"] if arr else [f"{C}[{key}].append({self.expr(S, 1)})"]))
-        self.emit(change, ind)
+        r = self.new("r")
+        if self.r.random() < 0.3:  # through a loop over the container, or a name read out first
+            self.emit(f"for {r} in list({C}.values())[:1]:" if k >= 0.5 else f"for {r} in {C}[:1]:", ind)
+            self.emit(f"{r}[1] = {r}[1] * {self.expr(S, 1)}", ind + 1)
+        else:
+            if self.r.random() < 0.3:
+                self.emit(f"{r} = {C}[{key}]", ind)
+                self.emit(f"{s} = {r}[1] * 1.0", ind)
+                self.bind(s, S)
+                s = self.new("s")
+            change = self.pick([f"{C}[{key}][1] = {self.expr(S, 1)}"]
+                               + ([f"{C}[{key}] += {self.expr(V, 1)}"] if arr else [f"{C}[{key}].append({self.expr(S, 1)})"]))
+            self.emit(change, ind)
+        if arr and self.r.random() < 0.3:  # the rows of a matrix changed in a loop
+            M2 = self.new("M")
+            self.emit(f"{M2} = np.outer({inner}, {inner}) + 0.0", ind)
+            self.emit(f"for {r} in {M2}:", ind)
+            self.emit(f"{r} *= {self.expr(S, 1)}", ind + 1)
+            self.emit(f"{s} = np.sum({M2}) * 0.1", ind)
+            self.bind(s, S)
+            s = self.new("s")
         self.emit(self.pick([f"{s} = {inner}[1] * {self.expr(S, 1)}", f"{s} = {C}[{key}][1] * {self.expr(S, 1)}",
                              f"{s} = sum({inner}) + {C}[{key}][0]"]), ind)
         self.bind(s, S)

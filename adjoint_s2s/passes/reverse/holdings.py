@@ -40,12 +40,14 @@ class Holdings:
         self._slots = {}  # container -> {key: names put there}
         self._shuffled = set()  # containers whose items may have moved (sort, pop, del...)
         self._item_views = {}  # x = d.values() and the like: x -> {d}
+        self._loop_items = set()  # the targets of for loops
         for node in gast.walk(fn_node):
             cls = node.__class__
             if cls is gast.Assign and len(node.targets) == 1:
                 self._assign(node.targets[0], node.value, resolve)
             elif cls is gast.For and node.target.__class__ is gast.Name and node.iter.__class__ is gast.Name:
                 self._read(node.target.id, node.iter.id, ANY)
+                self._loop_items.add(node.target.id)
             elif cls is gast.Expr:
                 self._method(node.value)
             elif cls is gast.Delete:
@@ -104,6 +106,8 @@ class Holdings:
             if key is not ANY and key.__class__ is int and key < 0:
                 key = ANY  # (from the end: the length is not known here)
             self._read(x, v.value.id, key)
+            if cls is gast.Subscript and v.slice.__class__ is gast.Slice:
+                self._item_views.setdefault(x, set()).add(v.value.id)  # C[:1]: C's items
         elif cls in (gast.List, gast.Tuple):
             for k, e in enumerate(v.elts):
                 self._put(x, k, [e])
@@ -125,6 +129,9 @@ class Holdings:
                 self._put(x, ANY, parts)
             elif not _runtime(f) and not _makes_new(resolve(f)):
                 self._put(x, ANY, parts)  # Box(inner), a helper: may keep its arguments
+                if resolve(f) in _ITEMS_OF:  # list(C), enumerate(C): C's items, in turn
+                    self._item_views.setdefault(x, set()).update(
+                        p.id for p in parts if p.__class__ is gast.Name)
 
     def objects(self, name):
         """The names whose object name may be, or hold (it was read out of a container
@@ -134,9 +141,12 @@ class Holdings:
             self._objects[name] = set()  # (a cycle, c = c[0], ends here)
             got = set()
             for x, key in self._reads.get(name, ()):
-                for z in {x} | self.copies(x) | self.objects(x) | self._item_views.get(x, set()):
+                if x in self._loop_items:
+                    key = ANY  # (an item of enumerate(C) is a pair (i, item): any key)
+                views = self._sources(x)
+                for z in {x} | self.copies(x) | self.objects(x) | views:
                     slots = self._slots.get(z, {})
-                    if z in self._item_views.get(x, ()):
+                    if z in views:
                         key = ANY  # (d.items() gives pairs: any of d's items)
                     if key is ANY or z in self._shuffled:
                         for names in slots.values():
@@ -150,12 +160,63 @@ class Holdings:
             self._objects[name] = got
         return got
 
+    def _sources(self, x):
+        """The containers whose items x holds too (d.values(), C[:1], list(C)...),
+        transitively."""
+        out, todo = set(), list(self._item_views.get(x, ()))
+        while todo:
+            n = todo.pop()
+            if n not in out:
+                out.add(n)
+                todo.extend(self._item_views.get(n, ()))
+        return out
+
+    def read_alike(self, name, skip):
+        """The other names read out of the same place of the same container (``w =
+        d["w"]`` and ``d_i = d["w"]``): they may be one object. skip(x): containers left
+        out (arrays: an item read out of one is a number or a view, which the alias
+        tracking of mutation.py follows)."""
+        out = set()
+        for x, key in self._reads.get(name, ()):
+            if skip(x):
+                continue
+            xs = self.copies(x)
+            for r, places in self._reads.items():
+                if r != name and any(
+                        x2 in xs and (key is ANY or k2 is ANY or k2 == key or x2 in self._shuffled)
+                        for x2, k2 in places):
+                    out |= self.copies(r)
+        return out
+
+    def containers(self, name):
+        """The containers name was read out of (directly)."""
+        return {x for x, _ in self._reads.get(name, ())}
+
+    def loop_containers(self, name):
+        """The containers name is an item of, when it is a for loop's item or read out of
+        one (``for row in A``, ``for i, r in enumerate(C[:1])``), with those whose items
+        they hold (C of C[:1]): nothing writes a change of it back, unlike ``A[i] += v``."""
+        out, todo, seen = set(), [name], set()
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            for x, _ in self._reads.get(n, ()):
+                if n in self._loop_items or x in self._loop_items:
+                    out |= {x} | self.objects(x) | self._sources(x)
+                    for z in self._sources(x):
+                        out |= self.objects(z)
+                todo.append(x)
+        return out
+
     def copies(self, name):
         """The names bound to name's object by ``a = b`` copies (name itself too)."""
         root = self._find(name)
         return {n for n in self._parent if self._find(n) == root} | {root, name}
 
 
+_ITEMS_OF = (list, tuple, sorted, reversed, iter, set, frozenset, enumerate, zip, filter)
 _SAME_ITEMS = frozenset({"values", "items", "keys", "copy"})
 _READING = frozenset({"get", "copy", "keys", "values", "items", "index", "count", "__getitem__"})
 

@@ -268,15 +268,23 @@ class InPlaceMixin:
         if getattr(self, "_holdings_memo", None) is None:
             self._holdings_memo = Holdings(self.fn, self.resolve)
         h = self._holdings_memo
-        objects = h.objects(name)
+        objects = set(h.objects(name)) | h.read_alike(name, lambda x: self.kinds.get(x) == ARRAY)
+        # a loop's item (`for row in A`, `for r in C[:1]`): a row of A (a view) or an item
+        # C holds, and nothing writes the change back into A or C
+        looped = h.loop_containers(name)
+        objects |= looped
         if not objects:
             return
-        # (`new = c + v` binds new: the value after the change, not another name for it)
+        # (`new = c + v` binds new: the value after the change, not another name for it;
+        # a container c was read out of by subscript gets it back by the normaliser's
+        # write-back, or is check_element_write's)
         mine = h.copies(name) | set(stmt_targets(s))
+        mine |= {c for x in h.containers(name) if x not in looped for c in h.copies(x)}
         live = self.live_after.get(id(s), frozenset())
         for held in sorted(objects - mine):
             # the held name and what shares its memory (views)
-            for other in sorted({held} | self.aliases.get(held, set()) | self.same.get(held, set())):
+            views = (self.aliases.get(held, set()) | self.same.get(held, set())) - {held}
+            for other in [held] + sorted(views):
                 kind = self.kinds.get(other, OTHER)  # (a number is never changed in place)
                 if other in live and other not in mine and kind not in SCALAR and kind != CONST:
                     self.refuse(
