@@ -104,6 +104,14 @@ def params_dict_read_by_key(x, lst):
     return lst[-1] + p["a"][0]
 
 
+def swapped_buffers(x):
+    a = np.zeros(2) + x
+    b = np.ones(2) * x
+    a, b = b, a  # a and b are rebound: neither is the other
+    a *= x
+    return b[0] + a[0]
+
+
 def inline_rows(x):
     m = [[0.0, 1.0], [2.0, 3.0]]
     m[1][0] = x * x
@@ -114,7 +122,8 @@ def inline_rows(x):
     (read_back_through_container, (1.5,), 3.0),
     (params_dict_read_by_key, (1.5, [0.5]), 3.0),
     (inline_rows, (1.5,), 4.0),
-], ids=["read_back_through_container", "params_dict_read_by_key", "inline_rows"])
+    (swapped_buffers, (1.5,), 4.0),
+], ids=["read_back_through_container", "params_dict_read_by_key", "inline_rows", "swapped_buffers"])
 def test_the_ways_out_run_and_are_right(f, args, want):
     import copy
     y, pb = ad.pullback(f, *copy.deepcopy(args))
@@ -201,7 +210,22 @@ def read_out_before_the_change(x):
     return w[0]
 
 
-MORE = [rows_of_an_array, rows_of_an_array_enumerated, read_out_before_the_change, loop_over_container, field_of_an_object, negative_index, computed_key, dict_values,
+def tuple_item_changed(x):
+    a = np.zeros(3) + x
+    t = (a, 1.0)
+    u = t[0]
+    u[1:] = x * x
+    return a.sum()
+
+
+def list_comprehension_rows(x):
+    rows = [np.zeros(2) + x for _ in range(2)]
+    for r in rows:
+        r[0] = x * x
+    return rows[0][0] + rows[1][1]
+
+
+MORE = [tuple_item_changed, list_comprehension_rows, rows_of_an_array, rows_of_an_array_enumerated, read_out_before_the_change, loop_over_container, field_of_an_object, negative_index, computed_key, dict_values,
         container_alias, a_view_in_a_container]
 
 

@@ -144,15 +144,19 @@ class Holdings:
                 if x in self._loop_items:
                     key = ANY  # (an item of enumerate(C) is a pair (i, item): any key)
                 views = self._sources(x)
-                for z in {x} | self.copies(x) | self.objects(x) | views:
+                # names bound anew out of x (`a, b = b, a`): what x held under them is
+                # another object now (the same one is read_alike's)
+                xs = self.copies(x)
+                rebound = {r for r, places in self._reads.items() if any(x2 in xs for x2, _ in places)}
+                for z in {x} | xs | self.objects(x) | views:
                     slots = self._slots.get(z, {})
                     if z in views:
                         key = ANY  # (d.items() gives pairs: any of d's items)
                     if key is ANY or z in self._shuffled:
                         for names in slots.values():
-                            got |= names
+                            got |= names - rebound
                     else:
-                        got |= slots.get(key, set()) | slots.get(ANY, set())
+                        got |= (slots.get(key, set()) | slots.get(ANY, set())) - rebound
             for n in list(got):
                 got |= self.copies(n) | self.objects(n)
             for x, _ in self._reads.get(name, ()):
