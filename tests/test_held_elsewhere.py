@@ -112,6 +112,13 @@ def swapped_buffers(x):
     return b[0] + a[0]
 
 
+def values_copied_into_an_array(x, v):
+    b = v.copy()
+    b[2] = v[1]  # an array holds values, not the objects they came from
+    b[3:4] *= x
+    return np.sum(b) + v[1] * x
+
+
 def inline_rows(x):
     m = [[0.0, 1.0], [2.0, 3.0]]
     m[1][0] = x * x
@@ -123,7 +130,9 @@ def inline_rows(x):
     (params_dict_read_by_key, (1.5, [0.5]), 3.0),
     (inline_rows, (1.5,), 4.0),
     (swapped_buffers, (1.5,), 4.0),
-], ids=["read_back_through_container", "params_dict_read_by_key", "inline_rows", "swapped_buffers"])
+    (values_copied_into_an_array, (1.5, np.arange(4.0)), 4.0),
+], ids=["read_back_through_container", "params_dict_read_by_key", "inline_rows", "swapped_buffers",
+        "values_copied_into_an_array"])
 def test_the_ways_out_run_and_are_right(f, args, want):
     import copy
     y, pb = ad.pullback(f, *copy.deepcopy(args))

@@ -34,7 +34,8 @@ ANY = object()  # a position not known: a computed index, an item appended, a fi
 
 
 class Holdings:
-    def __init__(self, fn_node, resolve):
+    def __init__(self, fn_node, resolve, arrays=frozenset()):
+        self._arrays = arrays  # names of arrays: a store into one copies values, holds nothing
         self._parent = {}
         self._reads = {}  # name -> {(container, key)}: what it was read out of
         self._slots = {}  # container -> {key: names put there}
@@ -67,7 +68,7 @@ class Holdings:
             self._reads.setdefault(name, set()).add((container, key))
 
     def _put(self, container, key, nodes):
-        if _TAPE.match(container):
+        if _TAPE.match(container) or container in self._arrays:
             return
         for n in nodes:
             if n.__class__ is gast.Starred:

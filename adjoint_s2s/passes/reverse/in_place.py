@@ -266,7 +266,8 @@ class InPlaceMixin:
         if self.kinds.get(name) in SCALAR or self.kinds.get(name) == CONST:
             return  # (a number read out of a container: nothing changes in place)
         if getattr(self, "_holdings_memo", None) is None:
-            self._holdings_memo = Holdings(self.fn, self.resolve)
+            arrays = frozenset(n for n, k in self.kinds.items() if k == ARRAY)
+            self._holdings_memo = Holdings(self.fn, self.resolve, arrays)
         h = self._holdings_memo
         objects = set(h.objects(name)) | h.read_alike(name, lambda x: self.kinds.get(x) == ARRAY)
         # a loop's item (`for row in A`, `for r in C[:1]`): a row of A (a view) or an item
