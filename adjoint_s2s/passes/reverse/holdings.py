@@ -3,9 +3,10 @@
 The reverse pass follows values by name. Python shows a change in place through every
 name for the object: put an array in a list (``C = [inner]``), change it through the list
 (``C[0][1] = x``, ``for r in C: r += x``, ``b.w += x`` of an object made with
-``Box(inner)``), and ``inner`` shows the change. ``holdings`` answers, over the whole
-function and whatever the path, the two questions ``check_held_elsewhere`` (in_place.py)
-asks about such a change:
+``Box(inner)``), and ``inner`` shows the change. ``Holdings`` answers, over the whole
+function and whatever the path, what ``check_held_elsewhere`` (in_place.py) asks about
+such a change: ``objects(c)``, ``read_alike(c)`` (other names read out of the same place),
+``loop_containers(c)`` (what a loop's item came out of) and ``copies(c)``.
 
 ``objects(c)``: the names whose object c may be, when c was read out of a container
 (``c = X[k]``, ``c = X.attr``, an item of ``for c in X``, ``c = X.method(...)``): what X

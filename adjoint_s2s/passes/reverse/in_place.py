@@ -1,6 +1,7 @@
 """The reverse pass, changes in place: which object a statement changes in place, a
 private copy or a snapshot of a value with no gradient before it is changed, and the
-containers that still hold an element being changed (and, holdings.py, the names a container may hold).
+containers that still hold an element being changed (holdings.py: the names a
+container may hold).
 
 Python shows a change in place through every name, container and closure that holds
 the object; the pullback must read the values each statement saw. ``_written_through``
