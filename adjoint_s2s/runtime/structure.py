@@ -140,12 +140,6 @@ def star_part(g, sizes, i, like):
     return tuple(chunk) if isinstance(like, tuple) else chunk
 
 
-def subdict(g, d):
-    if g is None:
-        return None
-    return {k: g.get(k) for k in d}
-
-
 def display_part(g, entries, i):
     """The gradient of entry i of a dict display ``{k: v, **d, ...}`` from the
     display's gradient g. entries: ``(is_star, key or the ** dict)`` of every entry, in
