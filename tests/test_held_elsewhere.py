@@ -243,3 +243,45 @@ def test_every_way_to_the_element_is_refused(f):
     # each gave the unchanged value (and its gradient) before
     with pytest.raises(ad.UnsupportedSyntaxError, match=r"may name the same object or share its memory"):
         ad.gradient(f, 1.5)
+
+
+# Known and not yet closed: a callee changes in place an object its argument holds, and
+# the caller reads that object under its own name afterwards. The value and the gradient
+# under pullback are wrong (the callee's change does not show through `inner`). Strict
+# xfails: a fix makes them pass, and then they must move to the tests above.
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def scale(self, s):
+        self.w *= s
+        return self
+
+
+def method_changes_a_field(x):
+    inner = np.zeros(2) + x
+    b = Scaled(inner)
+    b.scale(x)
+    return inner[0] * x
+
+
+def _write_item(c, v):
+    c[0][1] = v
+
+
+def helper_writes_an_item(x):
+    inner = np.zeros(2) + x
+    _write_item([inner], x * x)
+    return inner[1] * x
+
+
+@pytest.mark.xfail(strict=True, reason="a callee's change in place of what its argument "
+                   "holds is not followed into the caller's other names (issue 15 note)")
+@pytest.mark.parametrize("f", [method_changes_a_field, helper_writes_an_item],
+                         ids=lambda f: f.__name__)
+def test_known_wrong_a_callee_changes_what_its_argument_holds(f):
+    y, pb = ad.pullback(f, 1.5)
+    assert y == f(1.5)
+    fd = (f(1.5 + 1e-6) - f(1.5 - 1e-6)) / 2e-6
+    assert pb(1.0)[0] == pytest.approx(fd, rel=1e-6)
