@@ -188,3 +188,18 @@ def test_arrays_in_a_params_dict():
         dn[i] = x - 1e-6 * v
         fd = (mlp_params(*up) - mlp_params(*dn)) / 2e-6
         np.testing.assert_allclose(np.sum(g[i] * v), fd, rtol=1e-6)
+
+
+G = 2.0
+
+
+def global_value_and_a_lambda_parameter_of_its_name(a, b):
+    p = {"g": G, "a": a}
+    f = lambda G: G * 2.0  # noqa: E731 - a parameter named as the global, in a nested scope
+    return p["g"] * p["a"] * f(b)
+
+
+def test_a_nested_parameter_does_not_make_a_global_a_parameter():
+    code = [ln for ln in ad.show_adjoint(global_value_and_a_lambda_parameter_of_its_name, 0.9, 0.05).splitlines()
+            if not ln.strip().startswith("#")]
+    assert any("getitem_pair(p, 'g')" in ln or "p['g']" in ln for ln in code), "\n".join(code)

@@ -89,15 +89,20 @@ def scalarize_items(fn, user_names):
 
 
 def _bindings(fn):
-    """(name -> how many times anything binds or deletes it, the parameters). global or
-    nonlocal anywhere counts as binding it twice (it may be bound from elsewhere)."""
-    stores, params = {}, set()
+    """(name -> how many times anything binds or deletes it, fn's own parameters).
+    global or nonlocal anywhere counts as binding it twice (it may be bound from
+    elsewhere); a nested function's or lambda's parameter counts as a binding."""
+    a = fn.args
+    own = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs) + [x for x in (a.vararg, a.kwarg) if x]
+    params = {n.id for n in own if n.__class__ is gast.Name}
+    stores = {}
     for node in gast.walk(fn):
         cls = node.__class__
         if cls is gast.Name:
             ctx = node.ctx.__class__
             if ctx is gast.Param:
-                params.add(node.id)
+                if node.id not in params or not any(node is o for o in own):
+                    stores[node.id] = stores.get(node.id, 0) + 1
             elif ctx is not gast.Load:
                 stores[node.id] = stores.get(node.id, 0) + 1
         elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
