@@ -28,7 +28,8 @@ import re
 import gast
 
 _TAPE = re.compile(r"_tape(_\d+)?$")
-_GROWING = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
+# methods that put a value into a list, dict or set (in_place.py's element-write check too)
+GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
 
 
 ANY = object()  # a position not known: a computed index, an item appended, a field a call set
@@ -83,7 +84,7 @@ class Holdings:
                 and call.func.value.__class__ is gast.Name):
             return
         x, attr = call.func.value.id, call.func.attr
-        if attr in _GROWING:
+        if attr in GROWING_METHODS:
             self._put(x, ANY, list(call.args) + [k.value for k in call.keywords])
         if attr not in _READING:
             self._shuffled.add(x)

@@ -35,7 +35,7 @@ import numpy as np
 from ..activity import ARRAY, CONST, OTHER, SCALAR
 from ..liveness import stmt_targets
 from .common import _MUTATING_METHODS, _has_starred
-from .holdings import Holdings
+from .holdings import GROWING_METHODS as _GROWING_METHODS, Holdings
 
 
 # methods that change an array (or list, dict, set) in place, besides _MUTATING_METHODS,
@@ -53,8 +53,6 @@ _IN_PLACE_FUNCS = tuple(
 )
 
 
-# methods that put a value into a list, dict or set
-_GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__"})
 
 
 def containment(fn_node, resolve, may_mutate):
