@@ -254,11 +254,24 @@ def keeping(keep, f, args, run, kwargs):
     global _KEEP_DEPTH
     mark = len(_REPLACED)
     rmark = len(_REBOUND)
+    # a list, dict or set an argument holds changes in place in the callee, as in
+    # Python, but the caller's gradient of it would not see the change: compared after
+    held_items = [(k, _items(k[2])) for k in keep if type(k) is not int and len(k) == 3
+                  and type(k[2]) in (list, dict, set)]
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
+        for k, before in held_items:
+            if _items(k[2]) != before:
+                raise _written_held(f, k[0], k[1])
         if len(_REPLACED) > mark or len(_REBOUND) > rmark:
             for k in keep:  # a position, or (position, the other name it is read by)
+                if type(k) is not int and len(k) == 3:  # (position, name, an object it holds)
+                    held = k[2]
+                    if any(r is held for r in _REPLACED[mark:]) or any(
+                            old is held for old, _ in _REBOUND[rmark:]):
+                        raise _written_held(f, k[0], k[1])
+                    continue
                 i, via = (k, None) if type(k) is int else k
                 a = args[i]
                 if any(r is a for r in _REPLACED[mark:]):
@@ -282,6 +295,31 @@ def keeping(keep, f, args, run, kwargs):
 _REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
 
 
+class _Same:
+    """An item compared by identity (what a list, dict or set holds, see _items)."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+    def __eq__(self, other):
+        return self.x is other.x
+
+    def __hash__(self):
+        return id(self.x)
+
+
+def _items(c):
+    """What container c holds now, compared by identity: a list's items in order, a
+    dict's keys and values, a set's members."""
+    if type(c) is dict:
+        return [(k, _Same(v)) for k, v in c.items()]
+    if type(c) is set:
+        return set(c)
+    return [_Same(v) for v in c]
+
+
 _KEPT = {}  # id(argument) -> (argument, the value the callee left in it), for kept()
 
 
@@ -292,6 +330,16 @@ def rebinding(old, new):
     value to the caller (kept), as Python shows it."""
     if _KEEP_DEPTH and new is not old and isinstance(old, (np.ndarray, list, dict)):
         _REBOUND.append((old, new))
+
+
+def replaced(old):
+    """Generated before an item's new value is stored for `c[k] op= v` (`obj.f op= v`):
+    Python changes the item in place there when it is an array, list, dict or set, and
+    every other name for it shows the change; differentiated code binds a new value
+    into the container. Logged as a copy on write while a keeping call runs, so that a
+    caller reading the old object again is refused the change (see keeping)."""
+    if _KEEP_DEPTH and isinstance(old, (np.ndarray, list, dict, set)):
+        _REPLACED.append(old)
 
 
 def snapshot(x):
@@ -315,8 +363,12 @@ def private(x):
     if type(x) is np.ndarray:
         if x.base is None and sys.getrefcount(x) <= _PRIVATE_REFS and x.flags.writeable:
             return x
+        if _KEEP_DEPTH:  # (a copy on write: see keeping)
+            _REPLACED.append(x)
         return x.copy()
     if isinstance(x, (list, dict, set)) and sys.getrefcount(x) > _PRIVATE_REFS:
+        if _KEEP_DEPTH:
+            _REPLACED.append(x)
         return copy.copy(x)
     return x
 
@@ -394,12 +446,31 @@ def _written_argument(f, i, via=None):
     )
 
 
+def _written_held(f, i, name):
+    code = getattr(f, "__code__", None)
+    if code is not None and 0 <= i < code.co_argcount:
+        what = f"its argument `{code.co_varnames[i]}`"
+    else:
+        what = f"its argument #{i + 1}"
+    fname = short_name(f).rsplit(".", 1)[-1]
+    return MutationError(
+        f"{describe(f)} changes in place an object that {what} holds (directly or through "
+        f"a function it calls), and the calling function reads that object again after "
+        f"the call as `{name}`. Differentiated code follows an object by the names the "
+        f"calling function gives it: `{name}` would keep the old values where Python shows "
+        f"the new ones (an array is changed copy on write), or its gradient would miss the "
+        f"change (a list, dict or set). Read the "
+        f"values back through the argument after the call (or return them from {fname}), "
+        f"or change `{name}` itself"
+    )
+
+
 def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
         # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
         # the caller (kept): refused, as a write into it
-        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1, k[1]) for k in keep), meth, obj, *args, **kwargs)
+        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1,) + tuple(k[1:]) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)

@@ -408,6 +408,7 @@ nondifferentiable_builtin(
     structure.dict_key,
     structure.check_pair_keys,
     mutation.rebinding,
+    mutation.replaced,
     dispatch.field_names,
     store.changes_in_place,
     dispatch.new_instance,

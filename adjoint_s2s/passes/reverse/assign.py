@@ -57,6 +57,8 @@ class AssignMixin:
             rev = self._assign_name(x, e, fwd)
         elif isinstance(e, gast.BinOp):
             rev = self.binop(x, e, fwd)
+            if getattr(e, "element_augmented", False):
+                self._item_replaced(x, e, fwd)
         elif isinstance(e, gast.UnaryOp):
             rev = self.unaryop(x, e, fwd)
         elif isinstance(e, gast.Call):
@@ -80,6 +82,19 @@ class AssignMixin:
         if x in self.unpacked:
             rev = self.rev_pack(x, e, rev)
         return self.with_restore(rev, x, self.saves[mark:])
+
+    def _item_replaced(self, x, e, fwd):
+        """`c[k] op= v`, `obj.f op= v` with c, obj not arrays: Python changes the item, an
+        array or a list, in place, where this code binds a new value into the container;
+        logged (runtime.replaced), so that a caller holding the item under a name of its
+        own, or passing it, is refused the change (runtime.keeping)."""
+        left = e.left
+        if not isinstance(left, gast.Name) or self.kind_of(left) not in (ARRAY, OTHER):
+            return
+        if any(self.kinds.get(c) == ARRAY for c in self.holdings().containers(left.id)):
+            return  # (a row of an array: a view, written back into the array's memory)
+        self.helpers.add("_rt")
+        fwd.append(f"_rt.replaced({left.id})")
 
     def rev_pack(self, x, e, rev):
         """x a tuple or dict read only item by item (see Generator._unpacked_tuples): made

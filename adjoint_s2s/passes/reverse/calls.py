@@ -144,7 +144,7 @@ class CallsMixin:
             self.helpers.add("_rt")
             pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
             keep = self._kept_arguments(x, e)
-            how = f"call_method_keeping({keep!r}, " if keep else "call_method("
+            how = f"call_method_keeping({_keep_src(keep)}, " if keep else "call_method("
             fwd.append(
                 f"{x}, {pbn} = _rt.{how}{src(base)}, {func.attr!r}{_args_src(e, lead=True)})"
             )
@@ -154,7 +154,7 @@ class CallsMixin:
         keep = self._kept_arguments(x, e)
         direct = self.facts.callees.get(id(e)) if not keep else None
         if keep:  # the caller reads these containers again: the callee must not write them
-            fwd.append(f"{x}, {pbn} = _rt.call_keeping({keep!r}, {src(func)}{_args_src(e, lead=True)})")
+            fwd.append(f"{x}, {pbn} = _rt.call_keeping({_keep_src(keep)}, {src(func)}{_args_src(e, lead=True)})")
         elif direct is not None:  # its pair for these kinds, made with this code
             fwd.append(f"{x}, {pbn} = {self.direct_name(func.id, direct)}({_args_src(e)})")
         else:
@@ -220,6 +220,13 @@ class CallsMixin:
                     via = sorted(z for z in self.aliases.get(a.id, ()) if z != x and z in self.live)
                     if via:
                         keep.append((i, via[0]))
+        # objects an argument holds (`f([inner])`, `b.scale(s)` of b = Box(inner)) that
+        # the caller reads again by their own names: (i, name, None), watched at run time
+        base = e.func.value if isinstance(e.func, gast.Attribute) and fn is None else None
+        for i, a in [(-1, base)] + list(enumerate(e.args)):
+            if isinstance(a, gast.Name) and a.id in self.active:
+                keep += [(i, n, None) for n in self.held_and_read_again(a.id, self.cur_stmt)
+                         if n != x and all(type(k) is not tuple or k[1:] != (n, None) for k in keep)]
         return tuple(keep)
 
     def _pop(self, x, lst, args, fwd, depth):
@@ -462,3 +469,11 @@ class CallsMixin:
                 st.out.append(Restore(sv))
 
         return recipe
+
+
+def _keep_src(keep):
+    """The source of a call_keeping tuple: positions, (position, name) pairs, and
+    (position, name, the object the name holds now) for an object an argument holds."""
+    parts = [f"({k[0]}, {k[1]!r}, {k[1]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+

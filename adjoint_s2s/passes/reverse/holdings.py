@@ -217,6 +217,22 @@ class Holdings:
                 todo.append(x)
         return out
 
+    def held_by(self, name):
+        """The names whose objects name's object may hold, at any key and at any depth
+        (``[inner]``, ``Box(inner)``, a dict of lists of them), with their copies; the
+        names of name's own object left out."""
+        own = self.copies(name)
+        out, todo = set(), list(own)
+        while todo:
+            z = todo.pop()
+            for names in self._slots.get(z, {}).values():
+                for n in names:
+                    for c in self.copies(n):
+                        if c not in out and c not in own:
+                            out.add(c)
+                            todo.append(c)
+        return out
+
     def copies(self, name):
         """The names bound to name's object by ``a = b`` copies (name itself too)."""
         root = self._find(name)

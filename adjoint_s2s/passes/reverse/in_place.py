@@ -264,10 +264,7 @@ class InPlaceMixin:
             return
         if self.kinds.get(name) in SCALAR or self.kinds.get(name) == CONST:
             return  # (a number read out of a container: nothing changes in place)
-        if getattr(self, "_holdings_memo", None) is None:
-            arrays = frozenset(n for n, k in self.kinds.items() if k == ARRAY)
-            self._holdings_memo = Holdings(self.fn, self.resolve, arrays)
-        h = self._holdings_memo
+        h = self.holdings()
         objects = set(h.objects(name)) | h.read_alike(name, lambda x: self.kinds.get(x) == ARRAY)
         # a loop's item (`for row in A`, `for r in C[:1]`): a row of A (a view) or an item
         # C holds, and nothing writes the change back into A or C
@@ -294,6 +291,66 @@ class InPlaceMixin:
                         f"the change would not show through `{other}`. Change `{other}` "
                         f"itself, or read the values back through the container",
                     )
+
+    def holdings(self):
+        """The Holdings of this function (made when first asked for)."""
+        if getattr(self, "_holdings_memo", None) is None:
+            arrays = frozenset(n for n, k in self.kinds.items() if k == ARRAY)
+            self._holdings_memo = Holdings(self.fn, self.resolve, arrays)
+        return self._holdings_memo
+
+    def held_and_read_again(self, arg, s):
+        """The names, read again after statement s, whose objects the object of the name
+        arg (an argument of the call s makes) may hold: a callee changing one of them in
+        place through arg changes it in Python, and a copy on write in generated code
+        (``runtime.keeping`` watches them). Only names surely bound where s runs
+        (_bound_before): the call reads them."""
+        live = self.live_after.get(id(s), frozenset())
+        if not live:
+            return []
+        bound = self._bound_before().get(id(s), frozenset())
+        return sorted(
+            n for n in self.holdings().held_by(arg)
+            if n in live and n in bound and self.kinds.get(n, OTHER) not in SCALAR
+            and self.kinds.get(n, OTHER) != CONST
+        )
+
+    def _bound_before(self):
+        """id(statement) -> the names surely bound when it runs: the parameters, what the
+        statements before it in its block bind, and so on out through the blocks that
+        hold it (a loop's body: its target too)."""
+        memo = getattr(self, "_bound_memo", None)
+        if memo is None:
+            memo = self._bound_memo = {}
+
+            def block(stmts, bound):
+                """The names surely bound after stmts (None: no path leaves them)."""
+                bound = set(bound)
+                for st in stmts:
+                    memo[id(st)] = frozenset(bound)
+                    if isinstance(st, gast.Assign):
+                        bound.update(t.id for t in st.targets if isinstance(t, gast.Name))
+                    elif isinstance(st, gast.If):  # what both branches bind
+                        a, b = block(st.body, bound), block(st.orelse, bound)
+                        if a is None or b is None:
+                            bound = a if b is None else b
+                            if bound is None:
+                                return None
+                        else:
+                            bound = a & b
+                    elif isinstance(st, gast.While):
+                        block(st.body, bound)
+                        block(st.orelse, bound)
+                    elif isinstance(st, gast.For):
+                        inner = bound | ({st.target.id} if isinstance(st.target, gast.Name) else set())
+                        block(st.body, inner)
+                        block(st.orelse, bound)
+                    elif isinstance(st, (gast.Return, gast.Raise, gast.Break, gast.Continue)):
+                        return None
+                return bound
+
+            block(self.fn.body, self.info.params)
+        return memo
 
     def _writes_active(self, s):
         """Does statement s put a differentiated value somewhere?"""
