@@ -871,9 +871,15 @@ def {g}(a):
                 self.emit(f"{s} = {r}[1] * 1.0", ind)
                 self.bind(s, S)
                 s = self.new("s")
-            change = self.pick([f"{C}[{key}][1] = {self.expr(S, 1)}"]
-                               + ([f"{C}[{key}] += {self.expr(V, 1)}"] if arr else [f"{C}[{key}].append({self.expr(S, 1)})"]))
-            self.emit(change, ind)
+            if self.r.random() < 0.35:  # the change made by a helper the container is given
+                g = self.new("change")
+                body = self.pick(["c[k][1] = v"] + (["c[k] += v"] if arr else ["c[k].append(v)"]))
+                self.defs.append(f"def {g}(c, k, v):\n    {body}\n")
+                self.emit(f"{g}({C}, {key}, {self.expr(S if 'append' in body or '[1]' in body else V, 1)})", ind)
+            else:
+                change = self.pick([f"{C}[{key}][1] = {self.expr(S, 1)}"]
+                                   + ([f"{C}[{key}] += {self.expr(V, 1)}"] if arr else [f"{C}[{key}].append({self.expr(S, 1)})"]))
+                self.emit(change, ind)
         if arr and self.r.random() < 0.3:  # the rows of a matrix changed in a loop
             M2 = self.new("M")
             self.emit(f"{M2} = np.outer({inner}, {inner}) + 0.0", ind)
