@@ -405,7 +405,13 @@ def _args_src(e, lead=False):
 
 
 def _has_starred(e):
-    return any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords)
+    for a in e.args:  # (loops, not any() of generators: asked of most calls, twice)
+        if a.__class__ is gast.Starred:
+            return True
+    for k in e.keywords:
+        if k.arg is None:
+            return True
+    return False
 
 
 def _lens(call):
@@ -415,6 +421,7 @@ def _lens(call):
 
 
 
+@functools.lru_cache(maxsize=None)
 def _runtime_append():
     return sys.modules[__name__.partition(".")[0] + ".runtime"].append  # see runtime_dispatch
 

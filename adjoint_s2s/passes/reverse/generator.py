@@ -56,6 +56,8 @@ class Generator(
         self.fn = fn_node
         self.info = info
         self.deps = {}  # objects resolved statically -> their rule version
+        self._noted = set()  # the objects note_dep has put in deps
+        self._prims = {}  # (callee, number of arguments, keywords) -> inline_primitive's rule
         self.helpers = set()  # helper modules the generated code uses (_rt, math, ...)
         if taken is None:  # (emit passes the names the normaliser already knows)
             taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
@@ -150,8 +152,12 @@ class Generator(
     # ----- static resolution -----------------------------------------------------------
 
     def note_dep(self, obj):
+        noted = self._noted  # (asked of every call: a callee's version is looked up once)
         try:
+            if obj in noted:
+                return
             self.deps[obj] = R.version(obj)
+            noted.add(obj)
         except TypeError:
             pass
 
