@@ -108,6 +108,9 @@ def acc_call(b, expr):
 
 
 
+_FIX = {True: "_rt.real", False: "_rt.scalar"}  # a real adjoint made a number; any other
+
+
 class Status:
     """Adjoint bookkeeping while recipes write the pullback, in pullback order."""
 
@@ -136,40 +139,44 @@ class Status:
         if name not in gen.active:
             return
         kind = gen.kinds.get(name, OTHER)
-        b = self.adj(name)
-        s = self.status.get(name)
+        b = gen._adj.get(name)  # (adj(name), its usual case inline)
+        if b is None:
+            b = self.adj(name)
+        status = self.status
+        s = status.get(name)
         scalar = kind in SCALAR
-        fix = "_rt.real" if kind == REAL else "_rt.scalar"
         if s is None:
             if num or not scalar:
-                self.line(f"{b} = {expr}")
-                self.status[name] = NUM if (num and kind in NUMERIC) else MAYBE
+                self.out.append(f"{b} = {expr}")
+                status[name] = NUM if (num and kind in NUMERIC) else MAYBE
                 if not scalar:
                     src_ = _passed_through(expr)
                     if src_ is not None:
                         self.aliases.setdefault(src_, set()).add(b)
             else:
-                self.line(f"{b} = {fix}({expr})")
-                self.status[name] = NUM
+                self.out.append(f"{b} = {_FIX[kind == REAL]}({expr})")
+                status[name] = NUM
         elif s == NUM and kind in NUMERIC:
             if num and expr.startswith("-") and not expr.startswith("-("):
-                self.line(f"{b} = {b} - {expr[1:]}")
+                self.out.append(f"{b} = {b} - {expr[1:]}")
                 return
             if not scalar and (not num or _scattered(expr)):
-                self.line(f"{b} = {acc_call(b, expr)}")
+                self.out.append(f"{b} = {acc_call(b, expr)}")
                 self.added_to.add(b)
                 if not num:
-                    self.status[name] = MAYBE
+                    status[name] = MAYBE
             else:
-                self.line(f"{b} = {b} + {expr}" if num else f"{b} = {b} + {fix}({expr})")
+                self.out.append(f"{b} = {b} + {expr}" if num else f"{b} = {b} + {_FIX[kind == REAL]}({expr})")
         else:
-            self.line(f"{b} = {acc_call(b, expr)}")
-            self.status[name] = MAYBE
+            self.out.append(f"{b} = {acc_call(b, expr)}")
+            status[name] = MAYBE
             self.added_to.add(b)
 
     def consume(self, name):
         """The adjoint of name has been passed on: older versions start from zero."""
         self.status.pop(name, None)
+        if not self.aliases:  # (nothing to release: most pullbacks of numbers)
+            return
         targets = self.aliases.pop(self.adj(name), None)
         if targets:
             self.out.append(Release(self.adj(name), targets))
@@ -236,10 +243,6 @@ def _default_atoms(fn):
     pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults))
     pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
     return [(p.id, d.id) for p, d in pairs if isinstance(d, gast.Name)]
-
-
-def _only_markers(items):
-    return all(isinstance(i, Restore) for i in items)
 
 
 def _flatten(block):
