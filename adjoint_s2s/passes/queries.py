@@ -207,7 +207,9 @@ class Queries:
         if cls is gast.Attribute:
             if node.value.__class__ is gast.Name:  # `math.sin`: asked of every call, by
                 key = (node.value.id, node.attr)  # several passes: looked up once
-                memo = self.__dict__.setdefault("_attribute_memo", {})
+                memo = self.__dict__.get("_attribute_memo")
+                if memo is None:
+                    memo = self._attribute_memo = {}
                 got = memo.get(key, _MISSING)
                 if got is _MISSING:
                     got = memo[key] = self._resolve_attribute(node)

@@ -63,9 +63,10 @@ class OperatorsMixin:
             return rev
         if numeric:
             fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
-            sa, sb = src(a), src(b)
+            sa = a.id if a.__class__ is gast.Name else src(a)  # (src of a name, inline)
+            sb = b.id if b.__class__ is gast.Name else src(b)
             fwd.append(self.op_line(x, e, ka, sa, sb, opname))
-            if opname == "Mult" and isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id:
+            if opname == "Mult" and a.__class__ is gast.Name and b.__class__ is gast.Name and a.id == b.id:
                 # a square: one contribution, g * (2 * a), instead of two
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same", None, [ka], [sa])
             partials = {"a": pa, "b": pb}
