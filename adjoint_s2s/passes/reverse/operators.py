@@ -69,10 +69,9 @@ class OperatorsMixin:
             if opname == "Mult" and a.__class__ is gast.Name and b.__class__ is gast.Name and a.id == b.id:
                 # a square: one contribution, g * (2 * a), instead of two
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same", None, [ka], [sa])
-            partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
-                partials["a"] = _pow_const_partial(b.value, ka in SCALAR)
-            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same", None, [ka, kb], [sa, sb])
+                pa = _pow_const_partial(b.value, ka in SCALAR)
+            return self._binop_numbers(x, a, b, ka, kb, sa, sb, pa, pb)
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
@@ -138,27 +137,53 @@ class OperatorsMixin:
         if extra:
             mapping.update(extra)
         mapping["ans"] = x
-        # per operand that is a name: (parameter, its name, kind, source)
-        todo = [(p, v.id, k, v_src) for (p, v), k, v_src in zip(args, kinds, srcs) if v.__class__ is gast.Name]
+        # per operand that is a name and has an adjoint template or a partial:
+        # (its name, kind, source, adjoint template or None, partial or None)
+        ops = []
+        for (p, v), k, v_src in zip(args, kinds, srcs):
+            if v.__class__ is not gast.Name:
+                continue
+            adj = adjoints.get(p)
+            if adj is not None and isinstance(adj, dict):
+                adj = adj.get(cls, adj.get("any"))
+            partial = partials.get(p) if adj is None else None
+            if adj is not None or partial is not None:
+                ops.append((v.id, k, v_src, adj, partial))
+        return self._rev_partials(x, ops, mapping, cls)
+
+    def _binop_numbers(self, x, a, b, ka, kb, sa, sb, pa, pb):
+        """elementwise(x, [("a", a), ("b", b)], {"a": pa, "b": pb}, {}, "same", None,
+        [ka, kb], [sa, sb]) of `x = a op b` on numbers or arrays, its lists and dicts
+        made directly (most statements of arithmetic code)."""
+        cls = "real"
+        for k, p in ((ka, pa), (kb, pb)):
+            if k != CONST and k != REAL and p is not None:
+                cls = "complex" if k in SCALAR and cls != "array" else "array"
+        if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
+            cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
+        ops = []
+        if pa is not None and a.__class__ is gast.Name:
+            ops.append((a.id, ka, sa, None, pa))
+        if pb is not None and b.__class__ is gast.Name:
+            ops.append((b.id, kb, sb, None, pb))
+        return self._rev_partials(x, ops, {"a": sa, "b": sb, "ans": x}, cls)
+
+    def _rev_partials(self, x, ops, mapping, cls):
+        """The recipe of elementwise: each active operand of ops adds its contribution
+        (its adjoint template filled, or g times its partial) to its adjoint."""
 
         def body(st, g, num):
             mapping["g"] = g
             active = self.active  # (asked here: a later statement may make a name active)
-            for p, v, k, v_src in todo:
-                if v not in active:
+            for name, k, v_src, adj, partial in ops:
+                if name not in active:
                     continue
-                adj = adjoints.get(p)
-                if adj is not None and isinstance(adj, dict):
-                    adj = adj.get(cls, adj.get("any"))
                 if adj is not None:
                     expr = fill(adj, mapping)
                     self.note_helpers(expr)
                     if k == REAL and cls == "complex":
                         expr = f"_rt.re({expr})"
-                    st.acc(v, expr, num and cls != "array" or num and k == ARRAY)
-                    continue
-                partial = partials.get(p)
-                if partial is None:
+                    st.acc(name, expr, num and cls != "array" or num and k == ARRAY)
                     continue
                 d = fill(partial, mapping)
                 if "." in d:
@@ -166,7 +191,7 @@ class OperatorsMixin:
                 expr = _contribution(g, d, cls, k, v_src)
                 if "_rt." in expr:
                     self.helpers.add("_rt")
-                st.acc(v, expr, num)
+                st.acc(name, expr, num)
 
         def rev(st):
             s = st.status.get(x)
