@@ -58,19 +58,37 @@ def fill(template, mapping):
     """rules.fill(template, mapping): the template's identifiers (not attribute names)
     replaced from mapping, by the template's pieces split once (a rule's templates are
     filled once per operand of every statement that uses the rule)."""
-    parts = _template_parts(template)
-    if len(parts) == 3 and not parts[0] and not parts[2]:  # one identifier: `b`, `g`
-        return mapping.get(parts[1], parts[1])
-    out = list(parts)
+    plan = _FILL_PLANS.get(template)
+    if plan is None:
+        plan = _fill_plan(template)
+    if plan.__class__ is str:  # one identifier: `b`, `g`
+        return mapping.get(plan, plan)
+    if plan is _NO_IDENTIFIER:  # `1`, `-1`
+        return template
+    out = list(plan)
     for i in range(1, len(out), 2):  # the identifiers stand at the odd places
         out[i] = mapping.get(out[i], out[i])
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=1024)
-def _template_parts(template):
-    """[text, identifier, text, ..., text]: what rules.fill's pattern splits it into."""
-    return tuple(R._IDENT.split(template))
+_FILL_PLANS = {}  # template -> _fill_plan(template)
+_NO_IDENTIFIER = object()  # (a plan: the template is returned as it is)
+
+
+def _fill_plan(template):
+    """What fill does with a template: the identifier it is (a str), _NO_IDENTIFIER,
+    or [text, identifier, text, ..., text] as rules.fill's pattern splits it."""
+    parts = tuple(R._IDENT.split(template))
+    if len(parts) == 1:
+        plan = _NO_IDENTIFIER
+    elif len(parts) == 3 and not parts[0] and not parts[2]:
+        plan = parts[1]
+    else:
+        plan = parts
+    if len(_FILL_PLANS) >= 4096:  # (templates made per call site, min/max's, come and go)
+        _FILL_PLANS.clear()
+    _FILL_PLANS[template] = plan
+    return plan
 
 
 def _passed_through(expr):
