@@ -385,7 +385,15 @@ def _paren(d):
     return f"({d})"
 
 
+_OPERATOR_CHARS = frozenset(" +-*/%<>=")
+
+
 def _balanced_call(d):
+    k = d.find("(")
+    if k >= 0 and d.find(")") == len(d) - 1 and d.find("(", k + 1) < 0:
+        # `head(args)`, no other parenthesis (most calls of a partial): the loop below
+        # looks at the head only (the rest stands inside the pair, closed at the end)
+        return _OPERATOR_CHARS.isdisjoint(d[:k])
     depth = 0
     for i, ch in enumerate(d):
         if ch == "(":
