@@ -207,7 +207,9 @@ class Queries:
         if cls is gast.Attribute:
             if node.value.__class__ is gast.Name:  # `math.sin`: asked of every call, by
                 key = (node.value.id, node.attr)  # several passes: looked up once
-                memo = self.__dict__.setdefault("_attribute_memo", {})
+                memo = self.__dict__.get("_attribute_memo")
+                if memo is None:
+                    memo = self._attribute_memo = {}
                 got = memo.get(key, _MISSING)
                 if got is _MISSING:
                     got = memo[key] = self._resolve_attribute(node)
@@ -438,6 +440,11 @@ class Queries:
             return False
         if cls is gast.BinOp:  # (none of the cases below)
             return bool(self.reads(e) & self.active)
+        if cls is gast.Call:
+            obj = self.resolve(e.func)
+            if obj is not None and self._no_tangent(obj):
+                return False
+            return bool(self.reads(e) & self.active)
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
             return False
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Invert) and self.kind_of(e.operand) != OTHER:
@@ -446,13 +453,25 @@ class Queries:
             return bool(free_names_of_function(e) & self.active)
         if isinstance(e, gast.Attribute) and self.inactive_attr(e):
             return False
-        if isinstance(e, gast.Call):
-            obj = self.resolve(e.func)
-            if obj is not None and hashable(obj) and (obj in R.NONDIFF or obj in R.STOPS_GRADIENT):
-                return False
-            if obj is not None and R.lookup_user(obj) is not None and R.lookup_user(obj).style == "nondiff":
-                return False
         return bool(self.reads(e) & self.active)
+
+    def _no_tangent(self, obj):
+        """Does a call of obj surely return a value without a tangent (a non-differentiable
+        built-in, a function that stops the gradient, a user rule of style nondiff)?
+        Asked once per callee (the rules do not change while a function is transformed)."""
+        memo = self.__dict__.get("_no_tangent_memo")
+        if memo is None:
+            memo = self._no_tangent_memo = {}
+        try:
+            return memo[obj]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable: no table holds it
+            return False
+        user = R.lookup_user(obj)
+        got = memo[obj] = obj in R.NONDIFF or obj in R.STOPS_GRADIENT or (
+            user is not None and user.style == "nondiff")
+        return got
 
     def reads(self, e):
         """The names e reads (memoised by node: never change the set)."""

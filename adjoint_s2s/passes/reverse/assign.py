@@ -28,7 +28,7 @@ import ast
 import gast
 
 from ..activity import ARRAY, COMPLEX, OTHER, REAL, free_names_of_function
-from ..codegen import If, Raw, Restore, src
+from ..codegen import If, Raw, Restore, Save, src
 from .common import MAYBE, NUM, _default_atoms, _tuple_src
 
 
@@ -37,11 +37,12 @@ class AssignMixin:
 
     # ----- assignments -------------------------------------------------------------------
     def assign(self, x, e, fwd, depth):
+        cls = e.__class__  # (no node class has subclasses: `is`, not isinstance)
         if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
             self.check_augmented(e, fwd)
             if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
                 self.appended.add(e.left.id)
-        if isinstance(e, gast.Name) and e.id == x and not getattr(self.cur_stmt, "augmented", False):
+        if cls is gast.Name and e.id == x and not getattr(self.cur_stmt, "augmented", False):
             # `x = x` (a generated pullback's `b_s = (b_s)`, differentiated again): the
             # identity, with no reverse. As a copy it would add x's adjoint to itself and
             # then clear it (consume): a zero gradient.
@@ -49,29 +50,32 @@ class AssignMixin:
             return None
         self.note_alias(x, e)
         active = x in self.active
-        mark = len(self.saves)
-        self.save(x, fwd, depth)
-        if not active or (isinstance(e, gast.Call) and not self.value_active(e)):
+        saves = self.saves
+        mark = len(saves)
+        sv = Save(x, depth > 0)  # (self.save(x, fwd, depth), inline)
+        saves.append(sv)
+        fwd.append(sv)
+        if not active or (cls is gast.Call and not self.value_active(e)):
             rev = self._assign_inactive(x, e, active, fwd, depth)
-        elif isinstance(e, gast.Name):
-            rev = self._assign_name(x, e, fwd)
-        elif isinstance(e, gast.BinOp):
+        elif cls is gast.BinOp:
             rev = self.binop(x, e, fwd)
             if getattr(e, "element_augmented", False):
                 self._item_replaced(x, e, fwd)
-        elif isinstance(e, gast.UnaryOp):
-            rev = self.unaryop(x, e, fwd)
-        elif isinstance(e, gast.Call):
+        elif cls is gast.Call:
             rev = self.call(x, e, fwd)
-        elif isinstance(e, gast.Attribute):
+        elif cls is gast.Name:
+            rev = self._assign_name(x, e, fwd)
+        elif cls is gast.UnaryOp:
+            rev = self.unaryop(x, e, fwd)
+        elif cls is gast.Attribute:
             rev = self.attribute(x, e, fwd)
-        elif isinstance(e, gast.Subscript):
+        elif cls is gast.Subscript:
             rev = self.subscript(x, e, fwd)
-        elif isinstance(e, (gast.Tuple, gast.List)):
+        elif cls is gast.Tuple or cls is gast.List:
             rev = self.display(x, e, fwd)
-        elif isinstance(e, gast.Dict):
+        elif cls is gast.Dict:
             rev = self.dict_display(x, e, fwd)
-        elif isinstance(e, gast.Lambda):
+        elif cls is gast.Lambda:
             fwd.append(Raw([f"{x} = {ast.unparse(gast.gast_to_ast(e))}"], getattr(e, "lineno", None)))
             self.raw_items.append(fwd[-1])
             rev = self.rev_closure(x, free_names_of_function(e), _default_atoms(e))
@@ -81,7 +85,7 @@ class AssignMixin:
             rev = None
         if x in self.unpacked:
             rev = self.rev_pack(x, e, rev)
-        return self.with_restore(rev, x, self.saves[mark:])
+        return self.with_restore(rev, x, saves[mark:])
 
     def _item_replaced(self, x, e, fwd):
         """`c[k] op= v`, `obj.f op= v` with c, obj not arrays: Python changes the item, an

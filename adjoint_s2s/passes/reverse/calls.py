@@ -249,25 +249,27 @@ class CallsMixin:
 
     def inline_primitive(self, x, e, obj, args, fwd):
         """Inline the templates of a primitive rule, or None if the call does not fit one."""
-        kwnames = [k.arg for k in e.keywords]
-        if any(k is None for k in kwnames):
+        keywords = e.keywords
+        kwnames = tuple(k.arg for k in keywords) if keywords else ()
+        if None in kwnames:
             return None
-        prim = R.lookup_primitive(obj, len(args), tuple(kwnames))
-        if prim is None:
+        got = self._primitive_of(obj, len(args), kwnames)
+        if got is None:
             return None
-        values = args + [k.value for k in e.keywords]
-        kinds = [self.kind_of(a) for a in values]
-        if not all(k in _NUM_CONST for k in kinds):
-            return None
-        bound = prim.bind(len(args), kwnames)
+        prim, bound, defaults = got
+        values = args + [k.value for k in keywords] if keywords else args
+        kind_of = self.kind_of
+        kinds = [kind_of(a) for a in values]
+        for k in kinds:
+            if k not in _NUM_CONST:
+                return None
         pairs = list(zip(bound, values))
-        if any(p == "out" and not (isinstance(v, gast.Constant) and v.value is None)
-               for p, v in pairs):
+        if "out" in bound and any(p == "out" and not (isinstance(v, gast.Constant) and v.value is None)
+                                  for p, v in pairs):
             return None  # out=: the run-time version of the rule refuses it
-        defaults = [(p, gast.Constant(value=None, kind=None)) for p in prim.params if p not in bound]
         fwd.append(f"{x} = {src(e)}")
         self.note_helpers(prim.path)
-        extra = {p: prim.defaults[p] for p, _ in defaults}
+        extra = dict(defaults)
         adjoints = prim.adjoints
         if adjoints.get("a") == _EXTREMUM and set(bound) <= {"a", "axis", "keepdims"} \
                 and args and args[0].__class__ is gast.Name and args[0].id in self.active:
@@ -280,6 +282,25 @@ class CallsMixin:
                 adjoints = dict(adjoints, a=_EXTREMUM[:-1] + ", _zeros)")
                 extra["_zeros"] = zeros
         return self.elementwise(x, pairs, prim.partials, adjoints, prim.kind, extra, kinds)
+
+    def _primitive_of(self, obj, nargs, kwnames):
+        """(rule, the parameters the call binds, {unbound parameter: its default's
+        source}) of a primitive called with nargs positional arguments and the keywords
+        kwnames, or None: looked up once per callee and call shape."""
+        try:
+            return self._prims[obj, nargs, kwnames]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable callee: no rule is keyed on it
+            return None
+        prim = R.lookup_primitive(obj, nargs, kwnames)
+        got = None
+        if prim is not None:
+            bound = prim.bind(nargs, kwnames)
+            defaults = {p: prim.defaults[p] for p in prim.params if p not in bound} if bound is not None else None
+            got = (prim, bound, defaults)
+        self._prims[obj, nargs, kwnames] = got
+        return got
 
     def min_max(self, x, e, obj, fwd):
         """min(a, b) / max(a, b) of real numbers, inline: the gradient goes to the one

@@ -58,19 +58,37 @@ def fill(template, mapping):
     """rules.fill(template, mapping): the template's identifiers (not attribute names)
     replaced from mapping, by the template's pieces split once (a rule's templates are
     filled once per operand of every statement that uses the rule)."""
-    parts = _template_parts(template)
-    if len(parts) == 3 and not parts[0] and not parts[2]:  # one identifier: `b`, `g`
-        return mapping.get(parts[1], parts[1])
-    out = list(parts)
+    plan = _FILL_PLANS.get(template)
+    if plan is None:
+        plan = _fill_plan(template)
+    if plan.__class__ is str:  # one identifier: `b`, `g`
+        return mapping.get(plan, plan)
+    if plan is _NO_IDENTIFIER:  # `1`, `-1`
+        return template
+    out = list(plan)
     for i in range(1, len(out), 2):  # the identifiers stand at the odd places
         out[i] = mapping.get(out[i], out[i])
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=1024)
-def _template_parts(template):
-    """[text, identifier, text, ..., text]: what rules.fill's pattern splits it into."""
-    return tuple(R._IDENT.split(template))
+_FILL_PLANS = {}  # template -> _fill_plan(template)
+_NO_IDENTIFIER = object()  # (a plan: the template is returned as it is)
+
+
+def _fill_plan(template):
+    """What fill does with a template: the identifier it is (a str), _NO_IDENTIFIER,
+    or [text, identifier, text, ..., text] as rules.fill's pattern splits it."""
+    parts = tuple(R._IDENT.split(template))
+    if len(parts) == 1:
+        plan = _NO_IDENTIFIER
+    elif len(parts) == 3 and not parts[0] and not parts[2]:
+        plan = parts[1]
+    else:
+        plan = parts
+    if len(_FILL_PLANS) >= 4096:  # (templates made per call site, min/max's, come and go)
+        _FILL_PLANS.clear()
+    _FILL_PLANS[template] = plan
+    return plan
 
 
 def _passed_through(expr):
@@ -108,6 +126,9 @@ def acc_call(b, expr):
 
 
 
+_FIX = {True: "_rt.real", False: "_rt.scalar"}  # a real adjoint made a number; any other
+
+
 class Status:
     """Adjoint bookkeeping while recipes write the pullback, in pullback order."""
 
@@ -136,40 +157,44 @@ class Status:
         if name not in gen.active:
             return
         kind = gen.kinds.get(name, OTHER)
-        b = self.adj(name)
-        s = self.status.get(name)
+        b = gen._adj.get(name)  # (adj(name), its usual case inline)
+        if b is None:
+            b = self.adj(name)
+        status = self.status
+        s = status.get(name)
         scalar = kind in SCALAR
-        fix = "_rt.real" if kind == REAL else "_rt.scalar"
         if s is None:
             if num or not scalar:
-                self.line(f"{b} = {expr}")
-                self.status[name] = NUM if (num and kind in NUMERIC) else MAYBE
+                self.out.append(f"{b} = {expr}")
+                status[name] = NUM if (num and kind in NUMERIC) else MAYBE
                 if not scalar:
                     src_ = _passed_through(expr)
                     if src_ is not None:
                         self.aliases.setdefault(src_, set()).add(b)
             else:
-                self.line(f"{b} = {fix}({expr})")
-                self.status[name] = NUM
+                self.out.append(f"{b} = {_FIX[kind == REAL]}({expr})")
+                status[name] = NUM
         elif s == NUM and kind in NUMERIC:
             if num and expr.startswith("-") and not expr.startswith("-("):
-                self.line(f"{b} = {b} - {expr[1:]}")
+                self.out.append(f"{b} = {b} - {expr[1:]}")
                 return
             if not scalar and (not num or _scattered(expr)):
-                self.line(f"{b} = {acc_call(b, expr)}")
+                self.out.append(f"{b} = {acc_call(b, expr)}")
                 self.added_to.add(b)
                 if not num:
-                    self.status[name] = MAYBE
+                    status[name] = MAYBE
             else:
-                self.line(f"{b} = {b} + {expr}" if num else f"{b} = {b} + {fix}({expr})")
+                self.out.append(f"{b} = {b} + {expr}" if num else f"{b} = {b} + {_FIX[kind == REAL]}({expr})")
         else:
-            self.line(f"{b} = {acc_call(b, expr)}")
-            self.status[name] = MAYBE
+            self.out.append(f"{b} = {acc_call(b, expr)}")
+            status[name] = MAYBE
             self.added_to.add(b)
 
     def consume(self, name):
         """The adjoint of name has been passed on: older versions start from zero."""
         self.status.pop(name, None)
+        if not self.aliases:  # (nothing to release: most pullbacks of numbers)
+            return
         targets = self.aliases.pop(self.adj(name), None)
         if targets:
             self.out.append(Release(self.adj(name), targets))
@@ -236,10 +261,6 @@ def _default_atoms(fn):
     pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults))
     pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
     return [(p.id, d.id) for p, d in pairs if isinstance(d, gast.Name)]
-
-
-def _only_markers(items):
-    return all(isinstance(i, Restore) for i in items)
 
 
 def _flatten(block):
@@ -364,7 +385,15 @@ def _paren(d):
     return f"({d})"
 
 
+_OPERATOR_CHARS = frozenset(" +-*/%<>=")
+
+
 def _balanced_call(d):
+    k = d.find("(")
+    if k >= 0 and d.find(")") == len(d) - 1 and d.find("(", k + 1) < 0:
+        # `head(args)`, no other parenthesis (most calls of a partial): the loop below
+        # looks at the head only (the rest stands inside the pair, closed at the end)
+        return _OPERATOR_CHARS.isdisjoint(d[:k])
     depth = 0
     for i, ch in enumerate(d):
         if ch == "(":
@@ -405,7 +434,13 @@ def _args_src(e, lead=False):
 
 
 def _has_starred(e):
-    return any(isinstance(a, gast.Starred) for a in e.args) or any(k.arg is None for k in e.keywords)
+    for a in e.args:  # (loops, not any() of generators: asked of most calls, twice)
+        if a.__class__ is gast.Starred:
+            return True
+    for k in e.keywords:
+        if k.arg is None:
+            return True
+    return False
 
 
 def _lens(call):
@@ -415,6 +450,7 @@ def _lens(call):
 
 
 
+@functools.lru_cache(maxsize=None)
 def _runtime_append():
     return sys.modules[__name__.partition(".")[0] + ".runtime"].append  # see runtime_dispatch
 

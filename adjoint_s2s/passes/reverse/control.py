@@ -41,7 +41,7 @@ import gast
 from .. import codegen as C
 from ..activity import OTHER, free_names_of_function, stmt_targets, walk_block
 from ..codegen import Block, If, Loop, Raw, Restore, src
-from .common import MAYBE, _default_atoms, _flatten, _join_status, _loop_hint, _only_markers
+from .common import MAYBE, _default_atoms, _flatten, _join_status, _loop_hint
 
 
 class ControlMixin:
@@ -259,13 +259,20 @@ class ControlMixin:
 
     def run(self, recipes, st):
         for recipe, origin in reversed(recipes):
+            if not origin:
+                if recipe is not None:
+                    recipe(st)
+                continue
             mark = len(st.out)
-            if origin:
-                st.line(f"# {origin}")
+            st.out.append(f"# {origin}")
             if recipe is not None:
                 recipe(st)
-            if origin and _only_markers(st.out[mark + 1 :]):
-                del st.out[mark]  # the statement needed no adjoint code: no comment
+            out = st.out
+            for i in range(mark + 1, len(out)):
+                if not isinstance(out[i], Restore):
+                    break
+            else:  # only restores (markers) after the comment
+                del out[mark]  # the statement needed no adjoint code: no comment
 
 
 def _leaves_early(body):

@@ -42,6 +42,7 @@ from .plain import plain_statement
 
 
 _ATOMS = frozenset((gast.Name, gast.Constant))
+_NOTHING = frozenset()
 # values of `x = e` that may make a dict key (check_dict_keys): a display, a setdefault call
 _KEYED_VALUES = frozenset((gast.Dict, gast.Call))
 _DISPATCHED = re.compile(r"_rt\.(binop|unop|call|call_keeping|call_method|call_method_keeping|getitem_pair|getattr_pair)\(")
@@ -56,6 +57,8 @@ class Generator(
         self.fn = fn_node
         self.info = info
         self.deps = {}  # objects resolved statically -> their rule version
+        self._noted = set()  # the objects note_dep has put in deps
+        self._prims = {}  # (callee, number of arguments, keywords) -> inline_primitive's rule
         self.helpers = set()  # helper modules the generated code uses (_rt, math, ...)
         if taken is None:  # (emit passes the names the normaliser already knows)
             taken = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
@@ -150,8 +153,12 @@ class Generator(
     # ----- static resolution -----------------------------------------------------------
 
     def note_dep(self, obj):
+        noted = self._noted  # (asked of every call: a callee's version is looked up once)
         try:
+            if obj in noted:
+                return
             self.deps[obj] = R.version(obj)
+            noted.add(obj)
         except TypeError:
             pass
 
@@ -173,9 +180,10 @@ class Generator(
     def block(self, stmts, loop_depth):
         fwd, recipes = Block(), []
         note = None  # in a loop: [where the user line's comment is, why it is dispatched]
+        resolve, after_stmt = self.resolve, self.after_stmt
         for s in stmts:
             origin = getattr(s, "origin", None)
-            if isinstance(s, gast.Return):
+            if s.__class__ is gast.Return:
                 # the return itself needs no code; the heading of its line goes with the
                 # adjoint of what it computed (`mul = y * y; result = np.sum(mul)`), if any
                 end = getattr(s, "origin_end", None)
@@ -194,16 +202,16 @@ class Generator(
                 fwd.append(f"# {origin}")
                 note = [len(fwd), []] if loop_depth else None
             mark = len(fwd)
-            if plain_statement(s, self.resolve):  # the checks below have nothing to say of it
-                self.cur_stmt = s
-                if getattr(s, "src_line", None) is not None:
-                    self.last_line = s.src_line
+            if plain_statement(s, resolve):  # the checks below have nothing to say of it
+                line = getattr(s, "src_line", None)
+                if line is not None:
+                    self.last_line = line
                 r = self._plain_stmt(s, fwd, loop_depth)
             else:
                 self.refuse_unsupported(s)
                 self.check_operands(s)
                 r = self.stmt(s, fwd, loop_depth)
-            after = self.after_stmt.pop(id(s), None)
+            after = after_stmt.pop(id(s), None) if after_stmt else None
             if after is not None:  # (a line an earlier statement's adjoint asked for)
                 fwd.append(after)
             if note is not None:
@@ -301,7 +309,7 @@ class Generator(
         stmt and _stmt only the assignment is left."""
         self.depth = depth
         self.fwd = fwd
-        self.live = self.live_after.get(id(s), frozenset())
+        self.live = self.live_after.get(id(s), _NOTHING)
         self.cur_stmt = s
         return self.assign(s.targets[0].id, s.value, fwd, depth)
 

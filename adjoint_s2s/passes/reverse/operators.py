@@ -20,7 +20,7 @@ import gast
 from ..activity import ARRAY, BINOP_NAMES, CONST, NUMERIC, OTHER, REAL, SCALAR
 from ..codegen import _BIN, src
 from ... import rules as R
-from .common import _BITOP_NAMES, _contribution, _pow_const_partial, fill
+from .common import NUM, _BITOP_NAMES, _contribution, _pow_const_partial, fill
 
 
 _NUM_CONST = NUMERIC + (CONST,)
@@ -63,15 +63,15 @@ class OperatorsMixin:
             return rev
         if numeric:
             fn, pa, pb = R.operators.BINARY[opname] if opname != "MatMult" else (None, None, None)
-            sa, sb = src(a), src(b)
+            sa = a.id if a.__class__ is gast.Name else src(a)  # (src of a name, inline)
+            sb = b.id if b.__class__ is gast.Name else src(b)
             fwd.append(self.op_line(x, e, ka, sa, sb, opname))
-            if opname == "Mult" and isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id:
+            if opname == "Mult" and a.__class__ is gast.Name and b.__class__ is gast.Name and a.id == b.id:
                 # a square: one contribution, g * (2 * a), instead of two
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same", None, [ka], [sa])
-            partials = {"a": pa, "b": pb}
             if opname == "Pow" and isinstance(b, gast.Constant):
-                partials["a"] = _pow_const_partial(b.value, ka in SCALAR)
-            return self.elementwise(x, [("a", a), ("b", b)], partials, {}, "same", None, [ka, kb], [sa, sb])
+                pa = _pow_const_partial(b.value, ka in SCALAR)
+            return self._binop_numbers(x, a, b, ka, kb, sa, sb, pa, pb)
         # objects, lists, tuples: dispatch at run time (user dunders are differentiated)
         self.helpers.add("_rt")
         pbn = self.fresh_local(f"{x}_pullback", self.fwd, self.depth)
@@ -118,55 +118,89 @@ class OperatorsMixin:
         kinds, srcs: the operands' kinds and sources, when the caller has them already."""
         if kinds is None:
             kinds = [self.kind_of(v) for _, v in args]
-        numeric_kinds = [
-            k
-            for (p, _), k in zip(args, kinds)
-            if k != CONST and (partials.get(p) is not None or p in adjoints)
-        ]
-        if prim_kind in ("array", "other"):
+        if prim_kind == "array" or prim_kind == "other":
             cls = "array"
-        elif numeric_kinds.count(REAL) == len(numeric_kinds):  # (all real)
-            cls = "real"
-        elif all(k in SCALAR for k in numeric_kinds):
-            cls = "complex"
-        else:
-            cls = "array"
+        else:  # of the operands with a partial or an adjoint (no constant): all real,
+            all_real = all_scalar = True  # all real or complex, or else arrays
+            for (p, _), k in zip(args, kinds):
+                if k != CONST and k != REAL and (partials.get(p) is not None or p in adjoints):
+                    all_real = False
+                    if k not in SCALAR:
+                        all_scalar = False
+                        break
+            cls = "real" if all_real else "complex" if all_scalar else "array"
         if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
             cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
         if srcs is None:
             srcs = [src(v) for _, v in args]
-        mapping = {p: s for (p, _), s in zip(args, srcs)}
-        mapping.update(extra or {})
+        mapping = dict(zip([p for p, _ in args], srcs))
+        if extra:
+            mapping.update(extra)
         mapping["ans"] = x
+        # per operand that is a name and has an adjoint template or a partial:
+        # (its name, kind, source, adjoint template or None, partial or None)
+        ops = []
+        for (p, v), k, v_src in zip(args, kinds, srcs):
+            if v.__class__ is not gast.Name:
+                continue
+            adj = adjoints.get(p)
+            if adj is not None and isinstance(adj, dict):
+                adj = adj.get(cls, adj.get("any"))
+            partial = partials.get(p) if adj is None else None
+            if adj is not None or partial is not None:
+                ops.append((v.id, k, v_src, adj, partial))
+        return self._rev_partials(x, ops, mapping, cls)
+
+    def _binop_numbers(self, x, a, b, ka, kb, sa, sb, pa, pb):
+        """elementwise(x, [("a", a), ("b", b)], {"a": pa, "b": pb}, {}, "same", None,
+        [ka, kb], [sa, sb]) of `x = a op b` on numbers or arrays, its lists and dicts
+        made directly (most statements of arithmetic code)."""
+        cls = "real"
+        for k, p in ((ka, pa), (kb, pb)):
+            if k != CONST and k != REAL and p is not None:
+                cls = "complex" if k in SCALAR and cls != "array" else "array"
+        if cls == "real" and self.kinds.get(x, OTHER) not in (REAL, CONST):
+            cls = "complex"  # real operands, a possibly complex result (x ** 0.5 of x < 0)
+        ops = []
+        if pa is not None and a.__class__ is gast.Name:
+            ops.append((a.id, ka, sa, None, pa))
+        if pb is not None and b.__class__ is gast.Name:
+            ops.append((b.id, kb, sb, None, pb))
+        return self._rev_partials(x, ops, {"a": sa, "b": sb, "ans": x}, cls)
+
+    def _rev_partials(self, x, ops, mapping, cls):
+        """The recipe of elementwise: each active operand of ops adds its contribution
+        (its adjoint template filled, or g times its partial) to its adjoint."""
+
+        def body(st, g, num):
+            mapping["g"] = g
+            active = self.active  # (asked here: a later statement may make a name active)
+            for name, k, v_src, adj, partial in ops:
+                if name not in active:
+                    continue
+                if adj is not None:
+                    expr = fill(adj, mapping)
+                    self.note_helpers(expr)
+                    if k == REAL and cls == "complex":
+                        expr = f"_rt.re({expr})"
+                    st.acc(name, expr, num and cls != "array" or num and k == ARRAY)
+                    continue
+                d = fill(partial, mapping)
+                if "." in d:
+                    self.note_helpers(d)
+                expr = _contribution(g, d, cls, k, v_src)
+                if "_rt." in expr:
+                    self.helpers.add("_rt")
+                st.acc(name, expr, num)
 
         def rev(st):
-            def body(g, num):
-                mapping["g"] = g
-                active = self.active
-                for (p, v), k, v_src in zip(args, kinds, srcs):
-                    if v.__class__ is not gast.Name or v.id not in active:  # (is_active)
-                        continue
-                    adj = adjoints.get(p)
-                    if isinstance(adj, dict):
-                        adj = adj.get(cls, adj.get("any"))
-                    if adj is not None:
-                        expr = fill(adj, mapping)
-                        self.note_helpers(expr)
-                        if k == REAL and cls == "complex":
-                            expr = f"_rt.re({expr})"
-                        st.acc(v.id, expr, num and cls != "array" or num and k == ARRAY)
-                        continue
-                    partial = partials.get(p)
-                    if partial is None:
-                        continue
-                    d = fill(partial, mapping)
-                    self.note_helpers(d)
-                    expr = _contribution(g, d, cls, k, v_src)
-                    if "_rt." in expr:
-                        self.helpers.add("_rt")
-                    st.acc(v.id, expr, num)
-
-            self.read_g(st, x, body)
+            s = st.status.get(x)
+            if s is None:
+                return
+            if s == NUM:  # (read_g's first case, inline: most statements of numbers)
+                body(st, st.adj(x), True)
+            else:
+                self.read_g(st, x, lambda g, num: body(st, g, num))
 
         return rev
 
