@@ -429,3 +429,118 @@ def test_the_watched_call_is_differentiated_again():
 
     fd = (d1(1.5 + 1e-5) - d1(1.5 - 1e-5)) / 2e-5
     assert ad.gradient(d1, 1.5)[0] == pytest.approx(fd, rel=1e-6)
+
+
+# The other way round: the object changed through its own name while a container that
+# holds it is read afterwards (`c = [arr]; arr[0] = x; c[0].sum()`). Python shows the
+# change through the container; generated code changes a copy (arrays) or misses the
+# gradient (a list grown in place). Whether the container holds this very object depends
+# on the path taken, so it is checked when the change runs (runtime.check_held).
+
+def put(c, v):
+    c.append(v)
+
+
+def write_then_read_through_a_list(x):
+    arr = np.zeros(2) + x
+    c = [arr]
+    arr[0] = x * x
+    return c[0].sum()
+
+
+def augmented_then_read_through_a_dict(x):
+    arr = np.zeros(2) + x
+    d = {"a": arr}
+    arr *= x
+    return d["a"].sum()
+
+
+def append_then_read_through_a_list(x):
+    inner = []
+    C = [inner]
+    inner.append(x * x)
+    return sum(C[0])
+
+
+def stored_by_a_helper_then_written(x):
+    c = []
+    arr = np.zeros(2) + x
+    put(c, arr)
+    arr[0] = x * x
+    return c[0].sum()
+
+
+def stored_by_a_helper_then_written_through_the_list(x):
+    arr = np.zeros(2) + x
+    c = []
+    put(c, arr)
+    c[0][1] = x * x
+    return arr.sum()
+
+
+def held_two_levels_down(x):
+    arr = np.zeros(2) + x
+    c = {"rows": [arr]}
+    arr[1] = x * x
+    return c["rows"][0].sum()
+
+
+def held_by_an_object(x):
+    arr = np.zeros(2) + x
+    b = Scaled(arr)
+    arr[1] = x * x
+    return b.w.sum()
+
+
+WRITTEN_BY_NAME = [write_then_read_through_a_list, augmented_then_read_through_a_dict,
+                   append_then_read_through_a_list, stored_by_a_helper_then_written,
+                   stored_by_a_helper_then_written_through_the_list, held_two_levels_down,
+                   held_by_an_object]
+
+
+@pytest.mark.parametrize("f", WRITTEN_BY_NAME, ids=lambda f: f.__name__)
+def test_a_change_through_its_own_name_while_a_holder_is_read_is_refused(f):
+    with pytest.raises((ad.MutationError, ad.UnsupportedSyntaxError)) as err:
+        ad.pullback(f, 1.5)
+    assert "holds it" in str(err.value) or "may name the same object" in str(err.value)
+
+
+def rows_made_written_then_stored(x):
+    rows = []
+    for i in range(3):
+        row = np.zeros(2)
+        row[0] = x * i
+        row += x
+        rows.append(row)
+    return rows[0].sum() + rows[2][0] * x
+
+
+def written_before_it_is_stored(x):
+    arr = np.zeros(2) + x
+    arr[0] = x * x
+    c = [arr]
+    return c[0].sum() * x
+
+
+def a_constant_written_while_held(x):
+    arr = np.zeros(2)
+    c = [arr]
+    arr[0] = 5.0  # no gradient: changed in place, as in Python
+    return x * c[0].sum()
+
+
+def holder_not_read_again(x):
+    arr = np.zeros(2) + x
+    c = [arr]
+    arr[0] = x * x
+    return arr.sum() + x * x
+
+
+@pytest.mark.parametrize("f", [rows_made_written_then_stored, written_before_it_is_stored,
+                               a_constant_written_while_held, holder_not_read_again],
+                         ids=lambda f: f.__name__)
+def test_a_change_no_holder_sees_runs_and_is_right(f):
+    y, pb = ad.pullback(f, 1.5)
+    assert y == f(1.5)
+    fd = (f(1.5 + 1e-6) - f(1.5 - 1e-6)) / 2e-6
+    assert pb(1.0)[0] == pytest.approx(fd, rel=1e-6)

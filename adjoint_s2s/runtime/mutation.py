@@ -256,8 +256,10 @@ def keeping(keep, f, args, run, kwargs):
     rmark = len(_REBOUND)
     # a list, dict or set an argument holds changes in place in the callee, as in
     # Python, but the caller's gradient of it would not see the change: compared after
-    held_items = [(k, _items(k[2])) for k in keep if type(k) is not int and len(k) == 3
-                  and type(k[2]) in (list, dict, set)]
+    # (position, name, object): only where the argument does hold the object now
+    held = [k for k in keep if type(k) is not int and len(k) == 3
+            and k[2] is not args[k[0]] and _holds(args[k[0]], k[2], 4, set())]
+    held_items = [(k, _items(k[2])) for k in held if type(k[2]) in (list, dict, set)]
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
@@ -265,12 +267,12 @@ def keeping(keep, f, args, run, kwargs):
             if _items(k[2]) != before:
                 raise _written_held(f, k[0], k[1])
         if len(_REPLACED) > mark or len(_REBOUND) > rmark:
+            for k in held:  # an object an argument holds, copied on write
+                if any(r is k[2] for r in _REPLACED[mark:]) or any(
+                        old is k[2] for old, _ in _REBOUND[rmark:]):
+                    raise _written_held(f, k[0], k[1])
             for k in keep:  # a position, or (position, the other name it is read by)
-                if type(k) is not int and len(k) == 3:  # (position, name, an object it holds)
-                    held = k[2]
-                    if any(r is held for r in _REPLACED[mark:]) or any(
-                            old is held for old, _ in _REBOUND[rmark:]):
-                        raise _written_held(f, k[0], k[1])
+                if type(k) is not int and len(k) == 3:
                     continue
                 i, via = (k, None) if type(k) is int else k
                 a = args[i]
@@ -420,6 +422,49 @@ def check_shared(value, other, name, other_name, op, line):
     if shared:
         what, hint = shared_write_message(name, other_name, op, element)
         raise MutationError(f"{what}, in differentiated code at {_user_file()}, line {line}: {hint}")
+
+
+def check_held(value, holder, name, holder_name, line):
+    """Generated before a change in place of `name` (``name[i] = v``, ``name op= v``,
+    ``name.append(v)``) while `holder_name`, a container or object that may hold it, is
+    read afterwards: Python shows the change through the holder, differentiated code
+    would not. Raises MutationError when the holder does hold this very object, at
+    any depth (lists, tuples, dicts, sets, the fields of objects)."""
+    if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
+        return  # (numbers, tuples: not changed in place)
+    if _holds(holder, value, 4, set()):
+        raise MutationError(
+            f"changing `{name}` in place while `{holder_name}` holds it (`{holder_name}` is "
+            f"used afterwards), in differentiated code at {_user_file()}, line {line}: "
+            f"differentiated code follows `{name}` by its name, so what is read through "
+            f"`{holder_name}` would keep the old values or miss the gradient of the change. "
+            f"Put `{name}` into `{holder_name}` after changing it, change it through "
+            f"`{holder_name}`, or put a copy (`{name}.copy()`) into `{holder_name}` if it "
+            f"should keep the old values"
+        )
+
+
+def _holds(c, value, depth, seen):
+    """Whether container or object c holds value (by identity) within depth levels."""
+    if depth == 0 or id(c) in seen:
+        return False
+    seen.add(id(c))
+    t = type(c)
+    if t is list or t is tuple or t is set or t is frozenset:
+        items = c
+    elif t is dict:
+        items = c.values()
+    elif isinstance(c, (np.ndarray, np.generic, int, float, complex, str, bytes)) or c is None:
+        return False
+    else:
+        items = getattr(c, "__dict__", None)
+        if not isinstance(items, dict):
+            return False
+        items = items.values()
+    for item in items:
+        if item is value or _holds(item, value, depth - 1, seen):
+            return True
+    return False
 
 
 def _written_argument(f, i, via=None):

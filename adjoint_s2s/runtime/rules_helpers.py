@@ -405,6 +405,7 @@ def forget_fields_pair(obj):
 
 nondifferentiable_builtin(
     mutation.check_shared,
+    mutation.check_held,
     structure.dict_key,
     structure.check_pair_keys,
     mutation.rebinding,

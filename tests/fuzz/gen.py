@@ -871,7 +871,11 @@ def {g}(a):
                 self.emit(f"{s} = {r}[1] * 1.0", ind)
                 self.bind(s, S)
                 s = self.new("s")
-            if self.r.random() < 0.35:  # the change made by a helper the container is given
+            k2 = self.r.random()
+            if k2 < 0.25:  # the change made through the object's own name
+                self.emit(self.pick([f"{inner}[1] = {self.expr(S, 1)}"]
+                                    + ([f"{inner} += {self.expr(V, 1)}"] if arr else [f"{inner}.append({self.expr(S, 1)})"])), ind)
+            elif k2 < 0.5:  # the change made by a helper the container is given
                 g = self.new("change")
                 body = self.pick(["c[k][1] = v"] + (["c[k] += v"] if arr else ["c[k].append(v)"]))
                 self.defs.append(f"def {g}(c, k, v):\n    {body}\n")

@@ -224,7 +224,7 @@ class CallsMixin:
         # the caller reads again by their own names: (i, name, None), watched at run time
         base = e.func.value if isinstance(e.func, gast.Attribute) and fn is None else None
         for i, a in [(-1, base)] + list(enumerate(e.args)):
-            if isinstance(a, gast.Name) and a.id in self.active:
+            if isinstance(a, gast.Name) and a.id in self.active and self.kinds.get(a.id, OTHER) == OTHER:
                 keep += [(i, n, None) for n in self.held_and_read_again(a.id, self.cur_stmt)
                          if n != x and all(type(k) is not tuple or k[1:] != (n, None) for k in keep)]
         return tuple(keep)

@@ -289,6 +289,7 @@ class Generator(
             fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         self.live = live
         self.check_element_write(s)
+        self.guard_holders(s, fwd)
         snapshots = self.snapshot_writes(s, fwd, depth)
         r = self._stmt(s, fwd, depth)
         if snapshots:

@@ -53,11 +53,13 @@ class Holdings:
                 self._loop_items.add(node.target.id)
             elif cls is gast.Expr:
                 self._method(node.value)
+                self._call(node.value, resolve)
             elif cls is gast.Delete:
                 for t in node.targets:
                     if t.__class__ is gast.Subscript and t.value.__class__ is gast.Name:
                         self._shuffled.add(t.value.id)
         self._objects = {}
+        self._held = {}
 
     def _find(self, n):
         parent = self._parent
@@ -88,6 +90,22 @@ class Holdings:
             self._put(x, ANY, list(call.args) + [k.value for k in call.keywords])
         if attr not in _READING:
             self._shuffled.add(x)
+
+    def _call(self, call, resolve):
+        """A call that may store one of its arguments into another (`put(c, arr)`, a
+        method given a value): each container argument may hold each other one."""
+        if call.__class__ is not gast.Call or _runtime(call.func):
+            return
+        f = call.func
+        if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and resolve(f) is None:
+            if f.attr not in _READING and f.attr not in GROWING_METHODS:  # (growing: _method)
+                self._put(f.value.id, ANY, list(call.args) + [k.value for k in call.keywords])
+            return
+        if _makes_new(resolve(f)):
+            return
+        parts = [a for a in list(call.args) + [k.value for k in call.keywords] if a.__class__ is gast.Name]
+        for a in parts:
+            self._put(a.id, ANY, [b for b in parts if b.id != a.id])
 
     def _assign(self, t, v, resolve):
         if t.__class__ in (gast.Subscript, gast.Attribute):
@@ -122,6 +140,7 @@ class Holdings:
                 self._put(x, key, [e])
         elif cls is gast.Call:
             self._method(v)
+            self._call(v, resolve)
             f = v.func
             parts = list(v.args) + [k.value for k in v.keywords]
             if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and resolve(f) is None:
@@ -221,6 +240,9 @@ class Holdings:
         """The names whose objects name's object may hold, at any key and at any depth
         (``[inner]``, ``Box(inner)``, a dict of lists of them), with their copies; the
         names of name's own object left out."""
+        got = self._held.get(name)
+        if got is not None:
+            return got
         own = self.copies(name)
         out, todo = set(), list(own)
         while todo:
@@ -231,6 +253,7 @@ class Holdings:
                         if c not in out and c not in own:
                             out.add(c)
                             todo.append(c)
+        self._held[name] = out
         return out
 
     def copies(self, name):

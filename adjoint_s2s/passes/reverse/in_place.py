@@ -55,6 +55,45 @@ _IN_PLACE_FUNCS = tuple(
 
 
 
+# functions whose result is a new object (np.array copies by default; np.asarray may not)
+_NEW_OBJECT_FUNCS = tuple(
+    f for f in (
+        np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
+        np.full_like, np.array, np.copy, np.arange, np.linspace, np.eye, np.identity,
+        list, dict, set,
+    )
+)
+
+
+def _escapes(st):
+    """The names statement st (with what it holds) may hand to something that keeps it:
+    a call's argument or receiver, a value stored into a container or field, copied to
+    another name, put in a display, captured by a def or lambda."""
+    out = set()
+    for node in gast.walk(st):
+        if isinstance(node, gast.Call):
+            for a in list(node.args) + [k.value for k in node.keywords]:
+                if isinstance(a, gast.Starred):
+                    a = a.value
+                if isinstance(a, gast.Name):
+                    out.add(a.id)
+            f = node.func
+            if (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and node.args
+                    and f.attr not in _MUTATING_METHODS and f.attr not in _GROWING_METHODS):
+                out.add(f.value.id)  # (a method given a container may store its object there)
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
+            out.add(node.value.id)
+        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)):
+            out |= {e.id for e in node.elts if isinstance(e, gast.Name)}
+        elif isinstance(node, gast.Dict):
+            out |= {e.id for e in node.values if isinstance(e, gast.Name)}
+        elif isinstance(node, (gast.Lambda, gast.FunctionDef)):
+            out |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        elif isinstance(node, gast.Return) and isinstance(node.value, gast.Name):
+            out.add(node.value.id)
+    return out
+
+
 def containment(fn_node, resolve, may_mutate):
     """(element_of, escaped) over the whole function, whatever the path: element_of maps
     a name bound by ``c = X[k]`` or ``c = X.attr`` (X a name) to those X, the containers
@@ -291,6 +330,89 @@ class InPlaceMixin:
                         f"the change would not show through `{other}`. Change `{other}` "
                         f"itself, or read the values back through the container",
                     )
+
+    def guard_holders(self, s, fwd):
+        """s changes in place the object of a name (`a[0] = x`, `a += v`, `a.append(v)`)
+        that a container may hold (`c = [a]`, `d = {"w": a}`, `b = Box(a)`, a helper
+        given both), and that container is read afterwards: Python shows the change
+        through it, generated code would not (a copy on write, or a gradient that does
+        not reach what is read through the container). Whether the container holds this
+        very object depends on the path taken (a loop appending a fresh array each time
+        holds only the earlier ones): checked when s runs, before the change
+        (``runtime.check_held``)."""
+        found = self._written_through(s)  # (a value with no gradient changes in place:
+        if found is None:                  # snapshot_writes)
+            return
+        name = found[0]
+        if self.kinds.get(name, OTHER) in SCALAR or self.kinds.get(name) == CONST:
+            return
+        live = self.live_after.get(id(s), frozenset())
+        if not live:
+            return
+        h = self.holdings()
+        own = h.copies(name)
+        mine = own | set(stmt_targets(s))
+        mine |= {c for x in h.containers(name) for c in h.copies(x)}  # (written back)
+        bound = self._bound_before().get(id(s), frozenset())
+        if name in self._fresh_before().get(id(s), ()):
+            return  # a new object since anything last held it
+        line = getattr(s, "src_line", None)
+        for c in sorted(live & bound - mine):
+            if self.kinds.get(c, OTHER) in (ARRAY, CONST) or self.kinds.get(c) in SCALAR:
+                continue
+            if own & h.held_by(c):
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.check_held({name}, {c}, {name!r}, {c!r}, {line!r})")
+
+    def _fresh_before(self):
+        """id(statement) -> the names that hold, where it runs, an object no container can
+        hold yet: bound to a new object (a display, arithmetic, np.zeros and the like, a
+        copy) earlier in the statement's block or an enclosing one, and neither given to
+        a call, stored, copied to another name nor captured since, whatever the path
+        (the statement that holds the statement at that level must not do any of these
+        either). `row = np.zeros(n); row[0] = x; rows.append(row)` in a loop: rows holds
+        only the rows of earlier turns when row is written."""
+        memo = getattr(self, "_fresh_memo", None)
+        if memo is None:
+            memo = self._fresh_memo = {}
+
+            def block(stmts, fresh):
+                fresh = set(fresh)
+                for st in stmts:
+                    escaped = _escapes(st)
+                    inner = fresh - escaped  # (a loop's earlier turns, a branch before)
+                    for node in gast.walk(st):
+                        if isinstance(node, gast.stmt):
+                            memo.setdefault(id(node), frozenset(inner))
+                    memo[id(st)] = frozenset(fresh)
+                    for field in ("body", "orelse"):
+                        sub = getattr(st, field, None)
+                        if isinstance(sub, list) and sub:
+                            block(sub, inner)
+                    fresh -= escaped
+                    for node in gast.walk(st):  # (bound anew inside a branch or loop too)
+                        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                            fresh.discard(node.id)
+                        elif isinstance(node, gast.FunctionDef):
+                            fresh.discard(node.name)
+                    if isinstance(st, gast.Assign) and len(st.targets) == 1 \
+                            and isinstance(st.targets[0], gast.Name) and self._makes_fresh(st.value):
+                        fresh.add(st.targets[0].id)
+
+            block(self.fn.body, ())
+        return memo
+
+    def _makes_fresh(self, v):
+        """Whether value v is surely a new object (no container holds it yet)."""
+        if isinstance(v, (gast.List, gast.Dict, gast.Set, gast.BinOp, gast.UnaryOp,
+                          gast.ListComp, gast.DictComp, gast.SetComp)):
+            return True
+        if not isinstance(v, gast.Call):
+            return False
+        f = v.func
+        if isinstance(f, gast.Attribute) and f.attr == "copy" and not v.args and self.resolve(f) is None:
+            return True  # (x.copy() of a value)
+        return any(self.resolve(f) is g for g in _NEW_OBJECT_FUNCS)
 
     def holdings(self):
         """The Holdings of this function (made when first asked for)."""
