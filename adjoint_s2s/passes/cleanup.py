@@ -52,7 +52,9 @@ After::
 text utilities the tape planning and the final assembly share with it.
 """
 import bisect
+import itertools
 import math
+import operator
 import re
 
 from ..naming import ADJOINT_PREFIX
@@ -101,7 +103,24 @@ def clean_pullback(lines, seed, primal, real_adjoints):
     lines = blockclean.drop_dead_adjoints(_drop_round_trips(lines, primal), seed, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
     lines = blockclean.clean_blocks(lines, seed, primal, real_adjoints)
-    return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
+    lines = list(lines)
+    for i in lines_with(lines, "(-"):  # (what _ADD_NEGATED needs)
+        lines[i] = _subtract_negated(lines[i], real_adjoints)
+    return _drop_empty_headings(lines)
+
+
+def lines_with(lines, text):
+    """The indexes of the lines that hold text (found in C: most lines of a long function
+    hold none of what a rewrite looks for)."""
+    return itertools.compress(itertools.count(), map((-1).__lt__, map(str.find, lines, itertools.repeat(text))))
+
+
+def unparen_all(lines):
+    """[_unparen_simple(line) for line in lines], looking only at the lines it may change."""
+    out = list(lines)
+    for i in lines_with(out, ") * "):
+        out[i] = _unparen_simple(out[i])
+    return out
 
 
 _ANY_COPY = re.compile(rf"^(\s*)({_B}\w+) = ({_B}\w+)$")
@@ -194,6 +213,7 @@ def _drop_empty_headings(lines):
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
+_STRING_OR_COMMENT = re.compile("['\"#]").search  # (what _plain_text looks for)
 _WORD = re.compile(r"(?<![\w.])\w+")
 _TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
 
@@ -206,8 +226,7 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    copies = [i for i, line in enumerate(lines)
-              if line.startswith(ADJOINT_PREFIX) and _COPY.match(line)]  # top level only
+    copies = list(itertools.compress(itertools.count(), map(_COPY.match, lines)))  # top level only
     if not copies:
         return lines
     # name -> how many lines assign it, the last of them: asked of the copies' names only,
@@ -251,58 +270,56 @@ def _renamed(lines, renames):
         word = mm.group()
         return renames.get(word, word)
 
-    result = []
-    for line in lines:
-        if line is None:
+    result = [line for line in lines if line is not None]
+    # a line without strings or comments mentions exactly the names tokens() gives
+    # (cached, and asked again later): most lines have none of the renamed ones (asked
+    # in C), the others one or two. A line with a string or a comment has every word
+    # looked up, a comment line none.
+    keys = renames.keys()
+    special = map(operator.truth, map(_STRING_OR_COMMENT, result))
+    touched = map(operator.not_, map(keys.isdisjoint, map(tokens, result)))
+    for i in itertools.compress(itertools.count(), map(operator.or_, special, touched)):
+        line = result[i]
+        if not _plain_text(line):
+            if not line.lstrip().startswith("#"):
+                result[i] = _WORD.sub(rename, line)
             continue
-        if line.lstrip().startswith("#"):
-            result.append(line)
-            continue
-        if "'" in line or '"' in line or "#" in line:
-            line = _WORD.sub(rename, line)
-        else:
-            # a line without strings or comments mentions exactly the names tokens()
-            # gives (cached, and asked again later): most lines have none of the renamed
-            # ones, the others one or two. No name renamed to is renamed itself (a copy
-            # whose source is bound later stays), so one name at a time is the same.
-            toks = tokens(line)
-            if renames.keys().isdisjoint(toks):
-                result.append(line)
-                continue
-            for name in toks:
-                new = renames.get(name)
-                if new is not None:
-                    line = replace_name(line, name, new)
-            # every mention of a renamed name replaced: the names in the same places
-            known_tokens(line, tuple([renames.get(t, t) for t in toks]))
-        result.append(line)
+        # No name renamed to is renamed itself (a copy whose source is bound later
+        # stays), so one name at a time is the same.
+        toks = tokens(line)
+        for name in toks:
+            new = renames.get(name)
+            if new is not None:
+                line = replace_name(line, name, new)
+        # every mention of a renamed name replaced: the names in the same places
+        known_tokens(line, tuple([renames.get(t, t) for t in toks]))
+        result[i] = line
     return result
-
-
-def _word(c):
-    return c.isalnum() or c == "_"
 
 
 def replace_name(text, name, new, count=0):
     """text with the name `name` (not part of a longer name, not an attribute) replaced by
     new, at most count times (0: all), as re.sub with ``(?<![\\w.])name(?!\\w)`` would, but
     without compiling a pattern per name (thousands of names overflowed re's cache)."""
+    i = text.find(name)
+    if i < 0:
+        return text  # (most calls from a fold: found at once)
     parts = []
-    last = start = done = 0
-    n = len(name)
-    while not (count and done >= count):
-        i = text.find(name, start)
-        if i < 0:
-            break
-        before = text[i - 1] if i else ""
-        after = text[i + n] if i + n < len(text) else ""
-        if (before and (_word(before) or before == ".")) or (after and _word(after)):
-            start = i + 1
+    last = done = 0
+    n, size = len(name), len(text)
+    while i >= 0:
+        end = i + n
+        if (i and (text[i - 1].isalnum() or text[i - 1] in "_.")) or (
+                end < size and (text[end].isalnum() or text[end] == "_")):
+            i = text.find(name, i + 1)  # part of a longer name, or an attribute
             continue
         parts.append(text[last:i])
         parts.append(new)
+        last = end
         done += 1
-        last = start = i + n
+        if done == count:
+            break
+        i = text.find(name, end)
     if not done:
         return text
     parts.append(text[last:])
@@ -361,7 +378,7 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             counts[name] = 0
             again = again or i <= reach
             i -= 1
-    return [_unparen_simple(line) for line in lines]
+    return unparen_all(lines)
 
 
 def _use_of(lines, i, name, reads):
@@ -527,24 +544,30 @@ def fix_empty_blocks(lines):
     """Insert `pass` where a block header is followed by no code (only comments)."""
     out = []
     n = len(lines)
-    for i, line in enumerate(lines):
-        out.append(line)
-        if line.rstrip().endswith(":") and not line.lstrip().startswith("#"):
-            indent = len(line) - len(line.lstrip())
-            j = i + 1
-            has_code = False
-            while j < n:
-                nxt = lines[j]
-                ind = len(nxt) - len(nxt.lstrip())
-                if nxt.strip() == "":
-                    j += 1
-                    continue
-                if ind <= indent:
-                    break
-                if not nxt.lstrip().startswith("#"):
-                    has_code = True
-                    break
+    last = 0  # the lines before it are in out
+    # (only the lines that end with a colon are looked at: found in C)
+    for i in itertools.compress(itertools.count(), map(str.endswith, map(str.rstrip, lines), itertools.repeat(":"))):
+        line = lines[i]
+        if line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        j = i + 1
+        has_code = False
+        while j < n:
+            nxt = lines[j]
+            ind = len(nxt) - len(nxt.lstrip())
+            if nxt.strip() == "":
                 j += 1
-            if not has_code:
-                out.append(" " * (indent + 4) + "pass")
+                continue
+            if ind <= indent:
+                break
+            if not nxt.lstrip().startswith("#"):
+                has_code = True
+                break
+            j += 1
+        if not has_code:
+            out.extend(lines[last:i + 1])
+            out.append(" " * (indent + 4) + "pass")
+            last = i + 1
+    out.extend(lines[last:])
     return out

@@ -74,7 +74,4 @@ def names_read(lines):
     callers need; a tokenising regex is much cheaper than parsing. (The ``pass`` that
     fix_empty_blocks puts in an empty block reads no name: the lines are taken as they are.)
     """
-    out = set()
-    for line in lines:
-        out.update(tokens(line))
-    return out
+    return set(itertools.chain.from_iterable(map(tokens, lines)))
