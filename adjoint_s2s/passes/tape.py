@@ -263,9 +263,15 @@ def _first_assignments(draft):
 
     def walk(block, scope):
         for item in block:
-            if isinstance(item, str):  # most items: a line
+            if type(item) is str:  # most items: a line
                 if " = " in item and not item.startswith("#"):
-                    for head in item.split(" = ")[0].split(","):
+                    head = item[:item.find(" = ")]
+                    if "," not in head:
+                        head = head.strip()
+                        if head.isidentifier():
+                            scope.added.add(head)
+                        continue
+                    for head in head.split(","):
                         if head.strip().isidentifier():
                             scope.added.add(head.strip())
             elif isinstance(item, C.LoopInit):
