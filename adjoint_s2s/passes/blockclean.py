@@ -55,8 +55,8 @@ def fold_pure_temps(lines, temps, pure, tape=None):
         line = lines[i]
         if line is None:
             continue
-        toks = tokens(line)  # (a temporary's assignment names it first)
-        if not toks or toks[0] not in temps:
+        toks = tokens(line)  # (a temporary's assignment names it first: what _ASSIGN binds)
+        if not toks or toks[0] not in temps or counts.get(toks[0]) != 2:
             continue
         m = _ASSIGN.match(line)
         if m and m.group(2) in temps and counts.get(m.group(2)) == 2 and _fold_one(lines, i, m, pure, push, changed):

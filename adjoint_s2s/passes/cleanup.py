@@ -110,17 +110,14 @@ def clean_pullback(lines, seed, primal, real_adjoints):
 
 
 def lines_with(lines, text):
-    """The indexes of the lines that hold text (found in C: most lines of a long function
-    hold none of what a rewrite looks for)."""
-    return itertools.compress(itertools.count(), map((-1).__lt__, map(str.find, lines, itertools.repeat(text))))
+    """The indexes of the lines that hold text (most lines of a long function hold none of
+    what a rewrite looks for: its function is not called for them)."""
+    return [i for i, line in enumerate(lines) if text in line]
 
 
 def unparen_all(lines):
-    """[_unparen_simple(line) for line in lines], looking only at the lines it may change."""
-    out = list(lines)
-    for i in lines_with(out, ") * "):
-        out[i] = _unparen_simple(out[i])
-    return out
+    """[_unparen_simple(line) for line in lines], called only for the lines it may change."""
+    return [_unparen_simple(line) if ") * " in line else line for line in lines]
 
 
 _ANY_COPY = re.compile(rf"^(\s*)({_B}\w+) = ({_B}\w+)$")
@@ -139,7 +136,10 @@ def _drop_round_trips(lines, primal):
     Linear in the number of lines: one pass finds where each line's block ends (the next
     line at another indentation, or a block header) and the lines that bind each name;
     the first line after a copy that binds either of its names decides."""
-    starts = [(i, m) for i, m in enumerate(map(_ANY_COPY.match, lines)) if m]
+    # (a copy mentions two names: the pattern is tried on those lines only; the tokens are
+    # asked again by the passes after this one)
+    starts = [(i, m) for i, toks in enumerate(map(tokens, lines))
+              if len(toks) == 2 and (m := _ANY_COPY.match(lines[i]))]
     if starts:  # only a copy whose way back stands somewhere as a line can go
         present = set(lines)
         starts = [(i, m) for i, m in starts if f"{m.group(1)}{m.group(3)} = {m.group(2)}" in present]
@@ -226,17 +226,25 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    copies = list(itertools.compress(itertools.count(), map(_COPY.match, lines)))  # top level only
-    if not copies:
+    # top level only (a copy mentions two names: the pattern is tried on those lines only)
+    found = {i: m for i, toks in enumerate(map(tokens, lines)) if len(toks) == 2 and (m := _COPY.match(lines[i]))}
+    if not found:
         return lines
+    copies = list(found)
     # name -> how many lines assign it, the last of them: asked of the copies' names only,
     # which a line that binds one of them mentions
     copied = set()
-    for i in copies:
-        copied.update(tokens(lines[i]))
+    for m in found.values():
+        copied.update(m.groups())
     times, last = {}, {}
     for i, line in enumerate(lines):
-        if copied.isdisjoint(tokens(line)):
+        toks = tokens(line)
+        if not toks or toks[0] not in copied and ("," not in line or copied.isdisjoint(toks)):
+            continue  # (a line _TARGETS matches with no comma binds its first name)
+        first = toks[0]
+        if line.startswith(first) and line.startswith(" = ", len(first)) and not line.startswith("=", len(first) + 3):
+            times[first] = times.get(first, 0) + 1  # (what _TARGETS finds: its first name alone)
+            last[first] = i
             continue
         m = _TARGETS.match(line)
         if m:
@@ -248,7 +256,7 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     out = list(lines)
     renames = {}
     for i in copies:
-        m = _COPY.match(lines[i])
+        m = found[i]
         a, b = m.group(1), renames.get(m.group(2), m.group(2))
         if a == seed or a in primal or m.group(2) in primal or times.get(a, 0) != 1:
             continue
@@ -270,30 +278,31 @@ def _renamed(lines, renames):
         word = mm.group()
         return renames.get(word, word)
 
-    result = [line for line in lines if line is not None]
-    # a line without strings or comments mentions exactly the names tokens() gives
-    # (cached, and asked again later): most lines have none of the renamed ones (asked
-    # in C), the others one or two. A line with a string or a comment has every word
-    # looked up, a comment line none.
-    keys = renames.keys()
-    special = map(operator.truth, map(_STRING_OR_COMMENT, result))
-    touched = map(operator.not_, map(keys.isdisjoint, map(tokens, result)))
-    for i in itertools.compress(itertools.count(), map(operator.or_, special, touched)):
-        line = result[i]
-        if not _plain_text(line):
-            if not line.lstrip().startswith("#"):
-                result[i] = _WORD.sub(rename, line)
+    result = []
+    for line in lines:
+        if line is None:
             continue
-        # No name renamed to is renamed itself (a copy whose source is bound later
-        # stays), so one name at a time is the same.
-        toks = tokens(line)
-        for name in toks:
-            new = renames.get(name)
-            if new is not None:
-                line = replace_name(line, name, new)
-        # every mention of a renamed name replaced: the names in the same places
-        known_tokens(line, tuple([renames.get(t, t) for t in toks]))
-        result[i] = line
+        if line.lstrip().startswith("#"):
+            result.append(line)
+            continue
+        if "'" in line or '"' in line or "#" in line:
+            line = _WORD.sub(rename, line)
+        else:
+            # a line without strings or comments mentions exactly the names tokens()
+            # gives (cached, and asked again later): most lines have none of the renamed
+            # ones, the others one or two. No name renamed to is renamed itself (a copy
+            # whose source is bound later stays), so one name at a time is the same.
+            toks = tokens(line)
+            if renames.keys().isdisjoint(toks):
+                result.append(line)
+                continue
+            for name in toks:
+                new = renames.get(name)
+                if new is not None:
+                    line = replace_name(line, name, new)
+            # every mention of a renamed name replaced: the names in the same places
+            known_tokens(line, tuple([renames.get(t, t) for t in toks]))
+        result.append(line)
     return result
 
 
@@ -351,12 +360,12 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             line = lines[i]
             if not line.startswith(ADJOINT_PREFIX):
                 continue  # (what _DEF needs first)
+            if counts.get(tokens(line)[0], 0) != 2:
+                continue  # (its first name is what _DEF binds) not one definition and one use
             m = _DEF.match(line)  # top level: no indentation
             if not m or m.group(1) == seed or m.group(1) in primal:
                 continue
             name, expr = m.group(1), m.group(2)
-            if counts.get(name, 0) != 2:
-                continue  # not exactly one definition and one use
             reads = set(tokens(line)[1:])  # (the target, then what E reads: cached)
             if name in reads:
                 continue

@@ -48,7 +48,9 @@ def reprint(line):
 
 # an ASCII name not part of a longer (or non-ASCII) name, not an attribute: what the
 # parser takes as it is (it normalises non-ASCII names, which therefore stay in the shape)
-_PLAIN_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?!\w)")
+# (the look behind after the first letter, where it reads the same: re then finds where a
+# name may start by its first character)
+_PLAIN_NAME = re.compile(r"([A-Za-z_](?<![\w.][A-Za-z_])[A-Za-z0-9_]*)(?!\w)")
 _KEYWORDS = frozenset(keyword.kwlist)
 
 
