@@ -453,12 +453,16 @@ def _subtract_negated(line, real_adjoints):
 _PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
 
 
+def _unparen_product(m):
+    return m[1] + " * "  # (what the template r"\1 * " gives: re expands a template in Python, slower)
+
+
 def _unparen_simple(line):
     """(b_x * y) * z reads as b_x * y * z when the parenthesised part is a plain product
     (never a call's parentheses, never a comment)."""
     if ") * " not in line or line.lstrip().startswith("#"):
         return line  # (most lines: no regex run)
-    new = _PAREN_PRODUCT.sub(r"\1 * ", line)
+    new = _PAREN_PRODUCT.sub(_unparen_product, line)
     if new is not line:
         got = _TOKENS.get(line)
         if got is not None:  # (parentheses only: the same names)
