@@ -54,7 +54,6 @@ text utilities the tape planning and the final assembly share with it.
 import bisect
 import itertools
 import math
-import operator
 import re
 
 from ..naming import ADJOINT_PREFIX
@@ -213,7 +212,6 @@ def _drop_empty_headings(lines):
 
 
 _COPY = re.compile(rf"^({_B}\w+) = ({_B}\w+)$")
-_STRING_OR_COMMENT = re.compile("['\"#]").search  # (what _plain_text looks for)
 _WORD = re.compile(r"(?<![\w.])\w+")
 _TARGETS = re.compile(r"^\s*([\w, ]+?) = (?!=)")
 

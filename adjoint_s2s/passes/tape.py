@@ -64,6 +64,8 @@ class Plan:
     def forward(self, m):
         """The forward lines of marker m."""
         restorable, draft = self.restorable, self.draft
+        if type(m) is Save and m.name not in restorable:
+            return []  # (most markers: a value never restored)
         if isinstance(m, C.ForHeader):
             name = m.alias if m.target in restorable else m.target
             return [f"for {name} in {m.it}"]
@@ -92,6 +94,8 @@ class Plan:
 
     def backward(self, m):
         """The pullback lines of marker m."""
+        if type(m) is Restore and m.save.name not in self.restorable:
+            return []  # (most markers: a value never restored)
         if isinstance(m, Release):
             return [f"{m.name} = None"] if m.targets & self.draft.added_to else []
         if isinstance(m, Restore):
