@@ -55,8 +55,8 @@ def fold_pure_temps(lines, temps, pure, tape=None):
         line = lines[i]
         if line is None:
             continue
-        toks = tokens(line)  # (a temporary's assignment names it first)
-        if not toks or toks[0] not in temps:
+        toks = tokens(line)  # (a temporary's assignment names it first: what _ASSIGN binds)
+        if not toks or toks[0] not in temps or counts.get(toks[0]) != 2:
             continue
         m = _ASSIGN.match(line)
         if m and m.group(2) in temps and counts.get(m.group(2)) == 2 and _fold_one(lines, i, m, pure, push, changed):
@@ -121,7 +121,7 @@ def clean_blocks(lines, seed, primal, real=frozenset()):
     if not _block_work(lines, seed, primal, real):
         for _ in range(3):
             before = lines
-            lines = [cleanup._unparen_simple(line) for line in lines]
+            lines = cleanup.unparen_all(lines)
             if lines == before:
                 break
         return lines
@@ -234,7 +234,7 @@ def _fold_block_uses(lines, seed, primal):
     nowhere else and read nowhere else, that line stands later in the same block at the
     same depth, and nothing E reads is bound again in between."""
     if not any(m and m.group(2) != seed and m.group(2) not in primal for m in map(_DEF.match, lines)):
-        return [cleanup._unparen_simple(line) for line in lines]  # nothing to fold
+        return cleanup.unparen_all(lines)  # nothing to fold
     counts = cleanup.token_counts(lines)
     lines = list(lines)
     i = 0
@@ -250,7 +250,7 @@ def _fold_block_uses(lines, seed, primal):
                 counts[name] = 0
                 continue
         i += 1
-    return [cleanup._unparen_simple(line) for line in lines]
+    return cleanup.unparen_all(lines)
 
 
 def _single_use(lines, i, m):

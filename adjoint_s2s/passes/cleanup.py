@@ -52,6 +52,7 @@ After::
 text utilities the tape planning and the final assembly share with it.
 """
 import bisect
+import itertools
 import math
 import re
 
@@ -101,7 +102,21 @@ def clean_pullback(lines, seed, primal, real_adjoints):
     lines = blockclean.drop_dead_adjoints(_drop_round_trips(lines, primal), seed, primal)
     lines = _substitute_single_uses(_propagate_copies(lines, seed, primal), seed, primal)
     lines = blockclean.clean_blocks(lines, seed, primal, real_adjoints)
-    return _drop_empty_headings([_subtract_negated(line, real_adjoints) for line in lines])
+    lines = list(lines)
+    for i in lines_with(lines, "(-"):  # (what _ADD_NEGATED needs)
+        lines[i] = _subtract_negated(lines[i], real_adjoints)
+    return _drop_empty_headings(lines)
+
+
+def lines_with(lines, text):
+    """The indexes of the lines that hold text (most lines of a long function hold none of
+    what a rewrite looks for: its function is not called for them)."""
+    return [i for i, line in enumerate(lines) if text in line]
+
+
+def unparen_all(lines):
+    """[_unparen_simple(line) for line in lines], called only for the lines it may change."""
+    return [_unparen_simple(line) if ") * " in line else line for line in lines]
 
 
 _ANY_COPY = re.compile(rf"^(\s*)({_B}\w+) = ({_B}\w+)$")
@@ -120,7 +135,10 @@ def _drop_round_trips(lines, primal):
     Linear in the number of lines: one pass finds where each line's block ends (the next
     line at another indentation, or a block header) and the lines that bind each name;
     the first line after a copy that binds either of its names decides."""
-    starts = [(i, m) for i, m in enumerate(map(_ANY_COPY.match, lines)) if m]
+    # (a copy mentions two names: the pattern is tried on those lines only; the tokens are
+    # asked again by the passes after this one)
+    starts = [(i, m) for i, toks in enumerate(map(tokens, lines))
+              if len(toks) == 2 and (m := _ANY_COPY.match(lines[i]))]
     if starts:  # only a copy whose way back stands somewhere as a line can go
         present = set(lines)
         starts = [(i, m) for i, m in starts if f"{m.group(1)}{m.group(3)} = {m.group(2)}" in present]
@@ -206,18 +224,25 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     names that merely look like adjoints (`b_q = b_q_saved` restores a user's `b_q`, whose
     earlier value came in as a default argument).
     """
-    copies = [i for i, line in enumerate(lines)
-              if line.startswith(ADJOINT_PREFIX) and _COPY.match(line)]  # top level only
-    if not copies:
+    # top level only (a copy mentions two names: the pattern is tried on those lines only)
+    found = {i: m for i, toks in enumerate(map(tokens, lines)) if len(toks) == 2 and (m := _COPY.match(lines[i]))}
+    if not found:
         return lines
+    copies = list(found)
     # name -> how many lines assign it, the last of them: asked of the copies' names only,
     # which a line that binds one of them mentions
     copied = set()
-    for i in copies:
-        copied.update(tokens(lines[i]))
+    for m in found.values():
+        copied.update(m.groups())
     times, last = {}, {}
     for i, line in enumerate(lines):
-        if copied.isdisjoint(tokens(line)):
+        toks = tokens(line)
+        if not toks or toks[0] not in copied and ("," not in line or copied.isdisjoint(toks)):
+            continue  # (a line _TARGETS matches with no comma binds its first name)
+        first = toks[0]
+        if line.startswith(first) and line.startswith(" = ", len(first)) and not line.startswith("=", len(first) + 3):
+            times[first] = times.get(first, 0) + 1  # (what _TARGETS finds: its first name alone)
+            last[first] = i
             continue
         m = _TARGETS.match(line)
         if m:
@@ -229,7 +254,7 @@ def _propagate_copies(lines, seed, primal=frozenset()):
     out = list(lines)
     renames = {}
     for i in copies:
-        m = _COPY.match(lines[i])
+        m = found[i]
         a, b = m.group(1), renames.get(m.group(2), m.group(2))
         if a == seed or a in primal or m.group(2) in primal or times.get(a, 0) != 1:
             continue
@@ -279,30 +304,29 @@ def _renamed(lines, renames):
     return result
 
 
-def _word(c):
-    return c.isalnum() or c == "_"
-
-
 def replace_name(text, name, new, count=0):
     """text with the name `name` (not part of a longer name, not an attribute) replaced by
     new, at most count times (0: all), as re.sub with ``(?<![\\w.])name(?!\\w)`` would, but
     without compiling a pattern per name (thousands of names overflowed re's cache)."""
+    i = text.find(name)
+    if i < 0:
+        return text  # (most calls from a fold: found at once)
     parts = []
-    last = start = done = 0
-    n = len(name)
-    while not (count and done >= count):
-        i = text.find(name, start)
-        if i < 0:
-            break
-        before = text[i - 1] if i else ""
-        after = text[i + n] if i + n < len(text) else ""
-        if (before and (_word(before) or before == ".")) or (after and _word(after)):
-            start = i + 1
+    last = done = 0
+    n, size = len(name), len(text)
+    while i >= 0:
+        end = i + n
+        if (i and (text[i - 1].isalnum() or text[i - 1] in "_.")) or (
+                end < size and (text[end].isalnum() or text[end] == "_")):
+            i = text.find(name, i + 1)  # part of a longer name, or an attribute
             continue
         parts.append(text[last:i])
         parts.append(new)
+        last = end
         done += 1
-        last = start = i + n
+        if done == count:
+            break
+        i = text.find(name, end)
     if not done:
         return text
     parts.append(text[last:])
@@ -334,12 +358,12 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             line = lines[i]
             if not line.startswith(ADJOINT_PREFIX):
                 continue  # (what _DEF needs first)
+            if counts.get(tokens(line)[0], 0) != 2:
+                continue  # (its first name is what _DEF binds) not one definition and one use
             m = _DEF.match(line)  # top level: no indentation
             if not m or m.group(1) == seed or m.group(1) in primal:
                 continue
             name, expr = m.group(1), m.group(2)
-            if counts.get(name, 0) != 2:
-                continue  # not exactly one definition and one use
             reads = set(tokens(line)[1:])  # (the target, then what E reads: cached)
             if name in reads:
                 continue
@@ -361,7 +385,7 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
             counts[name] = 0
             again = again or i <= reach
             i -= 1
-    return [_unparen_simple(line) for line in lines]
+    return unparen_all(lines)
 
 
 def _use_of(lines, i, name, reads):
@@ -427,12 +451,16 @@ def _subtract_negated(line, real_adjoints):
 _PAREN_PRODUCT = re.compile(r"(?<![\w.)\]])\(([\w.]+(?: \* [\w.]+)*)\) \* ")
 
 
+def _unparen_product(m):
+    return m[1] + " * "  # (what the template r"\1 * " gives: re expands a template in Python, slower)
+
+
 def _unparen_simple(line):
     """(b_x * y) * z reads as b_x * y * z when the parenthesised part is a plain product
     (never a call's parentheses, never a comment)."""
     if ") * " not in line or line.lstrip().startswith("#"):
         return line  # (most lines: no regex run)
-    new = _PAREN_PRODUCT.sub(r"\1 * ", line)
+    new = _PAREN_PRODUCT.sub(_unparen_product, line)
     if new is not line:
         got = _TOKENS.get(line)
         if got is not None:  # (parentheses only: the same names)
@@ -527,24 +555,30 @@ def fix_empty_blocks(lines):
     """Insert `pass` where a block header is followed by no code (only comments)."""
     out = []
     n = len(lines)
-    for i, line in enumerate(lines):
-        out.append(line)
-        if line.rstrip().endswith(":") and not line.lstrip().startswith("#"):
-            indent = len(line) - len(line.lstrip())
-            j = i + 1
-            has_code = False
-            while j < n:
-                nxt = lines[j]
-                ind = len(nxt) - len(nxt.lstrip())
-                if nxt.strip() == "":
-                    j += 1
-                    continue
-                if ind <= indent:
-                    break
-                if not nxt.lstrip().startswith("#"):
-                    has_code = True
-                    break
+    last = 0  # the lines before it are in out
+    # (only the lines that end with a colon are looked at: found in C)
+    for i in itertools.compress(itertools.count(), map(str.endswith, map(str.rstrip, lines), itertools.repeat(":"))):
+        line = lines[i]
+        if line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        j = i + 1
+        has_code = False
+        while j < n:
+            nxt = lines[j]
+            ind = len(nxt) - len(nxt.lstrip())
+            if nxt.strip() == "":
                 j += 1
-            if not has_code:
-                out.append(" " * (indent + 4) + "pass")
+                continue
+            if ind <= indent:
+                break
+            if not nxt.lstrip().startswith("#"):
+                has_code = True
+                break
+            j += 1
+        if not has_code:
+            out.extend(lines[last:i + 1])
+            out.append(" " * (indent + 4) + "pass")
+            last = i + 1
+    out.extend(lines[last:])
     return out

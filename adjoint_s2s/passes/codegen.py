@@ -267,15 +267,15 @@ def pair_text(draft, fwd_lines, pb_lines, passed):
     """The pair's source: the forward lines, then the pullback receiving the values it
     reads (passed) as default arguments."""
     lines = [f"def {draft.pair_name}({draft.params}):"]
-    lines.extend("    " + line for line in fwd_lines)
+    lines.extend(map("    ".__add__, fwd_lines))
     # a local value read only for its shape and dtype is passed as _rt.shape_like(value):
     # the pullback does not keep its data alive (the caller holds the arguments anyway)
-    read = names_read([blank_likes(line) for line in pb_lines])
+    read = names_read(map(blank_likes, pb_lines))
     read |= set(draft.params_names) | set(draft.freevars)
     params = ", ".join([draft.seed] + [
         f"{n}={n}" if n in read else f"{n}=_rt.shape_like({n})" for n in passed])
     lines.append(f"    def {draft.pullback_name}({params}):")
-    lines.extend("        " + line for line in pb_lines)
+    lines.extend(map("        ".__add__, pb_lines))
     lines.append(f"    return {draft.result}, {draft.pullback_name}")
     return "\n".join(fix_empty_blocks(lines)) + "\n"
 
@@ -284,7 +284,7 @@ def render(block, indent, resolve, out):
     """Append the lines of block to out; resolve(marker) gives a marker's lines."""
     pad = "    " * indent
     for item in block:
-        if isinstance(item, str):
+        if type(item) is str:  # (most items: a line)
             out.append(pad + item)
         elif isinstance(item, If):
             body, orelse = [], []

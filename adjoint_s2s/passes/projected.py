@@ -48,8 +48,8 @@ def reuse_projections(lines, shape_only, primal):
     """lines (the pullback's body) with the identity tests above. The stand-ins: the
     names the tape keeps for their shape alone (shape_only), and the primal values the
     pullback reads for their shape alone (passed to it as ``_rt.shape_like``)."""
-    if sum(_CALL in line for line in lines) < 2:
-        return lines  # (most pullbacks: nothing to chain)
+    if "\n".join(lines).count(_CALL) < 2 or sum(_CALL in line for line in lines) < 2:
+        return lines  # (most pullbacks: nothing to chain; most have no call at all, counted in C)
     likes = set(shape_only) | (primal - names_read([blank_likes(line) for line in lines]))
     if not likes:
         return lines

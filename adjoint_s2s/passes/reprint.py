@@ -19,11 +19,20 @@ def reprint(line):
     (``_0``, ``_1``, ...; keywords, attribute names and numbers stay). The printer reads
     a name only for its id, so the shape's print with the names put back is E's print.
     Folded lines repeat a few shapes (``a = (math.sin(b)) + (0.5 * c)``), and parsing is
-    most of the cost. A line with a string or a comment is printed directly."""
+    most of the cost. A line with a string or a comment is printed directly. A line of
+    ASCII with no keyword that the arithmetic printer prints has one shape for all its
+    names (_HOLE each): that printer prints every name once and keeps their order, so
+    the names go back in the order of the line, with no table of placeholders."""
     target, rhs = line.split(" = ", 1)
     if "'" in rhs or '"' in rhs or "#" in rhs:
         return f"{target} = {_print_again(rhs)}"
     parts = _PLAIN_NAME.split(rhs)  # text, name, text, name, ..., text
+    if rhs.isascii() and _KEYWORDS.isdisjoint(parts[1::2]):
+        # (most lines) one hole for every name: arithmetic prints each name once, in order
+        pieces = _printed_parts(_HOLE.join(parts[::2]), True)
+        if pieces is not None and len(pieces) * 2 - 1 == len(parts):
+            parts[::2] = pieces
+            return f"{target} = " + "".join(parts)
     names = {}  # name -> its placeholder
     for k in range(1, len(parts), 2):
         word = parts[k]
@@ -39,14 +48,28 @@ def reprint(line):
 
 # an ASCII name not part of a longer (or non-ASCII) name, not an attribute: what the
 # parser takes as it is (it normalises non-ASCII names, which therefore stay in the shape)
-_PLAIN_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?!\w)")
+# (the look behind after the first letter, where it reads the same: re then finds where a
+# name may start by its first character)
+_PLAIN_NAME = re.compile(r"([A-Za-z_](?<![\w.][A-Za-z_])[A-Za-z0-9_]*)(?!\w)")
 _KEYWORDS = frozenset(keyword.kwlist)
 
 
+# the hole of a shape with one for every name: an identifier the parser keeps as it is,
+# never in a line of ASCII
+_HOLE = "\u03a9"
+
+
 @functools.lru_cache(maxsize=4096)
-def _printed_parts(shape):
-    """_print_again(shape) split around its plain names (as reprint splits a line)."""
-    return tuple(_PLAIN_NAME.split(_print_again(shape)))
+def _printed_parts(shape, holes=False):
+    """_print_again(shape) split around its plain names (as reprint splits a line). holes:
+    the shape has _HOLE for every name; its print split around them where the arithmetic
+    printer prints it (each name once, in the order of the text), else None."""
+    if not holes:
+        return tuple(_PLAIN_NAME.split(_print_again(shape)))
+    try:
+        return tuple(unparse_arithmetic(ast.parse(shape, mode="eval").body).split(_HOLE))
+    except (_NotArithmetic, SyntaxError):
+        return None
 
 
 @functools.lru_cache(maxsize=4096)

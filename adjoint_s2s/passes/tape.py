@@ -64,6 +64,8 @@ class Plan:
     def forward(self, m):
         """The forward lines of marker m."""
         restorable, draft = self.restorable, self.draft
+        if type(m) is Save and m.name not in restorable:
+            return []  # (most markers: a value never restored)
         if isinstance(m, C.ForHeader):
             name = m.alias if m.target in restorable else m.target
             return [f"for {name} in {m.it}"]
@@ -92,6 +94,8 @@ class Plan:
 
     def backward(self, m):
         """The pullback lines of marker m."""
+        if type(m) is Restore and m.save.name not in self.restorable:
+            return []  # (most markers: a value never restored)
         if isinstance(m, Release):
             return [f"{m.name} = None"] if m.targets & self.draft.added_to else []
         if isinstance(m, Restore):
@@ -263,9 +267,15 @@ def _first_assignments(draft):
 
     def walk(block, scope):
         for item in block:
-            if isinstance(item, str):  # most items: a line
+            if type(item) is str:  # most items: a line
                 if " = " in item and not item.startswith("#"):
-                    for head in item.split(" = ")[0].split(","):
+                    head = item[:item.find(" = ")]
+                    if "," not in head:
+                        head = head.strip()
+                        if head.isidentifier():
+                            scope.added.add(head)
+                        continue
+                    for head in head.split(","):
                         if head.strip().isidentifier():
                             scope.added.add(head.strip())
             elif isinstance(item, C.LoopInit):
