@@ -59,7 +59,7 @@ import re
 from ..naming import ADJOINT_PREFIX
 from . import blockclean
 from .linetokens import (  # noqa: F401 (tokens, token_counts, names_read: part of its interface)
-    _TOKENS, _plain_text, known_tokens, names_read, token_counts, tokens,
+    _TOKENS, _plain_text, _touches_store, known_tokens, names_read, token_counts, tokens,
 )
 from .blockclean import fold_pure_temps  # noqa: F401 (part of this pass's interface)
 
@@ -390,11 +390,16 @@ def _substitute_single_uses(lines, seed, primal=frozenset()):
 
 def _use_of(lines, i, name, reads):
     """(j, whether line i, ``name = E`` with E reading reads, folds into line j): the line
-    its search for the one use of name stopped at."""
+    its search for the one use of name stopped at. E that may read or change the
+    gradients kept by object (a pullback closure's call, `_rt.setattr_grad`...) does not
+    move past another line that may: the order of the two is the order of the effects."""
     stop = reads | {name}  # names whose binding ends the search
+    effects = _touches_store(lines[i])
     j = i
     for j in range(i + 1, len(lines)):
         later = lines[j]
+        if effects and name not in tokens(later) and _touches_store(later):
+            return j, False
         if stop.isdisjoint(tokens(later)):
             continue  # (a comment, or a line that neither reads name nor binds a stop name)
         if later.lstrip().startswith("#"):

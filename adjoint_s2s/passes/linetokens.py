@@ -77,3 +77,24 @@ def names_read(lines):
     fix_empty_blocks puts in an empty block reads no name: the lines are taken as they are.)
     """
     return set(itertools.chain.from_iterable(map(tokens, lines)))
+
+
+# the run-time helpers of generated pullbacks that read or change the gradients kept by
+# object (runtime/fields.py), and calls of a name (a pullback closure, which may too)
+_STORE_CALL = re.compile(
+    r"_rt\.(?:take_items|put_items|setattr_grad|hand_over|forget_fields|take_field_grad"
+    r"|field_grad_if|take_fields|add_field_grad|move_grad|with_fields|seed_result"
+    r"|drop_callee_fields|output_tangent)\(|(?<![\w.])([A-Za-z_]\w*)\(")
+_PLAIN_BUILTINS = frozenset({"len", "tuple", "float", "int", "complex", "type", "isinstance",
+                             "range", "list", "abs", "min", "max", "sum", "bool", "dict", "zip",
+                             "enumerate", "reversed", "iter", "next"})
+
+
+def _touches_store(line):
+    """Whether a pullback line may read or change the gradients kept by object."""
+    if "(" not in line or line.lstrip().startswith("#"):
+        return False
+    for m in _STORE_CALL.finditer(line):
+        if m.group(1) is None or m.group(1) not in _PLAIN_BUILTINS:
+            return True
+    return False
