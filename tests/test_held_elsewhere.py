@@ -544,3 +544,46 @@ def test_a_change_no_holder_sees_runs_and_is_right(f):
     assert y == f(1.5)
     fd = (f(1.5 + 1e-6) - f(1.5 - 1e-6)) / 2e-6
     assert pb(1.0)[0] == pytest.approx(fd, rel=1e-6)
+
+
+# One object at two places of a container (appended twice, `[y for _ in range(2)]`),
+# changed through one place with `op=`: Python changes it at both; generated code wrote
+# the new value at one. Refused when it runs (runtime.replaced is given the container).
+
+def appended_twice_then_augmented(x):
+    y = x * 1.0
+    items = []
+    for _ in range(2):
+        items.append(y)
+    items[0] += x
+    return float(np.sum(items[1]))
+
+
+def comprehension_of_one_object(x):
+    y = x * 1.0
+    items = [y for _ in range(2)]
+    items[0] *= x
+    return float(np.sum(items[1]))
+
+
+@pytest.mark.parametrize("f", [appended_twice_then_augmented, comprehension_of_one_object],
+                         ids=lambda f: f.__name__)
+def test_an_item_held_at_two_places_changed_with_op_is_refused(f):
+    with pytest.raises(ad.MutationError, match="at more than one place"):
+        ad.pullback(f, np.array([0.5, -1.0]))
+
+
+def distinct_copies_then_augmented(x):
+    y = x * 1.0
+    items = [y.copy() for _ in range(2)]
+    items[0] += x
+    return float(np.sum(items[0]) + np.sum(items[1]) * x[0])
+
+
+def test_distinct_items_changed_with_op_run_and_are_right():
+    x = np.array([0.5, -1.0])
+    y, pb = ad.pullback(distinct_copies_then_augmented, x)
+    assert y == distinct_copies_then_augmented(x)
+    f = distinct_copies_then_augmented
+    want = np.array([(f(x + e) - f(x - e)) / 2e-6 for e in np.eye(2) * 1e-6])
+    assert np.allclose(pb(1.0)[0], want, rtol=1e-6)
