@@ -88,6 +88,9 @@ class Holdings:
         x, attr = call.func.value.id, call.func.attr
         if attr in GROWING_METHODS:
             self._put(x, ANY, list(call.args) + [k.value for k in call.keywords])
+            if attr in ("extend", "update"):  # (the items of the argument)
+                self._item_views.setdefault(x, set()).update(
+                    a.id for a in call.args if a.__class__ is gast.Name)
         if attr not in _READING:
             self._shuffled.add(x)
 
@@ -247,7 +250,7 @@ class Holdings:
         out, todo = set(), list(own)
         while todo:
             z = todo.pop()
-            for names in self._slots.get(z, {}).values():
+            for names in [v for src in {z} | self._sources(z) for v in self._slots.get(src, {}).values()]:
                 for n in names:
                     for c in self.copies(n):
                         if c not in out and c not in own:
