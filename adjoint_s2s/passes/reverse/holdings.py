@@ -26,6 +26,7 @@ import math
 import re
 
 import gast
+import numpy as np
 
 _TAPE = re.compile(r"_tape(_\d+)?$")
 # methods that put a value into a list, dict or set (in_place.py's element-write check too)
@@ -101,7 +102,8 @@ class Holdings:
             return
         f = call.func
         if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and resolve(f) is None:
-            if f.attr not in _READING and f.attr not in GROWING_METHODS:  # (growing: _method)
+            if f.attr not in _READING and f.attr not in GROWING_METHODS and f.attr not in _ARRAY_METHODS:
+                # (growing: _method; an array's methods keep no argument)
                 self._put(f.value.id, ANY, list(call.args) + [k.value for k in call.keywords])
             return
         if _makes_new(resolve(f)):
@@ -265,6 +267,7 @@ class Holdings:
         return {n for n in self._parent if self._find(n) == root} | {root, name}
 
 
+_ARRAY_METHODS = frozenset(n for n in dir(np.ndarray) if not n.startswith("__"))
 _ITEMS_OF = (list, tuple, sorted, reversed, iter, set, frozenset, enumerate, zip, filter)
 _SAME_ITEMS = frozenset({"values", "items", "keys", "copy"})
 _READING = frozenset({"get", "copy", "keys", "values", "items", "index", "count", "__getitem__"})
