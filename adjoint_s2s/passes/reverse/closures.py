@@ -19,11 +19,15 @@ walked twice (a change at its end reaches a call at its start). A function hande
 something that may keep it (a display, an attribute, an alias the walk does not follow)
 is watched from then on: any later change to what it captures is refused where it happens.
 """
+import functools
+
 import gast
 
 from ...errors import UnsupportedSyntaxError
 from ...kinds import ARRAY, OTHER
 
+# functions that call the function they are given before they return, and keep nothing
+_CALLS_AND_FORGETS = frozenset({sorted, min, max, functools.reduce})
 # methods that change an array in place (numpy's ndarray)
 _ARRAY_MUTATORS = frozenset(
     {"fill", "sort", "put", "resize", "itemset", "partition", "setfield", "setflags", "byteswap"}
@@ -52,13 +56,33 @@ def late_names(fn):
     return loaded - own
 
 
+def changed_in_place(fn):
+    """The names a def/lambda's body may change in place when it runs: the base of a
+    subscript or attribute it writes, the receiver of a method it calls (one that does not
+    only read), a name it hands to a call. Its pullback keeps their gradients by object
+    (runtime put_items), for the enclosing function to take where the function is made."""
+    late = late_names(fn)
+    out = set()
+    for n in gast.walk(fn.body if not isinstance(fn.body, list) else gast.Module(body=fn.body, type_ignores=[])):
+        if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
+            out.update(c for c, _ in st_targets(n))
+        elif isinstance(n, gast.Call):
+            f = n.func
+            if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.attr not in _READERS:
+                out.add(f.value.id)
+            out.update(a.id for a in n.args if isinstance(a, gast.Name))
+            out.update(k.value.id for k in n.keywords if isinstance(k.value, gast.Name))
+    return out & late
+
+
 class _State:
     __slots__ = ("live", "stale", "watched")
 
     def __init__(self, live=None, stale=None, watched=None):
         self.live = dict(live or {})  # local function -> the relevant names it captures
         self.stale = dict(stale or {})  # local function -> (name, how, line) changed since
-        self.watched = set(watched or ())  # functions handed on: a change is refused at once
+        # captured name -> a function handed on that reads it: a change is refused at once
+        self.watched = dict(watched or {})
 
     def copy(self):
         return _State(self.live, self.stale, self.watched)
@@ -69,7 +93,7 @@ class _State:
             live[f] = live.get(f, frozenset()) | caps
         stale = dict(other.stale)
         stale.update(self.stale)
-        return _State(live, stale, self.watched | other.watched)
+        return _State(live, stale, {**other.watched, **self.watched})
 
 
 class LateBinding:
@@ -79,14 +103,21 @@ class LateBinding:
     def __init__(self, gen):
         self.gen = gen
         self.line = None
+        self.mutates = {}  # local function -> the captured names it changes in place
 
     def check(self, body):
         self.block(body, _State())
 
     # ----- the walk ---------------------------------------------------------------------
     def block(self, stmts, st):
+        """The state after stmts; None when they surely leave (return, raise): nothing
+        after them runs on that path."""
         for s in stmts:
             st = self.stmt(s, st)
+            if isinstance(s, (gast.Return, gast.Raise)) or getattr(s, "leaves_function", False):
+                return None  # (the exits' flag of a return: the rest is skipped on this path)
+            if st is None:
+                return None
         return st
 
     def stmt(self, s, st):
@@ -97,7 +128,7 @@ class LateBinding:
             self.uses(s.test, st)
             a = self.block(s.body, st.copy())
             b = self.block(s.orelse, st.copy())
-            return a.merge(b)
+            return b if a is None else a if b is None else a.merge(b)
         if isinstance(s, (gast.For, gast.While)):
             head = s.iter if isinstance(s, gast.For) else s.test
             self.uses(head, st)
@@ -106,7 +137,8 @@ class LateBinding:
                 inner = once.copy()
                 if isinstance(s, gast.For):
                     self.changed(st_targets(s.target), inner)
-                once = st.merge(self.block(s.body, inner))
+                after = self.block(s.body, inner)
+                once = st if after is None else st.merge(after)
             return self.block(s.orelse, once)
         if isinstance(s, gast.FunctionDef):
             for d in s.decorator_list + s.args.defaults + [d for d in s.args.kw_defaults if d]:
@@ -148,13 +180,18 @@ class LateBinding:
                     st.stale[h] = st.stale[value.id]
                 else:
                     st.stale.pop(h, None)
-                if value.id in st.watched:
-                    st.watched.add(h)
         elif isinstance(s, (gast.AugAssign, gast.AnnAssign)):
             changes += st_targets(s.target)
+        caller = None
         if isinstance(value, gast.Call):
             changes += self.call_changes(value)
-        self.changed(changes, st)
+            f = value.func
+            if isinstance(f, gast.Name) and f.id in st.live:
+                # a local function that changes what it captures: the others that read it
+                # see the change (itself: its pullback takes and gives back its gradient)
+                caller = f.id
+                changes += [(n, f"changed in place by `{f.id}`") for n in sorted(self.mutates.get(f.id, ()))]
+        self.changed(changes, st, caller)
         return st
 
     def define(self, name, fn, st):
@@ -166,13 +203,14 @@ class LateBinding:
             elif n in self.gen.active:
                 caps.add(n)
         st.live[name] = frozenset(caps)
+        self.mutates[name] = changed_in_place(fn) & caps
         st.stale.pop(name, None)
-        st.watched.discard(name)
 
     # ----- reads of the local functions ---------------------------------------------------
     def uses(self, e, st, escape=True, alias=False):
         """Every read of a local function in e: refused when what it captures changed since
-        it was made; handed on (anything but a call, an argument or `h = g`): watched."""
+        it was made; handed on (anything but a call, `h = g` or an argument of a function
+        known to call it there and keep nothing): what it reads is watched."""
         if not st.live:
             return
         called = set()
@@ -181,15 +219,17 @@ class LateBinding:
             if isinstance(n, gast.Call):
                 if isinstance(n.func, gast.Name):
                     called.add(id(n.func))
-                for a in n.args:
-                    if isinstance(a, gast.Name):
-                        args.add(id(a))
+                callee = self.gen.resolve(n.func)
+                if any(callee is c for c in _CALLS_AND_FORGETS):
+                    given = n.args + [k.value for k in n.keywords]
+                    args.update(id(a) for a in given if isinstance(a, gast.Name))
         for n in gast.walk(e):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in st.live:
                 how = "a call" if id(n) in called else "a use"
                 self.check_use(n.id, st, how)
                 if escape and not alias and id(n) not in called and id(n) not in args:
-                    st.watched.add(n.id)
+                    for c in st.live[n.id]:
+                        st.watched.setdefault(c, n.id)
 
     def uses_in_body(self, fn, st):
         """A def/lambda whose body reads a local function: a use of it (it may call it)."""
@@ -229,23 +269,24 @@ class LateBinding:
                     out.append((a.id, "given to a call that may change it in place"))
         return out
 
-    def changed(self, changes, st):
+    def changed(self, changes, st, caller=None):
         for n, how in changes:
             for f, caps in list(st.live.items()):
+                if f == caller and how.endswith(f"by `{f}`"):
+                    continue
                 if f == n:
                     del st.live[f]  # the name now holds something else
                     st.stale.pop(f, None)
-                    st.watched.discard(f)
                     continue
-                if n not in caps:
-                    continue
-                if f in st.watched:
-                    self.refuse(
-                        f"`{n}` {how} after the local function `{f}`, which reads it when it "
-                        f"runs, was handed on (it may be called later)",
-                        f, n, how,
-                    )
-                st.stale.setdefault(f, (n, how, self.line))
+                if n in caps:
+                    st.stale.setdefault(f, (n, how, self.line))
+            f = st.watched.get(n)
+            if f is not None and not (f == caller and how.endswith(f"by `{f}`")):
+                self.refuse(
+                    f"`{n}` {how} after the local function `{f}`, which reads it when it "
+                    f"runs, was handed on (it may be called later)",
+                    f, n, how,
+                )
 
     def refuse(self, construct, f, n, how):
         if how == "rebound":
