@@ -32,10 +32,13 @@ _CALLS_AND_FORGETS = frozenset({sorted, min, max, functools.reduce})
 _ARRAY_MUTATORS = frozenset(
     {"fill", "sort", "put", "resize", "itemset", "partition", "setfield", "setflags", "byteswap"}
 )
-# methods of lists, dicts, tuples and strings that only read
+# methods of lists, dicts, tuples, strings and arrays that only read
 _READERS = frozenset(
     {"get", "copy", "index", "count", "keys", "values", "items", "__getitem__", "__len__",
-     "__contains__", "startswith", "endswith", "format", "join", "split", "strip"}
+     "__contains__", "startswith", "endswith", "format", "join", "split", "strip",
+     "sum", "mean", "max", "min", "prod", "std", "var", "dot", "reshape", "ravel", "flatten",
+     "transpose", "astype", "item", "tolist", "any", "all", "cumsum", "cumprod", "conj",
+     "argmax", "argmin", "nonzero", "clip", "round", "trace", "diagonal", "squeeze"}
 )
 
 
@@ -56,12 +59,23 @@ def late_names(fn):
     return loaded - own
 
 
-def changed_in_place(fn):
+def changed_in_place(fn, may_mutate=None):
     """The names a def/lambda's body may change in place when it runs: the base of a
     subscript or attribute it writes, the receiver of a method it calls (one that does not
     only read), a name it hands to a call. Its pullback keeps their gradients by object
     (runtime put_items), for the enclosing function to take where the function is made."""
-    late = late_names(fn)
+    return _in_place(fn, may_mutate) & late_names(fn)
+
+
+def changed_params(fn, may_mutate=None):
+    """The positions of the parameters a def/lambda's body may change in place."""
+    a = fn.args
+    changed = _in_place(fn, may_mutate)
+    return {i for i, p in enumerate(a.posonlyargs + a.args) if p.id in changed}
+
+
+def _in_place(fn, may_mutate=None):
+    """(may_mutate: whether a call may change the names it is given; any call when None)"""
     out = set()
     for n in gast.walk(fn.body if not isinstance(fn.body, list) else gast.Module(body=fn.body, type_ignores=[])):
         if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
@@ -70,9 +84,10 @@ def changed_in_place(fn):
             f = n.func
             if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.attr not in _READERS:
                 out.add(f.value.id)
-            out.update(a.id for a in n.args if isinstance(a, gast.Name))
-            out.update(k.value.id for k in n.keywords if isinstance(k.value, gast.Name))
-    return out & late
+            if may_mutate is None or may_mutate(n):
+                out.update(a.id for a in n.args if isinstance(a, gast.Name))
+                out.update(k.value.id for k in n.keywords if isinstance(k.value, gast.Name))
+    return out
 
 
 class _State:
@@ -104,6 +119,7 @@ class LateBinding:
         self.gen = gen
         self.line = None
         self.mutates = {}  # local function -> the captured names it changes in place
+        self.params_changed = {}  # local function -> positions of parameters it changes
 
     def check(self, body):
         self.block(body, _State())
@@ -130,16 +146,7 @@ class LateBinding:
             b = self.block(s.orelse, st.copy())
             return b if a is None else a if b is None else a.merge(b)
         if isinstance(s, (gast.For, gast.While)):
-            head = s.iter if isinstance(s, gast.For) else s.test
-            self.uses(head, st)
-            once = st
-            for _ in range(2):
-                inner = once.copy()
-                if isinstance(s, gast.For):
-                    self.changed(st_targets(s.target), inner)
-                after = self.block(s.body, inner)
-                once = st if after is None else st.merge(after)
-            return self.block(s.orelse, once)
+            return self.loop(s, st)
         if isinstance(s, gast.FunctionDef):
             for d in s.decorator_list + s.args.defaults + [d for d in s.args.kw_defaults if d]:
                 self.uses(d, st)
@@ -159,6 +166,25 @@ class LateBinding:
             if value is not None:
                 self.uses(value, st, escape=False)
             return st
+        self.simple(s, value, st)
+        return st
+
+    def loop(self, s, st):
+        """The body walked twice: a change at its end reaches a call at its start."""
+        head = s.iter if isinstance(s, gast.For) else s.test
+        self.uses(head, st)
+        once = st
+        for _ in range(2):
+            inner = once.copy()
+            if isinstance(s, gast.For):
+                self.changed(st_targets(s.target), inner)
+            after = self.block(s.body, inner)
+            once = st if after is None else st.merge(after)
+        return self.block(s.orelse, once)
+
+    def simple(self, s, value, st):
+        """An assignment or an expression statement: its reads of local functions, then
+        what it binds and what it changes in place."""
         if value is not None:
             self.uses(value, st, alias=isinstance(s, gast.Assign) and isinstance(value, gast.Name))
         for t in getattr(s, "targets", None) or ([s.target] if hasattr(s, "target") else []):
@@ -184,15 +210,21 @@ class LateBinding:
             changes += st_targets(s.target)
         caller = None
         if isinstance(value, gast.Call):
-            changes += self.call_changes(value)
             f = value.func
             if isinstance(f, gast.Name) and f.id in st.live:
-                # a local function that changes what it captures: the others that read it
-                # see the change (itself: its pullback takes and gives back its gradient)
+                # a local function: what its body may change in place is known; what it
+                # captures and changes, the others that read it see (itself: its pullback
+                # takes and gives back that gradient)
                 caller = f.id
+                changes += [
+                    (a.id, f"given to `{f.id}`, which changes it in place")
+                    for i, a in enumerate(value.args)
+                    if isinstance(a, gast.Name) and i in self.params_changed.get(f.id, ())
+                ]
                 changes += [(n, f"changed in place by `{f.id}`") for n in sorted(self.mutates.get(f.id, ()))]
+            else:
+                changes += self.call_changes(value)
         self.changed(changes, st, caller)
-        return st
 
     def define(self, name, fn, st):
         names = late_names(fn)
@@ -203,7 +235,8 @@ class LateBinding:
             elif n in self.gen.active:
                 caps.add(n)
         st.live[name] = frozenset(caps)
-        self.mutates[name] = changed_in_place(fn) & caps
+        self.mutates[name] = changed_in_place(fn, self.gen.may_mutate) & caps
+        self.params_changed[name] = changed_params(fn, self.gen.may_mutate)
         st.stale.pop(name, None)
 
     # ----- reads of the local functions ---------------------------------------------------
@@ -323,6 +356,7 @@ def st_targets(t):
 
 def check_late_binding(gen):
     """Refuse a call of a local function after a variable it captures changed (see the
-    module docstring). Nothing to do for a function without local functions."""
-    if gen.facts.captures:
+    module docstring). Nothing to do for a function without local functions, nor for
+    adjoint_s2s's own code (its runtime, generated pairs differentiated again)."""
+    if gen.facts.captures and not gen._own_code and not gen.info.filename.startswith("<adjoint_s2s"):
         LateBinding(gen).check(gen.fn.body)

@@ -72,7 +72,7 @@ class ControlMixin:
         captured = sorted(n for n in free if n in self.active and n not in dict(defaults).values())
         captured = [n for n in captured if n not in {v for _, v in defaults}]
         kept = sorted(
-            n for n in (changed_in_place(node) if node is not None else ())
+            n for n in (changed_in_place(node, self.may_mutate) if node is not None else ())
             if n in self.active and self.kinds.get(n, OTHER) == OTHER
         )
 
