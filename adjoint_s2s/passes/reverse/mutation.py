@@ -24,6 +24,7 @@ After::
     a = a_saved_1
 """
 import gast
+import numpy as np
 
 from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
@@ -33,6 +34,9 @@ from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
     _AUG_SYMBOLS,
+    _MAYBE_VIEW_FUNCS,
+    _MAYBE_VIEW_METHODS,
+    _MAYBE_VIEW_OF_ANY,
     _VIEW_ATTRS,
     _VIEW_FUNCS,
     _VIEW_METHODS,
@@ -293,11 +297,21 @@ class MutationMixin(InPlaceMixin):
                 self.same.setdefault(z, set()).add(x)
             self.same[x] = same
         else:
-            base = self._view_base(e)
-            if base == x or base is None:
+            bases, maybe = self._view_bases(e)
+            bases = [b for b in bases if b != x]
+            if not bases:
                 return
-            if isinstance(e, gast.Subscript) and self._element_index(e.slice):
+            if maybe or isinstance(e, gast.Subscript) and self._element_index(e.slice):
                 self.maybe_views.add(x)  # y[i]: a view of a row, or a number
+            if len(bases) > 1:  # (a view of any of several arrays)
+                group = set(bases)
+                for b in bases:
+                    group |= self.aliases.get(b, set())
+                for z in group:
+                    self.aliases.setdefault(z, set()).add(x)
+                self.aliases[x] = group
+                return
+            base = bases[0]
         group = {base} | self.aliases.get(base, set())
         for z in group:
             self.aliases.setdefault(z, set()).add(x)
@@ -370,30 +384,75 @@ class MutationMixin(InPlaceMixin):
             self.helpers.add("_rt")
             line = getattr(self.cur_stmt, "src_line", None)
             fwd.append(f"_rt.check_shared({name}, {z}, {name!r}, {z!r}, {op!r}, {line!r})")
+        if self.aliases.get(name):
+            self._check_held_views(name, fwd)
 
-    def _view_base(self, e):
-        """The name e may be a view of (basic indexing, .T, reshape, np.flip, ...), or None."""
-        if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name):
+    def _check_held_views(self, name, fwd):
+        """A write into name while a container or object that may hold a view of it
+        (`l = [b[:2]]`, `h = Box(b.T)`, the view's own name no longer read) is read
+        afterwards: Python shows the write through the view it holds, differentiated code
+        writes a copy. Checked when the write runs (runtime.check_held: an array the holder
+        holds that shares memory with name's)."""
+        views = self.aliases[name]
+        s = self.cur_stmt
+        live = self.live_after.get(id(s), frozenset())
+        if not live:
+            return
+        h = self.holdings()
+        own = h.copies(name)
+        bound = self._bound_before().get(id(s), frozenset())
+        line = getattr(s, "src_line", None)
+        for c in sorted(live & bound - own - views):
+            kind = self.kinds.get(c, OTHER)
+            if kind in (ARRAY, CONST) or kind in SCALAR:
+                continue
+            held = h.held_by(c)
+            if views & held and not own & held:  # (own & held: guard_holders checks it)
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.check_held({name}, {c}, {name!r}, {c!r}, {line!r})")
+
+    def _view_bases(self, e):
+        """(the names e may be a view of, maybe): basic indexing, .T, .flat, reshape(),
+        ravel(), np.flip, np.split (a list of views)...; maybe when it depends on the
+        values (np.diag, a real array's conj(), np.einsum): checked when a write runs."""
+        cls = e.__class__
+        if cls is gast.Subscript and isinstance(e.value, gast.Name):
             if getattr(e, "written_back", False):
-                return None
+                return (), False
             if self.kind_of(e.value) in SCALAR or not self._basic_index(e.slice):
-                return None
-            return e.value.id
-        if isinstance(e, gast.Attribute) and isinstance(e.value, gast.Name) and e.attr in _VIEW_ATTRS:
-            return e.value.id
-        if isinstance(e, gast.Call) and e.args and not isinstance(e.args[0], gast.Starred):
-            f = e.func
-            if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.attr in _VIEW_METHODS:
-                if self.resolve(f.value) is None and self.kind_of(f.value) not in SCALAR:
-                    return f.value.id
-            if isinstance(e.args[0], gast.Name) and self.kind_of(e.args[0]) not in SCALAR:
-                fn = self.resolve(f)
-                try:
-                    if fn is not None and fn in _VIEW_FUNCS:
-                        return e.args[0].id
-                except TypeError:  # an unhashable callee
-                    return None
-        return None
+                return (), False
+            return (e.value.id,), False
+        if cls is gast.Attribute and isinstance(e.value, gast.Name) and e.attr in _VIEW_ATTRS:
+            return (e.value.id,), False
+        if cls is not gast.Call:
+            return (), False
+        f = e.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and (
+            f.attr in _VIEW_METHODS or f.attr in _MAYBE_VIEW_METHODS
+        ):
+            if self.resolve(f.value) is None and self.kind_of(f.value) not in SCALAR:
+                if f.attr in _VIEW_METHODS:
+                    return (f.value.id,), False
+                if f.attr != "astype" or any(k.arg == "copy" for k in e.keywords):
+                    return (f.value.id,), True
+        fn = self.resolve(f)
+        if fn is None or not e.args:
+            return (), False
+        try:
+            if len(e.args) > 1 and fn in _MAYBE_VIEW_OF_ANY or fn is np.einsum:
+                names = [a.id for a in e.args if isinstance(a, gast.Name)
+                         and self.kind_of(a) not in SCALAR and self.kind_of(a) != CONST]
+                return tuple(dict.fromkeys(names)), True
+            first = e.args[0]
+            if not isinstance(first, gast.Name) or self.kind_of(first) in SCALAR:
+                return (), False
+            if fn in _VIEW_FUNCS:
+                return (first.id,), False
+            if fn in _MAYBE_VIEW_FUNCS and (fn is not np.array or any(k.arg == "copy" for k in e.keywords)):
+                return (first.id,), True
+        except TypeError:  # an unhashable callee
+            pass
+        return (), False
 
     def _element_index(self, idx):
         """Only integers (no slice, ..., None): y[idx] may be an element, not a view."""
