@@ -422,8 +422,9 @@ def check_shared(value, other, name, other_name, op, line):
     that depends on values: differentiated code writes a copy (or rebinds), so the other
     name would keep the old values where Python shows the new ones. Raises MutationError
     when they do share: arrays sharing memory (a flat iterator, ``a.flat``, by its array),
-    `value` an element of the list or dict `other` (or an array an item of a list or
-    tuple of views shares memory with, ``np.split(a, 2)``), or the same container."""
+    `value` an element of the list or dict `other` (or an array sharing memory with an
+    item of a list or tuple of views, ``np.split(a, 2)``), or the same container; a write
+    into a list never changes an array."""
     if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
         return  # numbers: `a += v` rebinds in Python too; they cannot be written into
     element = False
@@ -438,8 +439,8 @@ def check_shared(value, other, name, other_name, op, line):
         shared = element = any(item is value for item in items)
         if not shared and isinstance(value, np.ndarray):
             shared = _holds(other, value, 2, set())  # (a view of value among them)
-    elif isinstance(value, (list, tuple)) and isinstance(other, np.ndarray):
-        shared = _holds(value, other, 2, set())  # (a list of views of other)
+    elif isinstance(value, (list, dict)) and isinstance(other, np.ndarray):
+        shared = False  # (a write into a list of views, np.split's, rebinds an item)
     else:
         shared = other is value
     if shared:

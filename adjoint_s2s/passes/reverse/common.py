@@ -46,9 +46,7 @@ _VIEW_FUNCS = frozenset(
             "flip", "fliplr", "flipud", "transpose", "permute_dims", "matrix_transpose",
             "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to",
             "reshape", "ravel", "diagonal", "real", "imag", "asarray", "asanyarray",
-            "atleast_1d", "atleast_2d", "atleast_3d", "rot90",
-            "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "trim_zeros",
-            "asmatrix",
+            "atleast_1d", "atleast_2d", "atleast_3d", "rot90", "trim_zeros", "asmatrix",
         )
     ) if f is not None
 ) | frozenset(
@@ -59,6 +57,16 @@ _VIEW_FUNCS = frozenset(
         getattr(np.linalg, "matrix_transpose", None),
     ) if f is not None
 )
+# what returns a list (or tuple) of views of its first argument: the list is no view
+# (`parts[0] = v` rebinds an item), its items are, so a write is checked when it runs
+_VIEW_LISTS = frozenset(
+    f for f in (
+        getattr(np, n, None) for n in ("split", "array_split", "hsplit", "vsplit", "dsplit", "unstack")
+    ) if f is not None
+)
+# a view of an array that may not be contiguous (a view itself, or one with views) is a
+# copy: checked when it runs then
+_VIEW_IF_CONTIGUOUS = frozenset({np.reshape, np.ravel, "reshape", "ravel"})
 # what returns its first argument itself or a view of it for some values only (np.diag
 # of a matrix, np.ascontiguousarray of a contiguous array, np.array(a, copy=None)): the
 # run tells whether they share (runtime.check_shared)
