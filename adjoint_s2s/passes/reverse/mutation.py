@@ -293,16 +293,8 @@ class MutationMixin(InPlaceMixin):
                 del field_of[z]
         if e.__class__ in _NO_ALIAS:  # an operator's result: no view, no field, no copy
             self.maybe_views.discard(x)
-            left = getattr(e, "left", None)
-            if getattr(e, "element_augmented", False) and left.__class__ is gast.Name \
-                    and self.aliases.get(left.id):
-                # `parts[1] += v`: in place for an array item, which the other views of
-                # its memory show (the container it was read out of gets it back)
-                h = self.holdings()
-                back = {c for z in h.containers(left.id) for c in h.copies(z)}
-                if self.aliases[left.id] - back:
-                    op = _AUG_SYMBOLS.get(type(e.op).__name__, "+")
-                    self.check_shared_write(left.id, op, self.fwd, refuse=False, skip=back)
+            if getattr(e, "element_augmented", False):
+                self._check_item_augmented(e)
             return
         if (
             isinstance(e, gast.Attribute)
@@ -319,28 +311,33 @@ class MutationMixin(InPlaceMixin):
             for z in same:
                 self.same.setdefault(z, set()).add(x)
             self.same[x] = same
+            bases = (base,)
         else:
-            bases, maybe = self._view_bases(e)
+            bases, maybe = self._view_bases(e)  # (a view of any of them)
             bases = [b for b in bases if b != x]
             if not bases:
                 return
             if maybe or isinstance(e, gast.Subscript) and self._element_index(e.slice):
                 self.maybe_views.add(x)  # y[i]: a view of a row, or a number
-            if len(bases) > 1 or getattr(e, "written_back", False):
-                group = set(bases)  # (a view of any of several arrays)
-                for b in bases:
-                    group |= self.aliases.get(b, set())
-                if getattr(e, "written_back", False):  # (not the list it was read from)
-                    group -= {e.value.id} | self.same.get(e.value.id, set())
-                for z in group:
-                    self.aliases.setdefault(z, set()).add(x)
-                self.aliases[x] = group
-                return
-            base = bases[0]
-        group = {base} | self.aliases.get(base, set())
+        group = set(bases)
+        for b in bases:
+            group |= self.aliases.get(b, set())
+        if getattr(e, "written_back", False):  # (an item of a list of views: not the list)
+            group -= {e.value.id} | self.same.get(e.value.id, set())
         for z in group:
             self.aliases.setdefault(z, set()).add(x)
         self.aliases[x] = group
+
+    def _check_item_augmented(self, e):
+        """`parts[1] += v`: in place for an array item, which the other views of its
+        memory show (the container it was read out of gets it back): checked when it runs."""
+        left = e.left
+        if left.__class__ is gast.Name and self.aliases.get(left.id):
+            h = self.holdings()
+            back = {c for z in h.containers(left.id) for c in h.copies(z)}
+            if self.aliases[left.id] - back:
+                op = _AUG_SYMBOLS.get(type(e.op).__name__, "+")
+                self.check_shared_write(left.id, op, self.fwd, refuse=False, skip=back)
 
     def alias_state(self):
         """A copy of what note_alias knows, to join the paths of an if or a loop."""
