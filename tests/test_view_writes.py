@@ -5,7 +5,9 @@ refused with an AdjointError, never silently wrong. Before: a method view taken 
 argument (`b.ravel()`, `b.squeeze()`, `b.transpose()`), the split family (lists of
 views), `b.flat`, a view held by a list or an object, and the NumPy functions that give
 their argument back for some values (np.diag of a matrix, a real array's conj()) were not
-followed: the value or the gradient was the one without the write."""
+followed: the value or the gradient was the one without the write (all of WRONG_BEFORE on
+95db829; on 17bc062 the method views and conj() are already refused when they run, by its
+check of what a call returns)."""
 import copy
 
 import numpy as np
