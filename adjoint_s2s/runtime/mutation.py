@@ -7,9 +7,15 @@ import types
 
 import numpy as np
 
-from ..errors import describe, MutationError, shared_write_message, short_name
+from ..errors import MutationError, shared_write_message
 from ..tangents import AbstractZero, add
 from .sites import _user_file
+from .argument_writes import (
+    _check_shared_arguments,
+    _held_ids,
+    _written_argument,
+    _written_held,
+)
 from .structure import GradList, part
 from .accumulate import _PRIVATE_REFS
 from .fields import _store_items
@@ -282,26 +288,7 @@ def keeping(keep, f, args, run, kwargs):
                 if any(r is k[2] for r in written):
                     raise _written_held(f, k[0], k[1])
             _check_shared_arguments(f, args, kwargs, written)
-            for k in keep:  # an argument, or (argument, the other name it is read by)
-                if type(k) is tuple and len(k) == 3:
-                    continue
-                i, via = k if type(k) is tuple else (k, None)
-                a = _arg(args, kwargs, i)
-                if any(r is a for r in _REPLACED[mark:]):
-                    raise _written_argument(f, i, via or None)
-                final = a
-                for old, new in _REBOUND[rmark:]:
-                    if old is final:
-                        final = new
-                # an object the argument holds (an array in a list or dict, a field),
-                # written and not put back into it: the caller reads it again there
-                for r in written:
-                    if r is not a and _holds(final, r, 4, set()):
-                        raise _written_argument(f, i, via or None, held=True)
-                if final is not a:
-                    if via is not None:  # read through another name (or False: a method)
-                        raise _written_argument(f, i, via or None)
-                    _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
+            _check_kept(f, keep, args, kwargs, _REPLACED[mark:], _REBOUND[rmark:], written)
         return out
     finally:
         _KEEP_DEPTH -= 1
@@ -310,28 +297,38 @@ def keeping(keep, f, args, run, kwargs):
             _REBOUND.clear()
 
 
+def _check_kept(f, keep, args, kwargs, replaced, rebound, written):
+    """After a keeping call that wrote something: raise MutationError for a kept argument
+    copied on write, or holding a written object not put back into it, or rebound while
+    the caller reads it by another name; note the value the callee left in the others
+    (kept)."""
+    for k in keep:  # an argument, or (argument, the other name it is read by)
+        if type(k) is tuple and len(k) == 3:
+            continue
+        i, via = k if type(k) is tuple else (k, None)
+        via = None if via is False else via  # (a method's argument)
+        a = _arg(args, kwargs, i)
+        if any(r is a for r in replaced):
+            raise _written_argument(f, i, via)
+        final = a
+        for old, new in rebound:
+            if old is final:
+                final = new
+        # an object the argument holds (an array in a list or dict, a field),
+        # written and not put back into it: the caller reads it again there
+        if not isinstance(final, np.ndarray):
+            inside = _held_ids(final, 4, set(), set())
+            if any(id(r) in inside and r is not a for r in written):
+                raise _written_argument(f, i, via, held=True)
+        if final is not a:
+            if k is not i:  # read through another name, a method's, or any (*args)
+                raise _written_argument(f, i, via)
+            _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
+
+
 def _arg(args, kwargs, i):
     """The argument at position i (an int) or given by the keyword i (a str)."""
     return args[i] if type(i) is int else kwargs[i]
-
-
-def _check_shared_arguments(f, args, kwargs, written):
-    """A callee wrote an argument that another argument also refers to (`f(a, a)`, a
-    view of it `f(y, y[::-1])`): Python shows the write through both, differentiated
-    code writes a copy, and the other still shows the old values."""
-    given = [(i, a) for i, a in enumerate(args)] + list(kwargs.items())
-    given = [(i, a) for i, a in given if isinstance(a, (np.ndarray, list, dict, set))]
-    if len(given) < 2:
-        return
-    for i, a in given:
-        if not any(r is a for r in written):
-            continue
-        for j, b in given:
-            if j == i:
-                continue
-            if b is a or (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                          and np.may_share_memory(a, b)):
-                raise _written_argument(f, i, None, other=j)
 
 
 _REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
@@ -521,65 +518,15 @@ def _holds(c, value, depth, seen):
     return False
 
 
-def _argument_name(f, i):
-    if type(i) is str:
-        return f"its argument `{i}`"
-    code = getattr(f, "__code__", None)
-    if code is not None and 0 <= i < code.co_argcount:
-        return f"its argument `{code.co_varnames[i]}`"
-    return f"its argument #{i + 1}"
-
-
-def _written_argument(f, i, via=None, held=False, other=None):
-    what = _argument_name(f, i)
-    name = short_name(f).rsplit(".", 1)[-1]
-    if other is not None:
-        read = (f"{_argument_name(f, other)[4:]} is the same object or a view of it, so "
-                f"Python shows the write through both")
-        way = (f"Pass {name} a copy (`{name}(x, x.copy())`), or give it one argument "
-               f"and let it use that one twice")
-    elif via is None:
-        read = "the calling function reads that container again after the call"
-        way = (f"Return the container from {name} and rebind it (`x = {name}(x, ...)`), or "
-               f"pass a copy the caller does not read again")
-    else:
-        read = (f"the calling function reads it again after the call through `{via}`, "
-                f"another name for it or a view of it")
-        way = (f"Take `{via}` after the call, or pass {name} a copy "
-               f"(`{name}(x.copy(), ...)`)")
-    if held:
-        what = f"an array, list or dict that {what} holds (an item or a field of it)"
-        way = (f"Return the changed value from {name} and put it back into the container "
-               f"or object in the calling function, or pass a copy")
-    return MutationError(
-        f"{describe(f)} writes into {what} (directly or through a function it calls), "
-        f"and {read}. Inside differentiated code a write into an array, list or dict that "
-        f"other code still refers to goes to a copy, so the caller would keep the old "
-        f"values where Python shows the new ones. {way}"
-    )
-
-
-def _written_held(f, i, name):
-    what = _argument_name(f, i)
-    fname = short_name(f).rsplit(".", 1)[-1]
-    return MutationError(
-        f"{describe(f)} changes in place an object that {what} holds (directly or through "
-        f"a function it calls), and the calling function reads that object again after "
-        f"the call as `{name}`. Differentiated code follows an object by the names the "
-        f"calling function gives it: `{name}` would keep the old values where Python shows "
-        f"the new ones (an array is changed copy on write), or its gradient would miss the "
-        f"change (a list, dict or set). Read the "
-        f"values back through the argument after the call (or return them from {fname}), "
-        f"or change `{name}` itself"
-    )
-
-
 def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
         # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
         # the caller (kept): refused, as a write into it
+        if "*" in keep:  # every argument but the object itself (a method changes it)
+            keep = tuple(k for k in keep if k != "*") + tuple(range(len(args))) + tuple(kwargs)
+            keep = tuple((k, "") if type(k) in (int, str) else k for k in keep)
         y, pb = call_keeping(tuple(_shifted(k) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)
@@ -592,6 +539,6 @@ def _shifted(k):
     if type(k) is int:
         return (k + 1, False)
     if type(k) is str:
-        return (k, False) if k != "*" else k
+        return (k, False)
     i = k[0] + 1 if type(k[0]) is int else k[0]
     return (i,) + tuple(k[1:])

@@ -61,8 +61,9 @@ class CallsMixin:
     def read_again(self, e):
         """Positions of the containers passed to a call that the caller reads afterwards
         (a Python callee changing one with `a op= v` changes the caller's, in Python)."""
+        given = list(enumerate(e.args)) + [(k.arg, k.value) for k in e.keywords if k.arg]
         return tuple(
-            i for i, a in enumerate(e.args)
+            i for i, a in given
             if isinstance(a, gast.Name) and a.id in self.live
             and (a.id in self.locals or a.id in self.info.params)
             and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
@@ -74,7 +75,7 @@ class CallsMixin:
         if not call.startswith("_rt.call_primal_keeping("):
             return
         for i in keep:
-            a = e.args[i].id
+            a = _given(e, i).id
             self.save(a, fwd, depth)
             fwd.append(f"{a} = _rt.kept({a})")
 
@@ -177,8 +178,9 @@ class CallsMixin:
         to the callee's pullback (hand_over) and what is not taken comes back."""
         names = []
         for k in keep:
-            if type(k) is int and isinstance(e.args[k], gast.Name):
-                a = e.args[k].id
+            node = _given(e, k)
+            if node is not None and isinstance(node, gast.Name):
+                a = node.id
                 if (
                     a in self.active and a in self.locals and a not in self.info.freevars
                     and a not in names and self.kinds.get(a, OTHER) in (ARRAY, OTHER)
@@ -206,24 +208,39 @@ class CallsMixin:
         """Positions of the container arguments of a call that the caller reads again
         afterwards (a callee writing into one would write into a copy: see
         runtime.call_keeping)."""
-        if _has_starred(e) or not self.may_mutate(e):
+        if not self.may_mutate(e):
             return ()
         fn = self.resolve(e.func)
         if fn is not None and hashable(fn) and fn in runtime_dispatch():
             return ()  # generated code differentiated again: its own calls keep already
+        if _has_starred(e):  # where each argument goes is known at run time only
+            return ("*",)
         keep = []
-        for i, a in enumerate(e.args):
+        given = list(enumerate(e.args)) + [(k.arg, k.value) for k in e.keywords]
+        names = {a.id for _, a in given if isinstance(a, gast.Name)}
+        seen = set()
+        for i, a in given:
             if isinstance(a, gast.Name) and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
+                field = self.field_of.get(a.id)
                 if a.id != x and a.id in self.live:
                     keep.append(i)
-                else:  # read again through another name for it, or a view of it?
-                    via = sorted(z for z in self.aliases.get(a.id, ()) if z != x and z in self.live)
+                elif a.id in seen:  # the same object twice: a write shows through both
+                    keep.append((i, a.id))
+                elif field is not None and field[0] != x and (
+                        field[0] in self.live or field[0] in self.info.params):
+                    keep.append((i, f"{field[0]}.{field[1]}"))  # zero(m.w), then m.w read
+                else:  # read again through another name for it, or a view of it? or
+                    # given as another argument too (`f(y, y[::-1])`: checked when it runs)
+                    others = self.aliases.get(a.id, ())
+                    via = sorted(z for z in others if z != x and z in self.live) or sorted(
+                        z for z in others if z in names and z != a.id)
                     if via:
                         keep.append((i, via[0]))
+                seen.add(a.id)
         # objects an argument holds (`f([inner])`, `b.scale(s)` of b = Box(inner)) that
         # the caller reads again by their own names: (i, name, None), watched at run time
         base = e.func.value if isinstance(e.func, gast.Attribute) and fn is None else None
-        for i, a in [(-1, base)] + list(enumerate(e.args)):
+        for i, a in [(-1, base)] + given:
             if isinstance(a, gast.Name) and a.id in self.active and self.kinds.get(a.id, OTHER) == OTHER:
                 keep += [(i, n, None) for n in self.held_and_read_again(a.id, self.cur_stmt)
                          if n != x and all(type(k) is not tuple or k[1:] != (n, None) for k in keep)]
@@ -495,6 +512,17 @@ class CallsMixin:
 def _keep_src(keep):
     """The source of a call_keeping tuple: positions, (position, name) pairs, and
     (position, name, the object the name holds now) for an object an argument holds."""
-    parts = [f"({k[0]}, {k[1]!r}, {k[1]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
+    parts = [f"({k[0]!r}, {k[1]!r}, {k[1]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
 
+
+def _given(e, k):
+    """The argument node of call e that keep entry k names (a position, or a keyword),
+    or None for an entry that names none by itself ("*", or a tuple)."""
+    if type(k) is int:
+        return e.args[k]
+    if type(k) is str and k != "*":
+        for kw in e.keywords:
+            if kw.arg == k:
+                return kw.value
+    return None
