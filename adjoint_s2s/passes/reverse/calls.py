@@ -59,15 +59,33 @@ class CallsMixin:
 
     # ----- calls ----------------------------------------------------------------------------
     def read_again(self, e):
-        """Positions of the containers passed to a call that the caller reads afterwards
-        (a Python callee changing one with `a op= v` changes the caller's, in Python)."""
-        given = list(enumerate(e.args)) + [(k.arg, k.value) for k in e.keywords if k.arg]
-        return tuple(
-            i for i, a in given
-            if isinstance(a, gast.Name) and a.id in self.live
-            and (a.id in self.locals or a.id in self.info.params)
-            and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
-        )
+        """What call_primal_keeping watches in a call none of whose arguments is active:
+        the positions (or keywords) of the containers the caller reads afterwards (a
+        Python callee changing one with `a op= v` changes the caller's, in Python); for
+        a callee that may change its arguments, also (position, name) of an argument
+        the caller reads again by another name, through what it was read out of, or
+        given twice ("*" for a call with *args or **kwargs: any argument)."""
+        mutates = None
+        if _has_starred(e):
+            return ("*",) if self.may_mutate(e) else ()
+        given = list(enumerate(e.args)) + [(k.arg, k.value) for k in e.keywords]
+        names = {a.id for _, a in given if isinstance(a, gast.Name)}
+        keep, seen = [], set()
+        for i, a in given:
+            if not isinstance(a, gast.Name) or self.kinds.get(a.id, OTHER) not in (ARRAY, OTHER):
+                continue
+            if (a.id in self.live and (a.id in self.locals or a.id in self.info.params)
+                    and a.id not in self.info.freevars):
+                keep.append(i)
+            elif a.id not in self.info.freevars:
+                if mutates is None:
+                    mutates = self.may_mutate(e)
+                via = (a.id if a.id in seen else self._read_again_through(a.id, None, names)) \
+                    if mutates else None
+                if via:
+                    keep.append((i, via))
+            seen.add(a.id)
+        return tuple(keep)
 
     def take_kept_inactive(self, call, e, keep, fwd, depth):
         """After call_primal_keeping: the caller names what the callee left in its
@@ -75,7 +93,10 @@ class CallsMixin:
         if not call.startswith("_rt.call_primal_keeping("):
             return
         for i in keep:
-            a = _given(e, i).id
+            node = _given(e, i)
+            if node is None:  # (watched only: refused if written)
+                continue
+            a = node.id
             self.save(a, fwd, depth)
             fwd.append(f"{a} = _rt.kept({a})")
 
@@ -97,10 +118,13 @@ class CallsMixin:
             if self.kind_of(base) in (CONST, ARRAY, REAL, COMPLEX) or not isinstance(base, gast.Name):
                 return src(e)
             self.helpers.add("_rt")
+            if keep:  # a method writing into an argument the caller reads again: refused
+                return (f"_rt.call_method_keeping({_keep_src(keep)}, {src(base)}, "
+                        f"{e.func.attr!r}{_args_src(e, lead=True)})[0]")
             return f"_rt.call_method_primal({src(base)}, {e.func.attr!r}{_args_src(e, lead=True)})"
         self.helpers.add("_rt")
-        if keep and not _has_starred(e):
-            return f"_rt.call_primal_keeping({keep!r}, {src(e.func)}{_args_src(e, lead=True)})"
+        if keep:
+            return f"_rt.call_primal_keeping({_keep_src(keep)}, {src(e.func)}{_args_src(e, lead=True)})"
         return f"_rt.call_primal({src(e.func)}{_args_src(e, lead=True)})"
 
     def call(self, x, e, fwd):
@@ -221,21 +245,16 @@ class CallsMixin:
         seen = set()
         for i, a in given:
             if isinstance(a, gast.Name) and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
-                field = self.field_of.get(a.id)
                 if a.id != x and a.id in self.live:
                     keep.append(i)
                 elif a.id in seen:  # the same object twice: a write shows through both
                     keep.append((i, a.id))
-                elif field is not None and field[0] != x and (
-                        field[0] in self.live or field[0] in self.info.params):
-                    keep.append((i, f"{field[0]}.{field[1]}"))  # zero(m.w), then m.w read
-                else:  # read again through another name for it, or a view of it? or
-                    # given as another argument too (`f(y, y[::-1])`: checked when it runs)
-                    others = self.aliases.get(a.id, ())
-                    via = sorted(z for z in others if z != x and z in self.live) or sorted(
-                        z for z in others if z in names and z != a.id)
+                else:  # read again through another name for it, a view of it, what holds
+                    # it (zero(m.w), then m.w read), or given as another argument too
+                    # (`f(y, y[::-1])`: checked when it runs)?
+                    via = self._read_again_through(a.id, x, names)
                     if via:
-                        keep.append((i, via[0]))
+                        keep.append((i, via))
                 seen.add(a.id)
         # objects an argument holds (`f([inner])`, `b.scale(s)` of b = Box(inner)) that
         # the caller reads again by their own names: (i, name, None), watched at run time
@@ -245,6 +264,33 @@ class CallsMixin:
                 keep += [(i, n, None) for n in self.held_and_read_again(a.id, self.cur_stmt)
                          if n != x and all(type(k) is not tuple or k[1:] != (n, None) for k in keep)]
         return tuple(keep)
+
+    def _read_again_through(self, name, x, names):
+        """A name, other than name and x, by which the caller may read again what the
+        argument `name` refers to after the call: another name for it or a view of it
+        that is read again (aliases), the object it was read out of (field_of) read
+        again or a parameter (its own caller reads it), through any chain of these; or
+        another argument of the call sharing it. None if there is none."""
+        aliases, field_of, live, params = self.aliases, self.field_of, self.live, self.info.params
+        frontier, seen = [name], {name, x}
+        for _ in range(6):
+            nxt = []
+            for n in frontier:
+                for z in sorted(aliases.get(n, ())):
+                    if z not in seen:
+                        seen.add(z)
+                        if z in live or z in names:
+                            return z
+                        nxt.append(z)
+                field = field_of.get(n)
+                if field is not None and field[0] not in seen:
+                    o = field[0]
+                    seen.add(o)
+                    if o in live or o in params or o in names:
+                        return f"{o}.{field[1]}"
+                    nxt.append(o)
+            frontier = nxt
+        return None
 
     def _pop(self, x, lst, args, fwd, depth):
         """x = lst.pop(i), in place: the forward code, and a reverse step that puts x's
