@@ -527,6 +527,12 @@ class Normalizer(Targets):
                 value = self.atom(value, out)
             out.append(_temp_assign(target, value))
             return out
+        if isinstance(s.targets[0], gast.Name):  # `a = b = E`: `a = E; b = a` (one object, two names)
+            first = s.targets[0]
+            self.assign(_node(gast.Assign, targets=[first], value=s.value, type_comment=None), out)
+            for tgt in s.targets[1:]:
+                self.assign_target(tgt, _temp_name(first.id), out)
+            return out
         if len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List)):
             value = self.atom(s.value, out, "seq")
         else:

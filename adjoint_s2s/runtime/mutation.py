@@ -371,14 +371,28 @@ def rebinding(old, new):
         _REBOUND.append((old, new))
 
 
-def replaced(old):
+def replaced(old, container=None, container_name=None, line=None):
     """Generated before an item's new value is stored for `c[k] op= v` (`obj.f op= v`):
     Python changes the item in place there when it is an array, list, dict or set, and
     every other name for it shows the change; differentiated code binds a new value
     into the container. Logged as a copy on write while a keeping call runs, so that a
-    caller reading the old object again is refused the change (see keeping)."""
-    if _KEEP_DEPTH and isinstance(old, (np.ndarray, list, dict, set)):
+    caller reading the old object again is refused the change (see keeping). Given the
+    container it was read out of: refused if the container holds it at another place
+    too (`[y] * 2`), which Python would change as well."""
+    if not isinstance(old, (np.ndarray, list, dict, set)):
+        return
+    if _KEEP_DEPTH:
         _REPLACED.append(old)
+    if type(container) in (list, dict):
+        items = container.values() if type(container) is dict else container
+        if sum(1 for item in items if item is old) > 1:  # (`[y] * 2`, y appended twice)
+            raise MutationError(
+                f"`{container_name}[...] op= ...` changes in place an item that `{container_name}` "
+                f"holds at more than one place, in differentiated code at {_user_file()}, line {line}: "
+                f"Python shows the change at every place, differentiated code only at the one "
+                f"written. Put distinct objects into `{container_name}` (`[y.copy() for _ in "
+                f"range(n)]`), or write `{container_name}[k] = {container_name}[k] op ...`"
+            )
 
 
 def snapshot(x):

@@ -896,12 +896,66 @@ def {g}(a):
                              f"{s} = sum({inner}) + {C}[{key}][0]"]), ind)
         self.bind(s, S)
 
+    def c_other_name(self, ind=0):
+        """One object under two names that the code does not spell as `b = a`: handed back
+        by a helper or a getter, chained assignment, unpacking, extend, setdefault, two
+        objects holding it; then changed in place through one name (op=, an element
+        write, append) and read through the other or the first."""
+        self.use("other_name")
+        y, a, s = self.new("y"), self.new("a"), self.new("s")
+        arr = self.r.random() < 0.7
+        self.emit(f"{y} = np.zeros({N}) + {self.expr(V, 1)}" if arr
+                  else f"{y} = [{self.expr(S, 1)}, {self.expr(S, 1)}]", ind)
+        k = self.r.randrange(7)
+        if k == 0:
+            g = self.new("ident")
+            self.defs.append(f"def {g}(v):\n    return v\n")
+            self.emit(f"{a} = {g}({y})", ind)
+        elif k == 1:
+            g = self.new("first")
+            self.defs.append(f"def {g}(items):\n    for v in items:\n        return v\n")
+            self.emit(f"{a} = {g}([{y}])", ind)
+        elif k == 2:
+            b = self.new("b")
+            self.emit(f"{a} = {b} = {y}", ind)
+            y = b
+        elif k == 3:
+            rest = self.new("rest")
+            self.emit(f"{a}, *{rest} = [{y}, {y}]", ind)
+            y = f"{rest}[0]"
+        elif k == 4:
+            L = self.new("L")
+            self.emit(f"{L} = []", ind)
+            self.emit(f"{L}.extend([{y}])", ind)
+            self.emit(f"{a} = {L}[0]", ind)
+        elif k == 5:
+            D = self.new("D")
+            self.emit(f"{D} = {{}}", ind)
+            self.emit(f"{a} = {D}.setdefault('k', {y})", ind)
+            y = f"{D}['k']"
+        else:
+            cls, o1, o2 = self.new("Holder"), self.new("o"), self.new("o")
+            self.defs.append(f"class {cls}:\n    def __init__(self, w):\n        self.w = w\n\n"
+                             f"    def get(self):\n        return self.w\n")
+            self.emit(f"{o1} = {cls}({y})", ind)
+            self.emit(f"{o2} = {cls}({y})", ind)
+            self.emit(f"{a} = {o1}.get()", ind)
+            y = f"{o2}.w"
+        if arr:
+            self.emit(self.pick([f"{a} += {self.expr(V, 1)}", f"{a}[1] = {self.expr(S, 1)}",
+                                 f"{a} *= {self.expr(S, 1)}"]), ind)
+            self.emit(self.pick([f"{s} = np.sum({y}) * {self.expr(S, 1)}", f"{s} = {y}[1] + {a}[0]"]), ind)
+        else:
+            self.emit(self.pick([f"{a}.append({self.expr(S, 1)})", f"{a}[1] = {self.expr(S, 1)}"]), ind)
+            self.emit(self.pick([f"{s} = sum({y}) * {self.expr(S, 1)}", f"{s} = {y}[1] + {a}[0]"]), ind)
+        self.bind(s, S)
+
     FAMILIES = [
         ("assign", 6), ("inplace", 2), ("alias", 1), ("list", 2), ("unpack", 1), ("if", 2),
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
-        ("params", 1), ("held", 1),
+        ("params", 1), ("held", 1), ("other_name", 1),
     ]
 
     def statement(self):

@@ -95,10 +95,16 @@ class AssignMixin:
         left = e.left
         if not isinstance(left, gast.Name) or self.kind_of(left) not in (ARRAY, OTHER):
             return
-        if any(self.kinds.get(c) == ARRAY for c in self.holdings().containers(left.id)):
+        containers = self.holdings().containers(left.id)
+        if any(self.kinds.get(c) == ARRAY for c in containers):
             return  # (a row of an array: a view, written back into the array's memory)
         self.helpers.add("_rt")
-        fwd.append(f"_rt.replaced({left.id})")
+        if len(containers) == 1:  # (the container it was read out of, which gets x back)
+            c = next(iter(containers))
+            line = getattr(self.cur_stmt, "src_line", None)
+            fwd.append(f"_rt.replaced({left.id}, {c}, {c!r}, {line!r})")
+        else:
+            fwd.append(f"_rt.replaced({left.id})")
 
     def rev_pack(self, x, e, rev):
         """x a tuple or dict read only item by item (see Generator._unpacked_tuples): made

@@ -261,8 +261,8 @@ class CallsMixin:
         base = e.func.value if isinstance(e.func, gast.Attribute) and fn is None else None
         for i, a in [(-1, base)] + given:
             if isinstance(a, gast.Name) and a.id in self.active and self.kinds.get(a.id, OTHER) == OTHER:
-                keep += [(i, n, None) for n in self.held_and_read_again(a.id, self.cur_stmt)
-                         if n != x and all(type(k) is not tuple or k[1:] != (n, None) for k in keep)]
+                keep += [(i, n, obj) for n, obj in self.held_and_read_again(a.id, self.cur_stmt)
+                         if n != x and obj != x and all(type(k) is not tuple or k[1:] != (n, obj) for k in keep)]
         return tuple(keep)
 
     def _read_again_through(self, name, x, names):
@@ -558,7 +558,7 @@ class CallsMixin:
 def _keep_src(keep):
     """The source of a call_keeping tuple: positions, (position, name) pairs, and
     (position, name, the object the name holds now) for an object an argument holds."""
-    parts = [f"({k[0]!r}, {k[1]!r}, {k[1]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
+    parts = [f"({k[0]!r}, {k[1]!r}, {k[2]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
 
 

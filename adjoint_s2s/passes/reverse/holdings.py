@@ -26,6 +26,7 @@ import math
 import re
 
 import gast
+import numpy as np
 
 _TAPE = re.compile(r"_tape(_\d+)?$")
 # methods that put a value into a list, dict or set (in_place.py's element-write check too)
@@ -88,6 +89,9 @@ class Holdings:
         x, attr = call.func.value.id, call.func.attr
         if attr in GROWING_METHODS:
             self._put(x, ANY, list(call.args) + [k.value for k in call.keywords])
+            if attr in ("extend", "update"):  # (the items of the argument)
+                self._item_views.setdefault(x, set()).update(
+                    a.id for a in call.args if a.__class__ is gast.Name)
         if attr not in _READING:
             self._shuffled.add(x)
 
@@ -98,7 +102,8 @@ class Holdings:
             return
         f = call.func
         if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and resolve(f) is None:
-            if f.attr not in _READING and f.attr not in GROWING_METHODS:  # (growing: _method)
+            if f.attr not in _READING and f.attr not in GROWING_METHODS and f.attr not in _ARRAY_METHODS:
+                # (growing: _method; an array's methods keep no argument)
                 self._put(f.value.id, ANY, list(call.args) + [k.value for k in call.keywords])
             return
         if _makes_new(resolve(f)):
@@ -247,7 +252,7 @@ class Holdings:
         out, todo = set(), list(own)
         while todo:
             z = todo.pop()
-            for names in self._slots.get(z, {}).values():
+            for names in [v for src in {z} | self._sources(z) for v in self._slots.get(src, {}).values()]:
                 for n in names:
                     for c in self.copies(n):
                         if c not in out and c not in own:
@@ -262,6 +267,7 @@ class Holdings:
         return {n for n in self._parent if self._find(n) == root} | {root, name}
 
 
+_ARRAY_METHODS = frozenset(n for n in dir(np.ndarray) if not n.startswith("__"))
 _ITEMS_OF = (list, tuple, sorted, reversed, iter, set, frozenset, enumerate, zip, filter)
 _SAME_ITEMS = frozenset({"values", "items", "keys", "copy"})
 _READING = frozenset({"get", "copy", "keys", "values", "items", "index", "count", "__getitem__"})

@@ -29,6 +29,8 @@ After::
     a = a_saved_1
     b_x = _rt.unbroadcast(b_y * _rt.conj(a), x)
 """
+import types
+
 import gast
 import numpy as np
 
@@ -53,6 +55,11 @@ _IN_PLACE_FUNCS = tuple(
 )
 
 
+
+
+def _runtime_fn(f):
+    """A call of generated code's own run time (`_rt.name`)."""
+    return isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "_rt"
 
 
 # functions whose result is a new object (np.array copies by default; np.asarray may not)
@@ -341,28 +348,81 @@ class InPlaceMixin:
         holds only the earlier ones): checked when s runs, before the change
         (``runtime.check_held``)."""
         found = self._written_through(s)  # (a value with no gradient changes in place:
-        if found is None:                  # snapshot_writes)
-            return
-        name = found[0]
-        if self.kinds.get(name, OTHER) in SCALAR or self.kinds.get(name) == CONST:
+        name = found[0] if found is not None else None  # snapshot_writes)
+        v = s.value if isinstance(s, gast.Assign) else None
+        if name is None and getattr(v, "element_augmented", False) and isinstance(v.left, gast.Name):
+            name = v.left.id  # `c[k] op= v`: the item changes in place (an array, a list)
+        if name is None or self.kinds.get(name, OTHER) in SCALAR or self.kinds.get(name) == CONST:
             return
         live = self.live_after.get(id(s), frozenset())
         if not live:
             return
         h = self.holdings()
         own = h.copies(name)
+        # what name may be: an object read out of a container (`w = s1.w`), one a call
+        # may hand back (`z = ident(y)`, `m = push(l, v)`, `w = b.get()`)
+        maybe = own | h.objects(name)
+        given = set().union(*(self._call_sources(c) for c in own))
         mine = own | set(stmt_targets(s))
-        mine |= {c for x in h.containers(name) for c in h.copies(x)}  # (written back)
+        mine |= {c for x in h.containers(name) if x in self._stored_into() for c in h.copies(x)}
+        field = self.field_of.get(name)  # (`items = b.items` changed: written back, write_back_field)
+        if field is not None and field[0] in self.active:
+            mine |= h.copies(field[0])
         bound = self._bound_before().get(id(s), frozenset())
         if name in self._fresh_before().get(id(s), ()):
             return  # a new object since anything last held it
         line = getattr(s, "src_line", None)
         for c in sorted(live & bound - mine):
-            if self.kinds.get(c, OTHER) in (ARRAY, CONST) or self.kinds.get(c) in SCALAR:
+            kind = self.kinds.get(c, OTHER)
+            if kind == CONST or kind in SCALAR:
                 continue
-            if own & h.held_by(c):
+            if c in given:  # (the very object, or memory shared with it)
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.check_shared({name}, {c}, {name!r}, {c!r}, None, {line!r})")
+            if kind != ARRAY and (maybe | given) & (h.held_by(c) | {c}):
                 self.helpers.add("_rt")
                 fwd.append(f"_rt.check_held({name}, {c}, {name!r}, {c!r}, {line!r})")
+
+    def _stored_into(self):
+        """Names of containers the function stores into (`c[k] = v`, `c.f = v`): those an
+        item is written back into after a change (the normaliser's `c[0][1] = v`)."""
+        memo = getattr(self, "_stored_memo", None)
+        if memo is None:
+            memo = self._stored_memo = frozenset(
+                t.value.id for node in gast.walk(self.fn) if isinstance(node, gast.Assign)
+                for t in node.targets
+                if isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(t.value, gast.Name))
+        return memo
+
+    def _call_sources(self, name, seen=None):
+        """The names a call that binds name was given (arguments, the receiver of a
+        method) and what they hold: a user function may hand one of them back."""
+        memo = getattr(self, "_sources_memo", None)
+        if memo is None:
+            memo = self._sources_memo = {}
+            h = self.holdings()
+            for node in gast.walk(self.fn):
+                if not (isinstance(node, gast.Assign) and len(node.targets) == 1
+                        and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call)):
+                    continue
+                call, f = node.value, node.value.func
+                obj = self.resolve(f)
+                if (obj is not None and (not isinstance(obj, types.FunctionType) or _runtime_fn(f))) \
+                        or _runtime_fn(f):
+                    continue  # (NumPy, builtins, classes: a new object or a number)
+                parts = list(call.args) + [k.value for k in call.keywords]
+                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and obj is None:
+                    parts.append(f.value)
+                got = memo.setdefault(node.targets[0].id, set())
+                for a in parts:
+                    if isinstance(a, gast.Name):
+                        got |= h.copies(a.id) | h.held_by(a.id)
+        got = set(memo.get(name, ()))
+        seen = {name} if seen is None else seen | {name}
+        for a in list(got):  # (`z = ident(ident(y))`: through the calls in turn)
+            if a not in seen and a in memo:
+                got |= self._call_sources(a, seen)
+        return got
 
     def _fresh_before(self):
         """id(statement) -> the names that hold, where it runs, an object no container can
@@ -431,11 +491,30 @@ class InPlaceMixin:
         if not live:
             return []
         bound = self._bound_before().get(id(s), frozenset())
-        return sorted(
-            n for n in self.holdings().held_by(arg)
-            if n in live and n in bound and self.kinds.get(n, OTHER) not in SCALAR
-            and self.kinds.get(n, OTHER) != CONST
-        )
+        h = self.holdings()
+
+        def kept(n):
+            return n in bound and self.kinds.get(n, OTHER) not in SCALAR and self.kinds.get(n, OTHER) != CONST
+
+        # what arg holds: stored in it, and read out of it (`items = s.l`, then `s.push(v)`)
+        held = set(h.held_by(arg))
+        todo = set(h.copies(arg)) | held
+        while todo:
+            x = todo.pop()
+            for r, places in h._reads.items():
+                if r not in held and any(c == x for c, _ in places):
+                    held |= h.copies(r)
+                    todo |= h.copies(r)
+        out = {(n, n) for n in held if n in live and kept(n)}
+        # an object arg holds that another holder read afterwards holds too (`s1 = St(l);
+        # s2 = St(l); s1.push(v); s2.l[0]`): watched under the holder's name
+        for n in sorted(held - {x for x, _ in out}):
+            if kept(n):
+                for other in sorted(live - h.copies(arg)):
+                    if other != n and n in h.held_by(other):
+                        out.add((other, n))
+                        break
+        return sorted(out)
 
     def _bound_before(self):
         """id(statement) -> the names surely bound when it runs: the parameters, what the
