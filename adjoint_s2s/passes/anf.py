@@ -50,6 +50,7 @@ from .. import templates as T
 from ..errors import UnsupportedSyntaxError
 from ..naming import child_fields, names_in
 from .exits import ControlFlow
+from .comprehension_scope import ComprehensionRename
 from .targets import Targets
 
 _BINOP_HINT = {
@@ -404,7 +405,7 @@ class Normalizer(Targets):
             for n in gast.walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames[n.id] = self.namer.fresh(n.id)
-        node = _Rename(renames).visit(node)
+        node = ComprehensionRename(renames, self).visit(node)
 
         def build(gens, block):
             if not gens:
@@ -569,21 +570,6 @@ class Normalizer(Targets):
         loop.from_while = True
         out.append(loop)
         return out
-
-
-class _Rename(gast.NodeTransformer):
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(
-                id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None
-            )
-        return node
-
-    def visit_Lambda(self, node):
-        return node  # its own scope
 
 
 def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=()):

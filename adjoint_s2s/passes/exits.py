@@ -167,6 +167,7 @@ class ControlFlow:
                 if not (isinstance(s.value, gast.Name) and s.value.id == self.retval):
                     out.append(T.assign(self.retval, s.value))
                 out.append(T.assign(self.returned, T.const(True)))
+                out[-1].leaves_function = True  # nothing after it runs but the return
                 out.append(gast.Break())
                 continue
             if isinstance(s, gast.If):
@@ -232,6 +233,7 @@ class ControlFlow:
                 elif isinstance(s, gast.Break):
                     out.append(T.assign(brk, T.const(True)))
                 out.append(T.assign(skip, T.const(True)))
+                out[-1].leaves_function = isinstance(s, gast.Return)  # (late binding's walk)
                 return out
             if isinstance(s, gast.If) and (
                 _contains(s.body, kinds, False) or _contains(s.orelse, kinds, False)

@@ -472,16 +472,26 @@ def check_shared(value, other, name, other_name, op, line):
     given) while `other_name` may name the same container and is read afterwards, where
     that depends on values: differentiated code writes a copy (or rebinds), so the other
     name would keep the old values where Python shows the new ones. Raises MutationError
-    when they do share: arrays sharing memory, `value` an element of the list or dict
-    `other`, or the same container."""
+    when they do share: arrays sharing memory (a flat iterator, ``a.flat``, by its array),
+    `value` an element of the list or dict `other` (or an array sharing memory with an
+    item of a list or tuple of views, ``np.split(a, 2)``), or the same container; a write
+    into a list never changes an array."""
     if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
         return  # numbers: `a += v` rebinds in Python too; they cannot be written into
     element = False
+    if type(value) is np.flatiter:
+        value = value.base
+    if type(other) is np.flatiter:
+        other = other.base
     if isinstance(value, np.ndarray) and isinstance(other, np.ndarray):
         shared = np.may_share_memory(value, other)
-    elif isinstance(other, (list, dict)) and other is not value:
+    elif isinstance(other, (list, dict, tuple)) and other is not value:
         items = other.values() if isinstance(other, dict) else other
         shared = element = any(item is value for item in items)
+        if not shared and isinstance(value, np.ndarray):
+            shared = _holds(other, value, 2, set())  # (a view of value among them)
+    elif isinstance(value, (list, dict)) and isinstance(other, np.ndarray):
+        shared = False  # (a write into a list of views, np.split's, rebinds an item)
     else:
         shared = other is value
     if shared:
@@ -491,26 +501,28 @@ def check_shared(value, other, name, other_name, op, line):
 
 def check_held(value, holder, name, holder_name, line):
     """Generated before a change in place of `name` (``name[i] = v``, ``name op= v``,
-    ``name.append(v)``) while `holder_name`, a container or object that may hold it, is
-    read afterwards: Python shows the change through the holder, differentiated code
-    would not. Raises MutationError when the holder does hold this very object, at
-    any depth (lists, tuples, dicts, sets, the fields of objects)."""
+    ``name.append(v)``) while `holder_name`, a container or object that may hold it (or a
+    view of it), is read afterwards: Python shows the change through the holder,
+    differentiated code would not. Raises MutationError when the holder does hold this
+    very object, or an array sharing memory with it (``[a[:2]]``, ``Box(a.T)``), at any
+    depth (lists, tuples, dicts, sets, the fields of objects)."""
     if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
         return  # (numbers, tuples: not changed in place)
     if _holds(holder, value, 4, set()):
         raise MutationError(
-            f"changing `{name}` in place while `{holder_name}` holds it (`{holder_name}` is "
-            f"used afterwards), in differentiated code at {_user_file()}, line {line}: "
-            f"differentiated code follows `{name}` by its name, so what is read through "
-            f"`{holder_name}` would keep the old values or miss the gradient of the change. "
-            f"Put `{name}` into `{holder_name}` after changing it, change it through "
-            f"`{holder_name}`, or put a copy (`{name}.copy()`) into `{holder_name}` if it "
-            f"should keep the old values"
+            f"changing `{name}` in place while `{holder_name}` holds it or a view of it "
+            f"(`{holder_name}` is used afterwards), in differentiated code at {_user_file()}, "
+            f"line {line}: differentiated code follows `{name}` by its name, so what is read "
+            f"through `{holder_name}` would keep the old values or miss the gradient of the "
+            f"change. Put `{name}` (or its view) into `{holder_name}` after changing it, "
+            f"change it through `{holder_name}`, or put a copy (`{name}.copy()`) into "
+            f"`{holder_name}` if it should keep the old values"
         )
 
 
 def _holds(c, value, depth, seen):
-    """Whether container or object c holds value (by identity) within depth levels."""
+    """Whether container or object c holds value (by identity; for an array, any array
+    sharing memory with it: a view) within depth levels."""
     if depth == 0 or id(c) in seen:
         return False
     seen.add(id(c))
@@ -526,8 +538,12 @@ def _holds(c, value, depth, seen):
         if not isinstance(items, dict):
             return False
         items = items.values()
+    array = isinstance(value, np.ndarray)
     for item in items:
         if item is value or _holds(item, value, depth - 1, seen):
+            return True
+        if array and isinstance(item, (np.ndarray, np.flatiter)) and np.may_share_memory(
+                item.base if type(item) is np.flatiter else item, value):
             return True
     return False
 

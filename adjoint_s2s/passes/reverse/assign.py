@@ -78,7 +78,7 @@ class AssignMixin:
         elif cls is gast.Lambda:
             fwd.append(Raw([f"{x} = {ast.unparse(gast.gast_to_ast(e))}"], getattr(e, "lineno", None)))
             self.raw_items.append(fwd[-1])
-            rev = self.rev_closure(x, free_names_of_function(e), _default_atoms(e))
+            rev = self.rev_closure(x, free_names_of_function(e), _default_atoms(e), e)
             self.local_fns[x] = free_names_of_function(e)
         else:
             fwd.append(f"{x} = {src(e)}")

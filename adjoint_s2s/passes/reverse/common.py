@@ -38,19 +38,60 @@ _AUG_SYMBOLS = {
     "MatMult": "@", "BitOr": "|", "BitAnd": "&", "BitXor": "^", "LShift": "<<", "RShift": ">>",
 }
 
-# what can return a view of its first argument (memory shared with it)
+# what can return a view of its first argument (memory shared with it), or a list of views
+# of it (the split family)
 _VIEW_FUNCS = frozenset(
     f for f in (
         getattr(np, n, None) for n in (
             "flip", "fliplr", "flipud", "transpose", "permute_dims", "matrix_transpose",
             "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to",
             "reshape", "ravel", "diagonal", "real", "imag", "asarray", "asanyarray",
-            "atleast_1d", "atleast_2d", "atleast_3d", "rot90",
+            "atleast_1d", "atleast_2d", "atleast_3d", "rot90", "trim_zeros", "asmatrix",
+        )
+    ) if f is not None
+) | frozenset(
+    f for f in (
+        getattr(getattr(np.lib, "stride_tricks", None), "as_strided", None),
+        getattr(getattr(np.lib, "stride_tricks", None), "sliding_window_view", None),
+        getattr(np.linalg, "diagonal", None),
+        getattr(np.linalg, "matrix_transpose", None),
+    ) if f is not None
+)
+# what returns a list (or tuple) of views of its first argument: the list is no view
+# (`parts[0] = v` rebinds an item), its items are, so a write is checked when it runs
+_VIEW_LISTS = frozenset(
+    f for f in (
+        getattr(np, n, None) for n in ("split", "array_split", "hsplit", "vsplit", "dsplit", "unstack")
+    ) if f is not None
+)
+# a view of an array that may not be contiguous (a view itself, or one with views) is a
+# copy: checked when it runs then
+_VIEW_IF_CONTIGUOUS = frozenset({np.reshape, np.ravel, "reshape", "ravel"})
+# what returns its first argument itself or a view of it for some values only (np.diag
+# of a matrix, np.ascontiguousarray of a contiguous array, np.array(a, copy=None)): the
+# run tells whether they share (runtime.check_shared)
+_MAYBE_VIEW_FUNCS = frozenset(
+    f for f in (
+        getattr(np, n, None) for n in (
+            "diag", "ascontiguousarray", "asfortranarray", "require", "asarray_chkfinite",
+            "real_if_close", "array",
+        )
+    ) if f is not None
+)
+# what may return views of any of its arguments (np.einsum("ii->i", a), np.broadcast_arrays,
+# np.meshgrid(..., copy=False), np.atleast_1d(a, b)): checked when it runs too
+_MAYBE_VIEW_OF_ANY = frozenset(
+    f for f in (
+        getattr(np, n, None) for n in (
+            "einsum", "broadcast_arrays", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d",
         )
     ) if f is not None
 )
 _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal"})
-_VIEW_ATTRS = frozenset({"T", "mT", "real", "imag"})
+# methods giving the array itself for some values (a real array's conj(), astype to its own
+# dtype with copy=False, __array__())
+_MAYBE_VIEW_METHODS = frozenset({"conj", "conjugate", "astype", "__array__"})
+_VIEW_ATTRS = frozenset({"T", "mT", "real", "imag", "flat"})
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep  # adjoint_s2s/
 
 

@@ -41,6 +41,7 @@ import gast
 from .. import codegen as C
 from ..activity import OTHER, free_names_of_function, stmt_targets, walk_block
 from ..codegen import Block, If, Loop, Raw, Restore, src
+from .closures import changed_in_place
 from .common import MAYBE, _default_atoms, _flatten, _join_status, _loop_hint
 
 
@@ -56,21 +57,28 @@ class ControlMixin:
         fwd.append(Raw(text.splitlines(), first))
         self.raw_items.append(fwd[-1])
         rev = (
-            self.rev_closure(s.name, free_names_of_function(s), _default_atoms(s))
+            self.rev_closure(s.name, free_names_of_function(s), _default_atoms(s), s)
             if s.name in self.active
             else None
         )
         self.local_fns[s.name] = free_names_of_function(s)
         return self.with_restore(rev, s.name, self.saves[mark:])
 
-    def rev_closure(self, x, free, defaults=()):
+    def rev_closure(self, x, free, defaults=(), node=None):
         """A function made here: its tangent's fields go to the variables it captured and
-        to the values of its defaults."""
+        to the values of its defaults. A list or dict it changes in place when it runs:
+        its pullback keeps that one's gradient by object (runtime put_items), taken here."""
         defaults = [(p, v) for p, v in defaults if v in self.active]
         captured = sorted(n for n in free if n in self.active and n not in dict(defaults).values())
         captured = [n for n in captured if n not in {v for _, v in defaults}]
+        kept = sorted(
+            n for n in (changed_in_place(node, self.may_mutate) if node is not None else ())
+            if n in self.active and self.kinds.get(n, OTHER) == OTHER
+        )
 
         def rev(st):
+            for n in kept:
+                st.acc(n, f"_rt.take_items({n})", False)
             if st.get(x) is None or not (captured or defaults):
                 return
             g = st.adj(x)

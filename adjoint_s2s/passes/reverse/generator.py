@@ -32,6 +32,7 @@ from .common import (
     _then_restore,
     _tuple_src,
 )
+from .closures import check_late_binding
 from .assign import AssignMixin
 from .calls import CallsMixin
 from .control import ControlMixin
@@ -454,6 +455,7 @@ class Generator(
         (saves and restores still markers for the tape planning to resolve)."""
         info = self.info
         self.result = None
+        check_late_binding(self)
         fwd, recipes = self.block(self.fn.body, 0)
         result = self.result
         st = Status(self)

@@ -58,7 +58,7 @@ _IN_PLACE_FUNCS = tuple(
 
 
 def _runtime_fn(f):
-    """A call of generated code's own run time (`_rt.name`)."""
+    """A call of an attribute of `_rt`, generated code's own run time."""
     return isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "_rt"
 
 

@@ -24,6 +24,7 @@ After::
     a = a_saved_1
 """
 import gast
+import numpy as np
 
 from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
@@ -33,12 +34,28 @@ from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
     _AUG_SYMBOLS,
+    _MAYBE_VIEW_FUNCS,
+    _MAYBE_VIEW_METHODS,
+    _MAYBE_VIEW_OF_ANY,
     _VIEW_ATTRS,
     _VIEW_FUNCS,
+    _VIEW_IF_CONTIGUOUS,
+    _VIEW_LISTS,
     _VIEW_METHODS,
     _has_starred,
 )
 from .in_place import InPlaceMixin
+
+# the attributes of an array that change it when set, and the way out
+_ARRAY_SETTABLE = {
+    "flat": "`{a} = np.full_like({a}, v)`, or `{a}[...] = v`",
+    "shape": "`{a} = {a}.reshape(shape)`",
+    "real": "`{a} = v + 1j * {a}.imag`",
+    "imag": "`{a} = {a}.real + 1j * v`",
+    "strides": "`{a} = np.lib.stride_tricks.as_strided({a}, ...)` outside differentiated code",
+    "dtype": "`{a} = {a}.view(dtype)` outside differentiated code",
+    "data": "`{a} = np.frombuffer(...)` outside differentiated code",
+}
 
 # values that name no object of their own: note_alias only ends x's old aliases
 _NO_ALIAS = frozenset((gast.BinOp, gast.UnaryOp, gast.Constant, gast.Compare))
@@ -276,6 +293,8 @@ class MutationMixin(InPlaceMixin):
                 del field_of[z]
         if e.__class__ in _NO_ALIAS:  # an operator's result: no view, no field, no copy
             self.maybe_views.discard(x)
+            if getattr(e, "element_augmented", False):
+                self._check_item_augmented(e)
             return
         if (
             isinstance(e, gast.Attribute)
@@ -292,16 +311,33 @@ class MutationMixin(InPlaceMixin):
             for z in same:
                 self.same.setdefault(z, set()).add(x)
             self.same[x] = same
+            bases = (base,)
         else:
-            base = self._view_base(e)
-            if base == x or base is None:
+            bases, maybe = self._view_bases(e)  # (a view of any of them)
+            bases = [b for b in bases if b != x]
+            if not bases:
                 return
-            if isinstance(e, gast.Subscript) and self._element_index(e.slice):
+            if maybe or isinstance(e, gast.Subscript) and self._element_index(e.slice):
                 self.maybe_views.add(x)  # y[i]: a view of a row, or a number
-        group = {base} | self.aliases.get(base, set())
+        group = set(bases)
+        for b in bases:
+            group |= self.aliases.get(b, set())
+        if getattr(e, "written_back", False):  # (an item of a list of views: not the list)
+            group -= {e.value.id} | self.same.get(e.value.id, set())
         for z in group:
             self.aliases.setdefault(z, set()).add(x)
         self.aliases[x] = group
+
+    def _check_item_augmented(self, e):
+        """`parts[1] += v`: in place for an array item, which the other views of its
+        memory show (the container it was read out of gets it back): checked when it runs."""
+        left = e.left
+        if left.__class__ is gast.Name and self.aliases.get(left.id):
+            h = self.holdings()
+            back = {c for z in h.containers(left.id) for c in h.copies(z)}
+            if self.aliases[left.id] - back:
+                op = _AUG_SYMBOLS.get(type(e.op).__name__, "+")
+                self.check_shared_write(left.id, op, self.fwd, refuse=False, skip=back)
 
     def alias_state(self):
         """A copy of what note_alias knows, to join the paths of an if or a loop."""
@@ -356,7 +392,7 @@ class MutationMixin(InPlaceMixin):
         op = _AUG_SYMBOLS.get(type(e.op).__name__, "+")
         self.check_shared_write(e.left.id, op, fwd, refuse=kind == ARRAY)
 
-    def check_shared_write(self, name, op, fwd, refuse=True):
+    def check_shared_write(self, name, op, fwd, refuse=True, skip=frozenset()):
         """A write into name (`name[i] = v`, or `name op= v`) while another name for the
         same container (or a view of it) is read afterwards: differentiated code writes a
         copy, so the other name would keep the old values where Python shows the new ones.
@@ -364,36 +400,91 @@ class MutationMixin(InPlaceMixin):
         when it runs when that depends on values (`z = y[i]` is a view of a row, or a
         number; a value of unknown kind may be a number, for which `a += v` rebinds)."""
         same = self.same.get(name, set())
-        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live and z not in same):
+        for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live and z not in same and z not in skip):
             if refuse and name not in self.maybe_views and z not in self.maybe_views:
                 self.refuse(*shared_write_message(name, z, op))
             self.helpers.add("_rt")
             line = getattr(self.cur_stmt, "src_line", None)
             fwd.append(f"_rt.check_shared({name}, {z}, {name!r}, {z!r}, {op!r}, {line!r})")
+        if self.aliases.get(name):
+            self._check_held_views(name, fwd, skip)
 
-    def _view_base(self, e):
-        """The name e may be a view of (basic indexing, .T, reshape, np.flip, ...), or None."""
-        if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name):
+    def _check_held_views(self, name, fwd, skip):
+        """A write into name while a container or object that may hold a view of it
+        (`l = [b[:2]]`, `h = Box(b.T)`, the view's own name no longer read) is read
+        afterwards: Python shows the write through the view it holds, differentiated code
+        writes a copy. Checked when the write runs (runtime.check_held: an array the holder
+        holds that shares memory with name's)."""
+        views = self.aliases[name]
+        s = self.cur_stmt
+        live = self.live_after.get(id(s), frozenset())
+        if not live:
+            return
+        h = self.holdings()
+        own = h.copies(name)
+        bound = self._bound_before().get(id(s), frozenset())
+        line = getattr(s, "src_line", None)
+        for c in sorted(live & bound - own - views - skip):
+            kind = self.kinds.get(c, OTHER)
+            if kind in (ARRAY, CONST) or kind in SCALAR:
+                continue
+            held = h.held_by(c)
+            if views & held and not own & held:  # (own & held: guard_holders checks it)
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.check_held({name}, {c}, {name!r}, {c!r}, {line!r})")
+
+    def _view_bases(self, e):
+        """(the names e may be a view of, maybe): basic indexing, .T, .flat, reshape(),
+        ravel(), np.flip, np.split (a list of views)...; maybe when it depends on the
+        values (np.diag, a real array's conj(), np.einsum): checked when a write runs."""
+        cls = e.__class__
+        if cls is gast.Subscript and isinstance(e.value, gast.Name):
             if getattr(e, "written_back", False):
-                return None
+                c = e.value.id
+                if self.kind_of(e.value) == OTHER and self.aliases.get(c):
+                    # an item of a list of views (np.split's): the write goes back into the
+                    # list (not an alias), not into the arrays it views (aliases, maybe)
+                    return tuple(sorted(
+                        z for z in self.aliases[c] - {c} if self.kinds.get(z) == ARRAY)), True
+                return (), False
             if self.kind_of(e.value) in SCALAR or not self._basic_index(e.slice):
-                return None
-            return e.value.id
-        if isinstance(e, gast.Attribute) and isinstance(e.value, gast.Name) and e.attr in _VIEW_ATTRS:
-            return e.value.id
-        if isinstance(e, gast.Call) and e.args and not isinstance(e.args[0], gast.Starred):
-            f = e.func
-            if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.attr in _VIEW_METHODS:
-                if self.resolve(f.value) is None and self.kind_of(f.value) not in SCALAR:
-                    return f.value.id
-            if isinstance(e.args[0], gast.Name) and self.kind_of(e.args[0]) not in SCALAR:
-                fn = self.resolve(f)
-                try:
-                    if fn is not None and fn in _VIEW_FUNCS:
-                        return e.args[0].id
-                except TypeError:  # an unhashable callee
-                    return None
-        return None
+                return (), False
+            return (e.value.id,), False
+        if cls is gast.Attribute and isinstance(e.value, gast.Name) and e.attr in _VIEW_ATTRS:
+            if e.attr == "flat" and e.value.id not in self.active:
+                return (), False  # (no gradient: written in place, as Python, see private)
+            return (e.value.id,), False
+        if cls is not gast.Call:
+            return (), False
+        f = e.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and (
+            f.attr in _VIEW_METHODS or f.attr in _MAYBE_VIEW_METHODS
+        ):
+            if self.resolve(f.value) is None and self.kind_of(f.value) not in SCALAR:
+                if f.attr in _VIEW_METHODS:
+                    return (f.value.id,), f.attr in _VIEW_IF_CONTIGUOUS and bool(self.aliases.get(f.value.id))
+                if f.attr != "astype" or any(k.arg == "copy" for k in e.keywords):
+                    return (f.value.id,), True
+        fn = self.resolve(f)
+        if fn is None or not e.args:
+            return (), False
+        try:
+            if len(e.args) > 1 and fn in _MAYBE_VIEW_OF_ANY or fn is np.einsum:
+                names = [a.id for a in e.args if isinstance(a, gast.Name)
+                         and self.kind_of(a) not in SCALAR and self.kind_of(a) != CONST]
+                return tuple(dict.fromkeys(names)), True
+            first = e.args[0]
+            if not isinstance(first, gast.Name) or self.kind_of(first) in SCALAR:
+                return (), False
+            if fn in _VIEW_FUNCS:
+                return (first.id,), fn in _VIEW_IF_CONTIGUOUS and bool(self.aliases.get(first.id))
+            if fn in _VIEW_LISTS:
+                return (first.id,), True
+            if fn in _MAYBE_VIEW_FUNCS and (fn is not np.array or any(k.arg == "copy" for k in e.keywords)):
+                return (first.id,), True
+        except TypeError:  # an unhashable callee
+            pass
+        return (), False
 
     def _element_index(self, idx):
         """Only integers (no slice, ..., None): y[idx] may be an element, not a view."""
@@ -479,6 +570,15 @@ class MutationMixin(InPlaceMixin):
     def setattr_(self, tgt, v, fwd, depth):
         """obj.attr = v mutates obj; v's gradient is what later reads of the field left."""
         obj = tgt.value
+        if isinstance(obj, gast.Name) and obj.id in self.active and tgt.attr in _ARRAY_SETTABLE \
+                and self.kind_of(obj) == ARRAY:
+            a = obj.id
+            self.refuse(
+                f"setting `{a}.{tgt.attr}`, which changes the array `{a}` in place",
+                f"differentiated code follows an array by its name and writes copies, so the "
+                f"gradient would miss the change. Bind a new array instead: "
+                f"{_ARRAY_SETTABLE[tgt.attr].format(a=a)}",
+            )
         fwd.append(f"{src(obj)}.{tgt.attr} = {src(v)}")
         if not (isinstance(obj, gast.Name) and obj.id in self.active):
             return None
