@@ -7,9 +7,15 @@ import types
 
 import numpy as np
 
-from ..errors import describe, MutationError, shared_write_message, short_name
+from ..errors import MutationError, shared_write_message
 from ..tangents import AbstractZero, add
 from .sites import _user_file
+from .argument_writes import (
+    _check_shared_arguments,
+    _held_ids,
+    _written_argument,
+    _written_held,
+)
 from .structure import GradList, part
 from .accumulate import _PRIVATE_REFS
 from .fields import _store_items
@@ -250,15 +256,25 @@ def call_primal_keeping(keep, f, /, *args, **kwargs):
 
 def keeping(keep, f, args, run, kwargs):
     """run(f, *args, **kwargs), raising MutationError if it copied args[i] on write for
-    an i in keep (call_keeping, and its rule for differentiating generated code again)."""
+    an i in keep (call_keeping, and its rule for differentiating generated code again).
+
+    An entry of keep names an argument by its position, or by its keyword (a str): alone
+    (the caller takes what the callee left in it, kept), as (which, the other name the
+    caller reads it by; False for a method's argument: refused if written), or as
+    (which, name, object) for an object the argument holds that the caller reads again
+    by name. "*" stands for every argument (a call with *args or **kwargs, whose
+    positions are known only now): any of them written is refused."""
     global _KEEP_DEPTH
     mark = len(_REPLACED)
     rmark = len(_REBOUND)
+    if "*" in keep:
+        keep = tuple(k for k in keep if k != "*") + tuple(
+            (i, "") for i in range(len(args))) + tuple((k, "") for k in kwargs)
     # a list, dict or set an argument holds changes in place in the callee, as in
     # Python, but the caller's gradient of it would not see the change: compared after
     # (position, name, object): only where the argument does hold the object now
-    held = [k for k in keep if type(k) is not int and len(k) == 3
-            and k[2] is not args[k[0]] and _holds(args[k[0]], k[2], 4, set())]
+    held = [k for k in keep if type(k) is tuple and len(k) == 3
+            and k[2] is not _arg(args, kwargs, k[0]) and _holds(_arg(args, kwargs, k[0]), k[2], 4, set())]
     held_items = [(k, _items(k[2])) for k in held if type(k[2]) in (list, dict, set)]
     _KEEP_DEPTH += 1
     try:
@@ -267,31 +283,52 @@ def keeping(keep, f, args, run, kwargs):
             if _items(k[2]) != before:
                 raise _written_held(f, k[0], k[1])
         if len(_REPLACED) > mark or len(_REBOUND) > rmark:
+            written = [r for r in _REPLACED[mark:]] + [old for old, _ in _REBOUND[rmark:]]
             for k in held:  # an object an argument holds, copied on write
-                if any(r is k[2] for r in _REPLACED[mark:]) or any(
-                        old is k[2] for old, _ in _REBOUND[rmark:]):
+                if any(r is k[2] for r in written):
                     raise _written_held(f, k[0], k[1])
-            for k in keep:  # a position, or (position, the other name it is read by)
-                if type(k) is not int and len(k) == 3:
-                    continue
-                i, via = (k, None) if type(k) is int else k
-                a = args[i]
-                if any(r is a for r in _REPLACED[mark:]):
-                    raise _written_argument(f, i, via or None)
-                final = a
-                for old, new in _REBOUND[rmark:]:
-                    if old is final:
-                        final = new
-                if final is not a:
-                    if via is not None:  # read through another name (or False: a method)
-                        raise _written_argument(f, i, via or None)
-                    _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
+            _check_shared_arguments(f, args, kwargs, written)
+            _check_kept(f, keep, args, kwargs, _REPLACED[mark:], _REBOUND[rmark:], written)
         return out
     finally:
         _KEEP_DEPTH -= 1
         if not _KEEP_DEPTH:
             _REPLACED.clear()
             _REBOUND.clear()
+
+
+def _check_kept(f, keep, args, kwargs, replaced, rebound, written):
+    """After a keeping call that wrote something: raise MutationError for a kept argument
+    copied on write, or holding a written object not put back into it, or rebound while
+    the caller reads it by another name; note the value the callee left in the others
+    (kept)."""
+    for k in keep:  # an argument, or (argument, the other name it is read by)
+        if type(k) is tuple and len(k) == 3:
+            continue
+        i, via = k if type(k) is tuple else (k, None)
+        via = None if via is False else via  # (a method's argument)
+        a = _arg(args, kwargs, i)
+        if any(r is a for r in replaced):
+            raise _written_argument(f, i, via)
+        final = a
+        for old, new in rebound:
+            if old is final:
+                final = new
+        # an object the argument holds (an array in a list or dict, a field),
+        # written and not put back into it: the caller reads it again there
+        if not isinstance(final, np.ndarray):
+            inside = _held_ids(final, 4, set(), set())
+            if any(id(r) in inside and r is not a for r in written):
+                raise _written_argument(f, i, via, held=True)
+        if final is not a:
+            if k is not i:  # read through another name, a method's, or any (*args)
+                raise _written_argument(f, i, via)
+            _KEPT[id(a)] = (a, final)  # the caller takes it with kept()
+
+
+def _arg(args, kwargs, i):
+    """The argument at position i (an int) or given by the keyword i (a str)."""
+    return args[i] if type(i) is int else kwargs[i]
 
 
 _REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
@@ -394,11 +431,25 @@ def setitem_arg(obj, idx, v):
     is logged as a rebinding, so that a caller reading its own variable again takes the
     written container (kept), as Python shows the write."""
     n = len(_REPLACED)
-    out = setitem(obj, idx, v)
+    if type(obj) is tuple:  # a *args parameter: an item written into, put back
+        out = _tuple_put_back(obj, idx, v)
+    else:
+        out = setitem(obj, idx, v)
     if len(_REPLACED) > n:
         del _REPLACED[n:]
         _REBOUND.append((obj, out))
     return out
+
+
+def _tuple_put_back(t, idx, v):
+    """`t[idx][...] = w` on a tuple t (a *args parameter): the item's copy on write v put
+    back into a new tuple. Storing anything else into a tuple fails, as in Python."""
+    old = t[idx]
+    if not isinstance(old, (np.ndarray, list, dict, set)) or type(v) is not type(old):
+        raise TypeError("'tuple' object does not support item assignment")
+    out = list(t)
+    out[idx] = v
+    return tuple(out)
 
 
 def kept(a):
@@ -497,55 +548,27 @@ def _holds(c, value, depth, seen):
     return False
 
 
-def _written_argument(f, i, via=None):
-    code = getattr(f, "__code__", None)
-    if code is not None and i < code.co_argcount:
-        what = f"its argument `{code.co_varnames[i]}`"
-    else:
-        what = f"its argument #{i + 1}"
-    name = short_name(f).rsplit(".", 1)[-1]
-    if via is None:
-        read = "the calling function reads that container again after the call"
-        way = (f"Return the container from {name} and rebind it (`x = {name}(x, ...)`), or "
-               f"pass a copy the caller does not read again")
-    else:
-        read = (f"the calling function reads it again after the call through `{via}`, "
-                f"another name for it or a view of it")
-        way = (f"Take `{via}` after the call, or pass {name} a copy "
-               f"(`{name}(x.copy(), ...)`)")
-    return MutationError(
-        f"{describe(f)} writes into {what} (directly or through a function it calls), "
-        f"and {read}. Inside differentiated code a write into an array, list or dict that "
-        f"other code still refers to goes to a copy, so the caller would keep the old "
-        f"values where Python shows the new ones. {way}"
-    )
-
-
-def _written_held(f, i, name):
-    code = getattr(f, "__code__", None)
-    if code is not None and 0 <= i < code.co_argcount:
-        what = f"its argument `{code.co_varnames[i]}`"
-    else:
-        what = f"its argument #{i + 1}"
-    fname = short_name(f).rsplit(".", 1)[-1]
-    return MutationError(
-        f"{describe(f)} changes in place an object that {what} holds (directly or through "
-        f"a function it calls), and the calling function reads that object again after "
-        f"the call as `{name}`. Differentiated code follows an object by the names the "
-        f"calling function gives it: `{name}` would keep the old values where Python shows "
-        f"the new ones (an array is changed copy on write), or its gradient would miss the "
-        f"change (a list, dict or set). Read the "
-        f"values back through the argument after the call (or return them from {fname}), "
-        f"or change `{name}` itself"
-    )
-
-
 def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType):
         # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
         # the caller (kept): refused, as a write into it
-        y, pb = call_keeping(tuple((k + 1, False) if type(k) is int else (k[0] + 1,) + tuple(k[1:]) for k in keep), meth, obj, *args, **kwargs)
+        if "*" in keep:  # every argument but the object itself (a method changes it)
+            keep = tuple(k for k in keep if k != "*") + tuple(range(len(args))) + tuple(kwargs)
+            keep = tuple((k, "") if type(k) in (int, str) else k for k in keep)
+        y, pb = call_keeping(tuple(_shifted(k) for k in keep), meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
     return call_method(obj, name, *args, **kwargs)
+
+
+def _shifted(k):
+    """A keep entry of a method call for its function (self first). (k + 1, False): a
+    method's argument rebound by `a op= v` is not handed back to the caller (kept):
+    refused, as a write into it."""
+    if type(k) is int:
+        return (k + 1, False)
+    if type(k) is str:
+        return (k, False)
+    i = k[0] + 1 if type(k[0]) is int else k[0]
+    return (i,) + tuple(k[1:])

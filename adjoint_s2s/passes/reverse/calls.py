@@ -59,14 +59,33 @@ class CallsMixin:
 
     # ----- calls ----------------------------------------------------------------------------
     def read_again(self, e):
-        """Positions of the containers passed to a call that the caller reads afterwards
-        (a Python callee changing one with `a op= v` changes the caller's, in Python)."""
-        return tuple(
-            i for i, a in enumerate(e.args)
-            if isinstance(a, gast.Name) and a.id in self.live
-            and (a.id in self.locals or a.id in self.info.params)
-            and a.id not in self.info.freevars and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER)
-        )
+        """What call_primal_keeping watches in a call none of whose arguments is active:
+        the positions (or keywords) of the containers the caller reads afterwards (a
+        Python callee changing one with `a op= v` changes the caller's, in Python); for
+        a callee that may change its arguments, also (position, name) of an argument
+        the caller reads again by another name, through what it was read out of, or
+        given twice ("*" for a call with *args or **kwargs: any argument)."""
+        mutates = None
+        if _has_starred(e):
+            return ("*",) if self.may_mutate(e) else ()
+        given = list(enumerate(e.args)) + [(k.arg, k.value) for k in e.keywords]
+        names = {a.id for _, a in given if isinstance(a, gast.Name)}
+        keep, seen = [], set()
+        for i, a in given:
+            if not isinstance(a, gast.Name) or self.kinds.get(a.id, OTHER) not in (ARRAY, OTHER):
+                continue
+            if (a.id in self.live and (a.id in self.locals or a.id in self.info.params)
+                    and a.id not in self.info.freevars):
+                keep.append(i)
+            elif a.id not in self.info.freevars:
+                if mutates is None:
+                    mutates = self.may_mutate(e)
+                via = (a.id if a.id in seen else self._read_again_through(a.id, None, names)) \
+                    if mutates else None
+                if via:
+                    keep.append((i, via))
+            seen.add(a.id)
+        return tuple(keep)
 
     def take_kept_inactive(self, call, e, keep, fwd, depth):
         """After call_primal_keeping: the caller names what the callee left in its
@@ -74,7 +93,10 @@ class CallsMixin:
         if not call.startswith("_rt.call_primal_keeping("):
             return
         for i in keep:
-            a = e.args[i].id
+            node = _given(e, i)
+            if node is None:  # (watched only: refused if written)
+                continue
+            a = node.id
             self.save(a, fwd, depth)
             fwd.append(f"{a} = _rt.kept({a})")
 
@@ -96,10 +118,13 @@ class CallsMixin:
             if self.kind_of(base) in (CONST, ARRAY, REAL, COMPLEX) or not isinstance(base, gast.Name):
                 return src(e)
             self.helpers.add("_rt")
+            if keep:  # a method writing into an argument the caller reads again: refused
+                return (f"_rt.call_method_keeping({_keep_src(keep)}, {src(base)}, "
+                        f"{e.func.attr!r}{_args_src(e, lead=True)})[0]")
             return f"_rt.call_method_primal({src(base)}, {e.func.attr!r}{_args_src(e, lead=True)})"
         self.helpers.add("_rt")
-        if keep and not _has_starred(e):
-            return f"_rt.call_primal_keeping({keep!r}, {src(e.func)}{_args_src(e, lead=True)})"
+        if keep:
+            return f"_rt.call_primal_keeping({_keep_src(keep)}, {src(e.func)}{_args_src(e, lead=True)})"
         return f"_rt.call_primal({src(e.func)}{_args_src(e, lead=True)})"
 
     def call(self, x, e, fwd):
@@ -177,8 +202,9 @@ class CallsMixin:
         to the callee's pullback (hand_over) and what is not taken comes back."""
         names = []
         for k in keep:
-            if type(k) is int and isinstance(e.args[k], gast.Name):
-                a = e.args[k].id
+            node = _given(e, k)
+            if node is not None and isinstance(node, gast.Name):
+                a = node.id
                 if (
                     a in self.active and a in self.locals and a not in self.info.freevars
                     and a not in names and self.kinds.get(a, OTHER) in (ARRAY, OTHER)
@@ -206,28 +232,65 @@ class CallsMixin:
         """Positions of the container arguments of a call that the caller reads again
         afterwards (a callee writing into one would write into a copy: see
         runtime.call_keeping)."""
-        if _has_starred(e) or not self.may_mutate(e):
+        if not self.may_mutate(e):
             return ()
         fn = self.resolve(e.func)
         if fn is not None and hashable(fn) and fn in runtime_dispatch():
             return ()  # generated code differentiated again: its own calls keep already
+        if _has_starred(e):  # where each argument goes is known at run time only
+            return ("*",)
         keep = []
-        for i, a in enumerate(e.args):
+        given = list(enumerate(e.args)) + [(k.arg, k.value) for k in e.keywords]
+        names = {a.id for _, a in given if isinstance(a, gast.Name)}
+        seen = set()
+        for i, a in given:
             if isinstance(a, gast.Name) and self.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
                 if a.id != x and a.id in self.live:
                     keep.append(i)
-                else:  # read again through another name for it, or a view of it?
-                    via = sorted(z for z in self.aliases.get(a.id, ()) if z != x and z in self.live)
+                elif a.id in seen:  # the same object twice: a write shows through both
+                    keep.append((i, a.id))
+                else:  # read again through another name for it, a view of it, what holds
+                    # it (zero(m.w), then m.w read), or given as another argument too
+                    # (`f(y, y[::-1])`: checked when it runs)?
+                    via = self._read_again_through(a.id, x, names)
                     if via:
-                        keep.append((i, via[0]))
+                        keep.append((i, via))
+                seen.add(a.id)
         # objects an argument holds (`f([inner])`, `b.scale(s)` of b = Box(inner)) that
         # the caller reads again by their own names: (i, name, None), watched at run time
         base = e.func.value if isinstance(e.func, gast.Attribute) and fn is None else None
-        for i, a in [(-1, base)] + list(enumerate(e.args)):
+        for i, a in [(-1, base)] + given:
             if isinstance(a, gast.Name) and a.id in self.active and self.kinds.get(a.id, OTHER) == OTHER:
                 keep += [(i, n, obj) for n, obj in self.held_and_read_again(a.id, self.cur_stmt)
                          if n != x and obj != x and all(type(k) is not tuple or k[1:] != (n, obj) for k in keep)]
         return tuple(keep)
+
+    def _read_again_through(self, name, x, names):
+        """A name, other than name and x, by which the caller may read again what the
+        argument `name` refers to after the call: another name for it or a view of it
+        that is read again (aliases), the object it was read out of (field_of) read
+        again or a parameter (its own caller reads it), through any chain of these; or
+        another argument of the call sharing it. None if there is none."""
+        aliases, field_of, live, params = self.aliases, self.field_of, self.live, self.info.params
+        frontier, seen = [name], {name, x}
+        for _ in range(6):
+            nxt = []
+            for n in frontier:
+                for z in sorted(aliases.get(n, ())):
+                    if z not in seen:
+                        seen.add(z)
+                        if z in live or z in names:
+                            return z
+                        nxt.append(z)
+                field = field_of.get(n)
+                if field is not None and field[0] not in seen:
+                    o = field[0]
+                    seen.add(o)
+                    if o in live or o in params or o in names:
+                        return f"{o}.{field[1]}"
+                    nxt.append(o)
+            frontier = nxt
+        return None
 
     def _pop(self, x, lst, args, fwd, depth):
         """x = lst.pop(i), in place: the forward code, and a reverse step that puts x's
@@ -495,6 +558,17 @@ class CallsMixin:
 def _keep_src(keep):
     """The source of a call_keeping tuple: positions, (position, name) pairs, and
     (position, name, the object the name holds now) for an object an argument holds."""
-    parts = [f"({k[0]}, {k[1]!r}, {k[2]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
+    parts = [f"({k[0]!r}, {k[1]!r}, {k[2]})" if type(k) is tuple and len(k) == 3 else repr(k) for k in keep]
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
 
+
+def _given(e, k):
+    """The argument node of call e that keep entry k names (a position, or a keyword),
+    or None for an entry that names none by itself ("*", or a tuple)."""
+    if type(k) is int:
+        return e.args[k]
+    if type(k) is str and k != "*":
+        for kw in e.keywords:
+            if kw.arg == k:
+                return kw.value
+    return None
