@@ -308,7 +308,8 @@ def _check_kept(f, keep, args, kwargs, replaced, rebound, written):
         i, via = k if type(k) is tuple else (k, None)
         via = None if via is False else via  # (a method's argument)
         a = _arg(args, kwargs, i)
-        if any(r is a for r in replaced):
+        if any(r is a or (type(r) is np.ndarray and type(a) is np.ndarray and np.may_share_memory(r, a))
+               for r in replaced):  # (a view of it written: `r = a[:2]; r[0] = v` in the callee)
             raise _written_argument(f, i, via)
         final = a
         for old, new in rebound:
