@@ -51,15 +51,12 @@ def reads(node):
     return names_in(node, gast.Load)
 
 
-def free_names_of_function(node):
-    """Names a lambda/def reads from its enclosing scope (not its own params/locals)."""
-    params = set()
+def late_names(node):
+    """The names a lambda/def's body reads from the enclosing scope when it runs (not
+    its own parameters and locals; its defaults are evaluated where it is made)."""
     a = node.args
-    for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
-        if p is not None:
-            params.add(p.id)
+    assigned = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
     body = node.body if isinstance(node.body, list) else [node.body]
-    assigned = set(params)
     loaded = set()
     for s in body:
         for n in gast.walk(s):
@@ -68,10 +65,16 @@ def free_names_of_function(node):
                     loaded.add(n.id)
                 else:
                     assigned.add(n.id)
+    return loaded - assigned
+
+
+def free_names_of_function(node):
+    """Names a lambda/def reads from its enclosing scope (not its own params/locals)."""
+    a = node.args
     defaults = set()
     for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
         defaults |= {n.id for n in gast.walk(d) if isinstance(n, gast.Name)}
-    return (loaded - assigned) | defaults
+    return late_names(node) | defaults
 
 
 BINOP_NAMES = {

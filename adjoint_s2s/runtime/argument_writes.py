@@ -7,23 +7,26 @@ from ..errors import describe, MutationError, short_name
 from .sites import _at
 
 
+def contents(c):
+    """What container or object c holds, by one level (a list's items, a dict's values, an
+    object's fields), or () for an array, a number, a string, None."""
+    t = type(c)
+    if t is list or t is tuple or t is set or t is frozenset:
+        return c
+    if t is dict:
+        return c.values()
+    if isinstance(c, (np.ndarray, np.generic, int, float, complex, str, bytes)) or c is None:
+        return ()
+    fields = getattr(c, "__dict__", None)
+    return fields.values() if isinstance(fields, dict) else ()
+
+
 def _held_ids(c, depth, seen, out):
     """The ids of what container or object c holds, within depth levels (see _holds)."""
     if depth == 0 or id(c) in seen:
         return out
     seen.add(id(c))
-    t = type(c)
-    if t is list or t is tuple or t is set or t is frozenset:
-        items = c
-    elif t is dict:
-        items = c.values()
-    elif isinstance(c, (np.ndarray, np.generic, int, float, complex, str, bytes)) or c is None:
-        return out
-    else:
-        items = getattr(c, "__dict__", None)
-        if not isinstance(items, dict):
-            return out
-        items = items.values()
+    items = contents(c)
     for item in items:
         out.add(id(item))
         _held_ids(item, depth - 1, seen, out)

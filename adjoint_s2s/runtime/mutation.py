@@ -11,6 +11,7 @@ from ..errors import MutationError, shared_write_message
 from ..tangents import AbstractZero, add
 from .sites import _user_file
 from .argument_writes import (
+    contents,
     _check_shared_arguments,
     _held_ids,
     _written_argument,
@@ -527,18 +528,7 @@ def _holds(c, value, depth, seen):
     if depth == 0 or id(c) in seen:
         return False
     seen.add(id(c))
-    t = type(c)
-    if t is list or t is tuple or t is set or t is frozenset:
-        items = c
-    elif t is dict:
-        items = c.values()
-    elif isinstance(c, (np.ndarray, np.generic, int, float, complex, str, bytes)) or c is None:
-        return False
-    else:
-        items = getattr(c, "__dict__", None)
-        if not isinstance(items, dict):
-            return False
-        items = items.values()
+    items = contents(c)
     array = isinstance(value, np.ndarray)
     for item in items:
         if item is value or _holds(item, value, depth - 1, seen):

@@ -25,6 +25,7 @@ import gast
 
 from ...errors import UnsupportedSyntaxError
 from ...kinds import ARRAY, OTHER
+from ..queries import late_names
 
 # functions that call the function they are given before they return, and keep nothing
 _CALLS_AND_FORGETS = frozenset({sorted, min, max, functools.reduce})
@@ -40,23 +41,6 @@ _READERS = frozenset(
      "transpose", "astype", "item", "tolist", "any", "all", "cumsum", "cumprod", "conj",
      "argmax", "argmin", "nonzero", "clip", "round", "trace", "diagonal", "squeeze"}
 )
-
-
-def late_names(fn):
-    """The names a def/lambda's body reads from the enclosing scope when it runs (its
-    defaults are evaluated where it is made: not late)."""
-    a = fn.args
-    own = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
-    body = fn.body if isinstance(fn.body, list) else [fn.body]
-    loaded = set()
-    for s in body:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Name):
-                if isinstance(n.ctx, gast.Load):
-                    loaded.add(n.id)
-                else:
-                    own.add(n.id)
-    return loaded - own
 
 
 def changed_in_place(fn, may_mutate=None):
