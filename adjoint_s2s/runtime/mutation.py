@@ -385,7 +385,9 @@ def replaced(old, container=None, container_name=None, line=None):
         return
     if _KEEP_DEPTH:
         _REPLACED.append(old)
-    if type(container) in (list, dict):
+    # (at two places of the container it has two references there, besides this frame's
+    # and the caller's: fewer, and the scan of the container is skipped)
+    if type(container) in (list, dict) and sys.getrefcount(old) > 4:
         items = container.values() if type(container) is dict else container
         if sum(1 for item in items if item is old) > 1:  # (`[y] * 2`, y appended twice)
             raise MutationError(
