@@ -33,8 +33,9 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     inlined = inline.inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
+        lines,
     )
-    if noted is None or noted[1] or inlined.callees:
+    if noted is None or noted[1] or inlined.callees or inlined.local:
         check.check(node, filename)
         user_names = names_in(node)
     else:  # nothing check rejects (it would pass), and the names the copy met

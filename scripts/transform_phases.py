@@ -74,7 +74,8 @@ def phases(M, fn, key):
     lap("source")
     M["inline"].inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
-        lambda c: runtime._not_users(c.co_filename), lambda tree: M["check"].check(tree, filename))
+        lambda c: runtime._not_users(c.co_filename), lambda tree: M["check"].check(tree, filename),
+        *([lines] if "lines" in M["inline"].inline_calls.__code__.co_varnames else []))
     M["check"].check(node, filename)
     lap("inline+check")
     user_names = naming.names_in(node)

@@ -2,7 +2,8 @@
 closures bind late), while the gradient of what it read goes to the variables' adjoints
 where it was *defined*. A variable bound again, or a container changed in place, between
 the two gave a silently wrong gradient (1 where it is 4, None, 0...): such a program is
-now refused (passes/reverse/closures.py), with the line and the way out. A lambda made in
+now refused (passes/reverse/closures.py), with the line and the way out, where the local
+function is called as a closure; called directly after its def, it is inlined and right. A lambda made in
 a comprehension with the comprehension's variable as a default failed with a NameError
 from generated code (the default was not renamed with the variable): now right; one that
 reads the variable when it runs is refused."""
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.passes import inline
 
 
 def rebound_after_def(x):
@@ -132,12 +134,43 @@ REFUSED = [
 ]
 
 
+# called where they are defined, most of them are inlined (passes/inline.py): the inlined
+# body reads the variables when it runs, as the closure would, and the gradient is right
+STILL_CALLED = [called_through_another_name, called_by_another_local_function, handed_on_then_rebound]
+
+
+@pytest.fixture
+def not_inlined():
+    """The transform without inlining: every local function stays a closure, called."""
+    inline.ENABLED[0] = False
+    ad.refresh()
+    yield
+    inline.ENABLED[0] = True
+    ad.refresh()
+
+
 @pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)
-def test_refused_with_the_line(f):
+def test_refused_with_the_line(f, not_inlined):
     with pytest.raises(ad.AdjointError) as info:
         ad.gradient(f, 2.0)
     msg = str(info.value)
     assert "local function" in msg and "line" in msg and "as an argument" in msg
+
+
+@pytest.mark.parametrize("f", STILL_CALLED, ids=lambda f: f.__name__)
+def test_refused_with_the_line_when_called_as_a_closure(f):
+    with pytest.raises(ad.AdjointError) as info:
+        ad.gradient(f, 2.0)
+    assert "local function" in str(info.value)
+
+
+@pytest.mark.parametrize("f", [f for f in REFUSED if f not in STILL_CALLED], ids=lambda f: f.__name__)
+def test_inlined_where_called_and_right(f):
+    x = 2.0
+    assert "# (inlined" in ad.show_adjoint(f, x)
+    y, pb = ad.pullback(f, x)
+    assert y == f(x)
+    assert pb(1.0)[0] == pytest.approx((f(x + 1e-6) - f(x - 1e-6)) / 2e-6, rel=1e-6, abs=1e-8)
 
 
 # the same shapes where the definition and the call see the same value: allowed, right

@@ -597,6 +597,10 @@ def _ident(v):
     return v
 
 
+def _ident_kept(v, *, tag=None):
+    return v  # (a keyword-only parameter: never inlined, called)
+
+
 def _first(items):
     for v in items:
         return v
@@ -620,7 +624,14 @@ class Stack:
 
 def through_identity_twice(x):
     y = x * 1.0
-    z = _ident(_ident(y))
+    z = _ident_kept(_ident_kept(y))
+    z += x
+    return float(np.sum(y))
+
+
+def through_inlined_identity_twice(x):
+    y = x * 1.0
+    z = _ident(_ident(y))  # both inlined: z = y, an alias the transformer follows
     z += x
     return float(np.sum(y))
 
@@ -719,3 +730,11 @@ def test_they_were_wrong_and_are_now_refused():
         except ad.AdjointError:
             refused += 1
     assert refused == len(ANOTHER_NAME)
+
+
+def test_an_inlined_identity_is_an_alias_followed():
+    x = np.array([0.5, -1.0])
+    assert "# (inlined _ident, _ident)" in ad.show_adjoint(through_inlined_identity_twice, x)
+    y, pb = ad.pullback(through_inlined_identity_twice, x)
+    assert y == through_inlined_identity_twice(x)
+    assert np.allclose(pb(1.0)[0], [2.0, 2.0])

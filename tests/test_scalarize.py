@@ -75,7 +75,16 @@ def passed_on(a, b):
     return _total(p) * p["a"]
 
 
-def _total(d):
+def _total(d, *, scale=2.0):
+    return d["a"] + scale * d["b"]  # (a keyword-only parameter: called, never inlined)
+
+
+def passed_to_an_inlined_helper(a, b):
+    p = {"a": a, "b": b}
+    return _total_inlined(p) * p["a"]  # the helper's body reads p["a"], p["b"] in place
+
+
+def _total_inlined(d):
     return d["a"] + 2.0 * d["b"]
 
 
@@ -136,6 +145,13 @@ def test_reads_by_key_become_the_names(f):
         assert "p['" not in body
 
 
+def test_a_dict_passed_to_an_inlined_helper_is_read_by_its_names():
+    text = ad.show_adjoint(passed_to_an_inlined_helper, 0.9, 0.05)
+    assert "# (inlined _total_inlined)" in text
+    code = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith("#"))
+    assert "p[" not in code.split("p = {")[1] and "getitem" not in code, text
+
+
 def test_the_dict_form_is_the_names_form():
     args = (0.97, 0.02)
     assert ad.gradient(by_dict, *args) == ad.gradient(by_names, *args)
@@ -143,7 +159,7 @@ def test_the_dict_form_is_the_names_form():
     assert y == by_names(*args) and pb(1.0) == ad.gradient(by_names, *args)
 
 
-@pytest.mark.parametrize("f", REWRITTEN + KEPT, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", REWRITTEN + KEPT + [passed_to_an_inlined_helper], ids=lambda f: f.__name__)
 def test_values_and_gradients_match_the_plain_call_and_differences(f):
     for args in ((0.9, 0.05), (0.6, -0.3), (0.8, 0.4)):
         y, pb = ad.pullback(f, *args)

@@ -6,7 +6,7 @@ reverse pass sees one function: no pair to call, no pullback closure, no tape en
 call. Only what keeps the meaning exactly is inlined:
 
 - f is a global read by name (not a local, a parameter or a captured variable of the
-  caller), a plain Python function sharing the caller's globals and file, capturing
+  caller; local functions: below), a plain Python function sharing the caller's globals and file, capturing
   nothing, with no rule (user rule, primitive, special or non-differentiable), not the
   caller itself, not adjoint_s2s's own code;
 - the call passes exactly f's positional parameters (no keywords, no ``*``, no defaults
@@ -22,6 +22,18 @@ call. Only what keeps the meaning exactly is inlined:
 - the names f reads from outside (globals, builtins) are none of the caller's own names,
   and f's own names (parameters, locals) get fresh names no one else uses.
 
+The same holds for the caller's own local functions (``def f(t, y): ...`` or
+``f = lambda t, y: ...`` in its top-level body, bound by nothing else anywhere in it),
+called after their definition: a closure reads what it captures when it is called, and
+the inlined body reads the caller's variables at that same place (so the body's
+parameters never take over a caller's variable that it also reads). The def stays.
+
+A call inside a larger expression (``y = y + h * f(t, y)``, ``return f(x) + f(2 * x)``)
+is first taken out into ``f_value = f(t, y)`` when it is the first call the statement
+runs and it always runs (not under ``and``/``or``/``if else``, a chained comparison or
+a comprehension): what runs before it is then only names, constants and operators,
+which the inlined body cannot change (see local_functions.first_call).
+
 The arguments are evaluated first, in order, as in the call (a parameter f never
 assigns takes a name or constant argument as it is). What it rests on joins the caller's
 cache entry: f's identity (a redefinition makes the caller's code again, emit's callee
@@ -36,6 +48,7 @@ import gast
 
 from .. import rules as R
 from ..naming import names_in
+from .local_functions import DEFS, as_def, first_call, lambda_of, local_defs, local_name
 
 ENABLED = [True]  # tests switch it off (then refresh()) to test the direct calls of emit
 MAX_STATEMENTS = 40  # "small": the number of statements of f's body, nested ones counted
@@ -54,17 +67,20 @@ _NO_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200  # *args, **kwargs, genera
 
 
 class Inlined:
-    """What the caller's code rests on: {global name: function} of the inlined callees."""
+    """What the caller's code rests on: {global name: function} of the inlined callees;
+    local: the names of the caller's own local functions inlined (nothing outside the
+    caller's source to guard)."""
 
     def __init__(self):
         self.callees = {}
+        self.local = set()
 
 
-def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtime_code, check):
+def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtime_code, check, lines=None):
     """Inline the eligible calls of node (fn's tree, rewritten in place). Returns Inlined.
     function_node(f) -> (tree, filename, lines); fresh_copy(tree) -> a copy to rewrite;
     check(tree) raises for what cannot be differentiated (such a callee is left alone: its
-    error belongs to the call, if it ever runs)."""
+    error belongs to the call, if it ever runs); lines: those of fn's file."""
     out = Inlined()
     code = fn.__code__
     if not ENABLED[0] or code.co_flags & 0x20:
@@ -74,7 +90,10 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     # could rebind while the body runs) and constants
     ctx.plain = set(code.co_varnames) - set(code.co_cellvars)
     ctx.check = check
-    _walk_block(node.body, ctx)
+    ctx.lines = lines
+    ctx.local_defs = local_defs(node)
+    ctx.defined = {}  # the local functions defined so far in the walk: name -> FunctionDef
+    _walk_block(node.body, ctx, top=True)
     return out
 
 
@@ -119,16 +138,23 @@ class _Ctx:
         self._taken = value
 
 
-def _walk_block(stmts, ctx):
-    """Rewrite a statement list in place (nested blocks too, never nested scopes)."""
+def _walk_block(stmts, ctx, top=False):
+    """Rewrite a statement list in place (nested blocks too, never nested scopes). A local
+    function of the caller's top level may be inlined from the statement after its def
+    on (a call before it would raise: it stays a call)."""
     i = 0
     while i < len(stmts):
         s = stmts[i]
         new = _inline_stmt(s, ctx)
-        if new is not None:
+        if new is not None:  # walked in turn: an argument may call another helper
             stmts[i:i + 1] = new
-            i += len(new)
             continue
+        new = _hoisted(s, ctx)
+        if new is not None:  # s now reads the call's value: it may call another one
+            stmts[i:i] = new
+            continue
+        if top and ctx.local_defs and s.__class__ in DEFS and ctx.local_defs.get(local_name(s)) is s:
+            ctx.defined[local_name(s)] = s
         for field in ("body", "orelse", "finalbody"):
             block = getattr(s, field, None)
             if isinstance(block, list) and not isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
@@ -146,16 +172,63 @@ def _inline_stmt(s, ctx):
         call = s.value
     else:
         return None
+    prepared = _prepare(call, ctx)
+    return None if prepared is None else _expand(s, call, prepared, ctx)
+
+
+def _prepare(call, ctx):
+    """(f, or None for a local function; its name; what _body gives) when call may be
+    inlined, else None."""
     if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) or ctx.blocked:
         return None
+    local = ctx.defined.get(call.func.id)
+    if local is not None:
+        got = _local_body(local, call, ctx)
+        return None if got is None else (None, call.func.id, got)
     f = _callee(call, ctx)
     if f is None:
         return None
     got = _callee_body(f, ctx)
-    if got is None:
+    return None if got is None else (f, f.__name__, got)
+
+
+def _hoisted(s, ctx):
+    """[`t = f(args)`, s] when s (an assignment, expression statement or return) calls f,
+    a function that may be inlined, inside a larger expression (`y = y + h * f(t, y)`),
+    and that call runs first of the calls in s and always (not in a branch of `and`,
+    `or`, `a if c else b`, a chained comparison, a comprehension or a lambda): what s
+    evaluates before the call is then names, constants and operators, which the inlined
+    body (it writes into nothing and calls no Python function) cannot change. s is
+    rewritten in place to read t. Else None."""
+    if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)) or s.value is None or ctx.blocked:
         return None
-    body, params, ret, lines = got
-    rename, binds = _bind_params(s, call, f, params, body, ctx)
+    found = first_call(s.value)
+    if not found or found[0] is s.value:
+        return None
+    call, parent, field, index = found
+    prepared = _prepare(call, ctx)
+    if prepared is None:
+        return None
+    a = call.args
+    one = len(a) == 1 and isinstance(a[0], gast.Name)
+    t = _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx)
+    new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
+                      value=call, type_comment=None)
+    gast.copy_location(new, s)
+    new.end_lineno = getattr(s, "end_lineno", None)
+    read = gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None)
+    if index is None:
+        setattr(parent, field, read)
+    else:
+        getattr(parent, field)[index] = read
+    return _expand(new, call, prepared, ctx)
+
+
+def _expand(s, call, prepared, ctx):
+    """The statements that replace s, which calls what _prepare made ready."""
+    f, fname, got = prepared
+    body, params, ret, lines, free = got
+    rename, binds = _bind_params(s, call, fname, params, body, free, ctx)
     renamer = _Rename(rename)
     body = [renamer.visit(st) for st in body]
     ret = renamer.visit(ret)
@@ -175,15 +248,20 @@ def _inline_stmt(s, ctx):
     new = binds + body + lasts
     lo = getattr(s, "lineno", None)
     text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
-    new[0].inlined = (f.__name__, text)
-    ctx.out.callees[call.func.id] = f
+    outer = getattr(s, "inlined", None)  # s began another inlined call (binds its argument)
+    new[0].inlined = (f"{outer[0]}, {fname}", outer[1]) if outer else (fname, text)
+    if f is None:
+        ctx.out.local.add(fname)
+    else:
+        ctx.out.callees[call.func.id] = f
     return new
 
 
-def _bind_params(s, call, f, params, body, ctx):
+def _bind_params(s, call, fname, params, body, free, ctx):
     """({f's name: its new name, or the argument node substituted as it is}, the
     assignments binding the other arguments to their fresh names): f's names renamed
-    apart, except parameters never assigned that are given a name or a constant."""
+    apart, except parameters never assigned that are given a name or a constant. free:
+    the names f reads from outside (for a local function, maybe the caller's own)."""
     assigned = set()
     for st in body:
         assigned |= names_in(st, gast.Store)
@@ -200,16 +278,18 @@ def _bind_params(s, call, f, params, body, ctx):
         if p not in assigned and (isinstance(a, gast.Constant) or isinstance(a, gast.Name) and a.id in ctx.plain):
             rename[p] = a  # substituted as it is
             continue
-        if isinstance(a, gast.Name) and a.id in ctx.plain and a.id in targets and uses[a.id] == 1:
+        if (isinstance(a, gast.Name) and a.id in ctx.plain and a.id in targets and uses[a.id] == 1
+                and a.id not in free):
             # `theta, omega = step(theta, omega, k)`: the caller's theta is assigned by this
             # statement and given to nothing else; its old value is dead once the body
-            # starts, so the body's parameter is the caller's variable itself
+            # starts (unless the body reads it itself: a local function's free name), so
+            # the body's parameter is the caller's variable itself
             rename[p] = a.id
             continue
-        rename[p] = _fresh(p, f.__name__, ctx)
+        rename[p] = _fresh(p, fname, ctx)
         binds.append(_assign(gast.Name(id=rename[p], ctx=gast.Store(), annotation=None, type_comment=None), a, s))
     for n in sorted(local - set(params)):
-        rename[n] = _fresh(n, f.__name__, ctx)
+        rename[n] = _fresh(n, fname, ctx)
     return rename, binds
 
 
@@ -294,7 +374,36 @@ def _callee_body(f, ctx):
         ctx.check(ctx.fresh_copy(tree))
     except Exception:
         return None
-    tree = ctx.fresh_copy(tree)
+    return _body(ctx.fresh_copy(tree), f.__name__, lines, ctx, False)
+
+
+def _local_body(d, call, ctx):
+    """As _callee_body, for d, a local function of the caller's top level (see
+    local_functions.local_defs) called with exactly its positional parameters: what it reads from
+    outside is the caller's variables as they are at the call, which the inlined body
+    reads at the same moment (a closure reads its cells when called)."""
+    lam = lambda_of(d)
+    a = d.args if lam is None else lam.args
+    if (
+        call.keywords
+        or len(call.args) != len(a.posonlyargs) + len(a.args)
+        or any(isinstance(x, gast.Starred) for x in call.args)
+        or any(isinstance(n, gast.NamedExpr) for x in call.args for n in gast.walk(x))
+    ):
+        return None
+    tree = ctx.fresh_copy(as_def(d))
+    try:
+        ctx.check(tree)
+    except Exception:
+        return None
+    return _body(tree, tree.name, ctx.lines, ctx, True)
+
+
+def _body(tree, fname, lines, ctx, local):
+    """(body statements without the final return, parameter names, returned expression,
+    lines, the names it reads from outside) of tree, a copy of f's definition, or None
+    when f may not be inlined. A global function may read none of the caller's own names
+    (its globals would be read instead); a local one reads the caller's."""
     a = tree.args
     if a.vararg or a.kwarg or a.kwonlyargs:
         return None
@@ -306,27 +415,27 @@ def _callee_body(f, ctx):
         return None
     ret = body[-1].value
     body = body[:-1]
-    if not _inlinable_body(body + [ret], f, ctx):
+    if not _inlinable_body(body + [ret], fname, ctx):
         return None
-    local = set(params)
+    local_names = set(params)
     for st in body:
-        local |= names_in(st, gast.Store)
+        local_names |= names_in(st, gast.Store)
     free = set()
     for st in body + [ret]:
-        free |= names_in(st) - local
-    if free & ctx.own:
+        free |= names_in(st) - local_names
+    if not local and free & ctx.own:
         return None  # a global f reads is one of the caller's own names
     g = ctx.fn.__globals__
     bi = g.get("__builtins__", builtins)
     bi = bi if isinstance(bi, dict) else vars(bi)
     for n in free:
-        if n not in g and n not in bi:
+        if n not in g and n not in bi and not (local and n in ctx.own):
             return None  # a name f reads that exists nowhere yet: leave it to the call
     ctx.taken |= free
-    return body, params, ret, lines
+    return body, params, ret, lines, free
 
 
-def _inlinable_body(stmts, f, ctx):
+def _inlinable_body(stmts, fname, ctx):
     """Whether f's statements (its final return's value last) are small and write into
     nothing: no nested scope, no other return, no recursion, no augmented assignment, no
     write into a container or an object, no method call, out= or call of another Python
@@ -336,7 +445,7 @@ def _inlinable_body(stmts, f, ctx):
         for n in gast.walk(st):
             if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
                 return False
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == f.__name__:
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == fname:
                 return False  # recursion
             if isinstance(n, gast.stmt):
                 count += 1
@@ -384,7 +493,10 @@ def _module_path(e, ctx):
 
 
 def _fresh(name, fname, ctx):
-    base = f"{name}_{fname.strip('_')}" if fname.strip("_") else f"{name}_inl"
+    return _fresh_name(f"{name}_{fname.strip('_')}" if fname.strip("_") else f"{name}_inl", ctx)
+
+
+def _fresh_name(base, ctx):
     cand = base
     i = 1
     while cand in ctx.taken or cand in ctx.fn.__globals__ or hasattr(builtins, cand):

@@ -167,11 +167,14 @@ def _with_blocks(stmts, block):
 
 def _remove(block, s):
     """Take s out of block; the user statement it started or ended (the comments of
-    the generated code, anf.py's ``origin``) starts or ends at its neighbour."""
+    the generated code, anf.py's ``origin``) or the inlined call it started starts or
+    ends at its neighbour."""
     j = next(k for k, t in enumerate(block) if t is s)
     del block[j]
     if hasattr(s, "origin") and j < len(block) and not hasattr(block[j], "origin"):
         block[j].origin = s.origin
+    if hasattr(s, "inlined") and j < len(block) and not hasattr(block[j], "inlined"):
+        block[j].inlined = s.inlined  # (the first statement of an inlined call: inline.py)
     if hasattr(s, "origin_end") and j > 0 and not hasattr(block[j - 1], "origin_end"):
         block[j - 1].origin_end = s.origin_end
 

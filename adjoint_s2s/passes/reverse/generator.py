@@ -168,19 +168,13 @@ class Generator(
 
 
 
-    # ----- activity ------------------------------------------------------------------------
-
-
-
-
-
-
     # =====================================================================================
     # pass A: forward code and recipes
     # =====================================================================================
     def block(self, stmts, loop_depth):
         fwd, recipes = Block(), []
         note = None  # in a loop: [where the user line's comment is, why it is dispatched]
+        said = None  # the line the last heading names, while the code under it is its own
         resolve, after_stmt = self.resolve, self.after_stmt
         for s in stmts:
             origin = getattr(s, "origin", None)
@@ -195,12 +189,15 @@ class Generator(
             if inlined is not None:  # (callee name, the call's line): see passes/inline.py
                 self._note_dispatch(fwd, note)
                 note = None
-                if inlined[1]:
+                if inlined[1] and inlined[1] != said:
                     fwd.append(f"# {inlined[1]}")
+                said = inlined[1]
                 fwd.append(f"# (inlined {inlined[0]})")
             if origin:
                 self._note_dispatch(fwd, note)
-                fwd.append(f"# {origin}")
+                if origin != said:  # (the line of inlined calls: said once above their code)
+                    fwd.append(f"# {origin}")
+                    said = None
                 note = [len(fwd), []] if loop_depth else None
             mark = len(fwd)
             if plain_statement(s, resolve):  # the checks below have nothing to say of it

@@ -1,0 +1,108 @@
+"""What passes/inline.py asks of the caller's own tree to inline its local functions
+and calls inside expressions: which local functions (``def f`` or ``f = lambda``) are
+defined once at the caller's top level and never bound again, a lambda written as the
+def it stands for, and the call of an expression that runs first."""
+import gast
+
+
+def local_defs(node):
+    """name -> its def (or `f = lambda` assignment): the local functions of node's top level (fn's own body, not a
+    branch or a loop: defined once) whose name nothing else binds, deletes or writes an
+    attribute of anywhere in fn's tree (no other def, no assignment, import, global or
+    nonlocal, no parameter of that name, no `f.__code__ = ...`), with no decorator and
+    no `*args`, `**kwargs` or keyword-only parameter: a call after the def calls it."""
+    defs = [s for s in node.body if s.__class__ is gast.FunctionDef or lambda_of(s) is not None]
+    if not defs:
+        return {}
+    bound = {}
+    for n in gast.walk(node):
+        cls = n.__class__
+        if cls is gast.FunctionDef or cls is gast.AsyncFunctionDef or cls is gast.ClassDef:
+            names = (n.name,)
+        elif cls is gast.Name:
+            names = () if n.ctx.__class__ is gast.Load else (n.id,)  # Store, Del, Param
+        elif cls is gast.Attribute:
+            v = n.value
+            names = (v.id,) if v.__class__ is gast.Name and n.ctx.__class__ is not gast.Load else ()
+        elif cls is gast.Global or cls is gast.Nonlocal:
+            names = tuple(n.names)
+        elif cls is gast.alias:
+            names = ((n.asname or n.name).split(".")[0],)
+        else:
+            continue
+        for x in names:
+            bound[x] = bound.get(x, 0) + 1
+    out = {}
+    for d in defs:
+        lam = lambda_of(d)
+        name, a = (d.targets[0].id, lam.args) if lam is not None else (d.name, d.args)
+        if bound.get(name) == 1 and not getattr(d, "decorator_list", None) and not (a.vararg or a.kwarg or a.kwonlyargs):
+            out[name] = d
+    return out
+
+
+def lambda_of(s):
+    """The lambda of `f = lambda ...: ...` (one name assigned), else None."""
+    if s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name:
+        v = s.value
+        return v if v.__class__ is gast.Lambda else None
+    return None
+
+
+def local_name(d):
+    """The name a def or `f = lambda ...` statement binds, else None."""
+    if d.__class__ is gast.FunctionDef:
+        return d.name
+    return d.targets[0].id if lambda_of(d) is not None else None
+
+
+def as_def(d):
+    """d, a local def, or the def `f = lambda a: e` (d) stands for: `def f(a): return e`."""
+    lam = lambda_of(d)
+    if lam is None:
+        return d
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    out = gast.FunctionDef(name=d.targets[0].id, args=lam.args, body=[ret], decorator_list=[], returns=None,
+                           type_comment=None, type_params=[])
+    gast.copy_location(out, lam)
+    return out
+
+
+DEFS = (gast.FunctionDef, gast.Assign)
+
+_CONDITIONAL = (
+    gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+    gast.Dict, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await,
+)
+
+
+def first_call(e):
+    """(call, parent, field, index in the field's list or None): the call of e that
+    completes first in Python's order of evaluation, when it calls a function by name and
+    nothing before it in that order is a call, a walrus or a part evaluated only on some
+    paths (or in an order of its own, as a dict display's); False when there is no such
+    call."""
+    stack = [(e, None, None, None, False)]
+    while stack:
+        node, parent, field, index, done = stack.pop()
+        cls = node.__class__
+        if done:
+            if cls is gast.Call:
+                return (node, parent, field, index) if node.func.__class__ is gast.Name else False
+            continue
+        if isinstance(node, _CONDITIONAL) or cls is gast.Compare and len(node.ops) > 1:
+            if any(isinstance(n, (gast.Call, gast.NamedExpr)) for n in gast.walk(node)):
+                return False
+            continue
+        stack.append((node, parent, field, index, True))
+        children = []
+        for f in node._fields:  # (the fields' order is the order of evaluation)
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                children.extend((x, node, f, i) for i, x in enumerate(v) if isinstance(x, (gast.expr, gast.keyword)))
+            elif isinstance(v, (gast.expr, gast.keyword)):
+                children.append((v, node, f, None))
+        for c in reversed(children):
+            stack.append(c + (False,))
+    return False
