@@ -263,3 +263,34 @@ def test_calls_inside_expressions_are_inlined(mod, name, times):
 @pytest.mark.parametrize("name", ["after_another_call", "conditional_calls"])
 def test_calls_that_run_after_another_or_on_some_paths_stay_calls(mod, name):
     assert "# (inlined" not in ad.show_adjoint(getattr(mod, name), 0.7)
+
+
+def test_the_calls_in_a_calls_own_arguments_run_before_its_body_either_way(tmp_path):
+    src = (
+        "import math\n"
+        "import numpy as np\n\n"
+        "def f(x):\n"
+        "    s = x\n"
+        "    def g(z):\n"
+        "        return z * s\n"
+        "    s = s * 2.0\n"
+        "    return g(float(np.tanh(x))) + g(math.sin(x))\n\n"
+        "def walrus_first(x):\n"
+        "    y = x\n"
+        "    def g(z):\n"
+        "        return z * y\n"
+        "    return (y := x * 3.0) + g(x)\n"
+    )
+    path = tmp_path / "args_first.py"
+    path.write_text(src)
+    m = types.ModuleType("args_first")
+    m.__file__ = str(path)
+    exec(compile(src, str(path), "exec"), m.__dict__)
+    assert ad.show_adjoint(m.f, 0.7).count("# (inlined g)") == 2
+    for x in (0.7, -0.4):
+        assert ad.pullback(m.f, x)[0] == m.f(x)
+        assert ad.gradient(m.f, x)[0] == pytest.approx(_fd(m.f, x), rel=1e-6)
+    # the walrus runs before g: g is not taken out of the expression; called as a
+    # closure after the walrus rebound what it reads, it is refused (closures.py)
+    with pytest.raises(ad.AdjointError, match="local function `g`"):
+        ad.gradient(m.walrus_first, 0.7)

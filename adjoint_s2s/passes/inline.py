@@ -193,22 +193,20 @@ def _prepare(call, ctx):
 
 
 def _hoisted(s, ctx):
-    """[`t = f(args)`, s] when s (an assignment, expression statement or return) calls f,
-    a function that may be inlined, inside a larger expression (`y = y + h * f(t, y)`),
-    and that call runs first of the calls in s and always (not in a branch of `and`,
-    `or`, `a if c else b`, a chained comparison, a comprehension or a lambda): what s
-    evaluates before the call is then names, constants and operators, which the inlined
-    body (it writes into nothing and calls no Python function) cannot change. s is
-    rewritten in place to read t. Else None."""
+    """[`t = f(args)` inlined..., s] when s (an assignment, expression statement or
+    return) calls f, a function that may be inlined, inside a larger expression
+    (`y = y + h * f(t, y)`), and that call always runs (not in a branch of `and`, `or`,
+    `a if c else b`, a chained comparison, a comprehension or a lambda) and starts before
+    any other call of s completes (local_functions.first_call): what s evaluates before
+    it is then names, constants and operators, which the inlined body (it writes into
+    nothing and calls no Python function) cannot change; its arguments run before its
+    body either way. s is rewritten in place to read t. Else None."""
     if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)) or s.value is None or ctx.blocked:
         return None
-    found = first_call(s.value)
-    if not found or found[0] is s.value:
+    found = first_call(s.value, lambda c: _prepare(c, ctx))
+    if found is None or found[0] is s.value:
         return None
-    call, parent, field, index = found
-    prepared = _prepare(call, ctx)
-    if prepared is None:
-        return None
+    call, parent, field, index, prepared = found
     a = call.args
     one = len(a) == 1 and isinstance(a[0], gast.Name)
     t = _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx)

@@ -77,25 +77,32 @@ _CONDITIONAL = (
 )
 
 
-def first_call(e):
-    """(call, parent, field, index in the field's list or None): the call of e that
-    completes first in Python's order of evaluation, when it calls a function by name and
-    nothing before it in that order is a call, a walrus or a part evaluated only on some
-    paths (or in an order of its own, as a dict display's); False when there is no such
-    call."""
-    stack = [(e, None, None, None, False)]
+def first_call(e, ready):
+    """(call, parent, field, index in the field's list or None, ready(call)): the call
+    of e, by name and ready(call) not None, that may run before everything else in e
+    does: no call (or walrus) of e completes before Python starts evaluating it (the
+    calls in its own arguments run before its body either way), and it is not in a part
+    evaluated only on some paths or in an order of its own (`and`, `or`, `a if c else
+    b`, a chained comparison, a comprehension, a dict display); None when there is none.
+    Such a part, or a walrus, counts as a call where it stands."""
+    done = 0  # the calls completed so far, in the order of evaluation
+    stack = [(e, None, None, None, None)]
     while stack:
-        node, parent, field, index, done = stack.pop()
+        node, parent, field, index, entered = stack.pop()
         cls = node.__class__
-        if done:
+        if entered is not None:  # leaving node: what it evaluates has run
             if cls is gast.Call:
-                return (node, parent, field, index) if node.func.__class__ is gast.Name else False
+                if entered == 0 and node.func.__class__ is gast.Name:
+                    got = ready(node)
+                    if got is not None:
+                        return node, parent, field, index, got
+                done += 1
             continue
-        if isinstance(node, _CONDITIONAL) or cls is gast.Compare and len(node.ops) > 1:
-            if any(isinstance(n, (gast.Call, gast.NamedExpr)) for n in gast.walk(node)):
-                return False
+        if cls is gast.NamedExpr or isinstance(node, _CONDITIONAL) or cls is gast.Compare and len(node.ops) > 1:
+            if cls is gast.NamedExpr or any(n.__class__ in _EFFECTS for n in gast.walk(node)):
+                done += 1
             continue
-        stack.append((node, parent, field, index, True))
+        stack.append((node, parent, field, index, done))
         children = []
         for f in node._fields:  # (the fields' order is the order of evaluation)
             v = getattr(node, f, None)
@@ -104,5 +111,8 @@ def first_call(e):
             elif isinstance(v, (gast.expr, gast.keyword)):
                 children.append((v, node, f, None))
         for c in reversed(children):
-            stack.append(c + (False,))
-    return False
+            stack.append(c + (None,))
+    return None
+
+
+_EFFECTS = (gast.Call, gast.NamedExpr)

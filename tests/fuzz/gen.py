@@ -576,6 +576,9 @@ class Gen:
                 self.emit(f"return math.tanh(h) + {z}", ind + 1)
             else:
                 self.emit(f"return {z} * {c} + math.sin({z})", ind + 1)
+        if self.r.random() < 0.3:  # rebound after the def: the call reads the new value
+            self.use("closure_rebound")
+            self.emit(f"{c} = {c} * {self.expr(S, 1)}", ind)
         s = self.new("s")
         self.emit(f"{s} = {g}({self.expr(S, 1)}) + {g}({self.expr(S, 1)})", ind)
         self.bind(s, S)
