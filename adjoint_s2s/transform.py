@@ -41,7 +41,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     else:  # nothing check rejects (it would pass), and the names the copy met
         user_names = noted[0]
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
-    anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
+    anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
+                  plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"))
     scalarize.scalarize_items(node, user_names)
     info = function_info(fn, node, filename, globals_)
     facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
@@ -107,6 +108,18 @@ def _split_key(fn, key):
     """(kinds of the arguments, kinds of the captured variables)."""
     n = len(fn.__code__.co_freevars)
     return (key[: len(key) - n], key[len(key) - n:]) if n else (key, ())
+
+
+def _is_builtin(fn, globals_, name):
+    """Does `name` in fn's code mean the builtin of that name? Not a local or captured
+    variable, and no global of that name (asked through globals_, emit's recording
+    mapping: a global defined later makes the code again)."""
+    code = fn.__code__
+    if name in code.co_varnames or name in code.co_cellvars or name in code.co_freevars or name in globals_:
+        return False
+    bi = fn.__globals__.get("__builtins__", builtins)
+    bi = bi if isinstance(bi, dict) else vars(bi)
+    return bi.get(name) is getattr(builtins, name, None)
 
 
 def static_names(fn, names):

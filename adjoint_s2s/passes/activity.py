@@ -84,6 +84,7 @@ class Activity(Queries):
         self.dict_elts = {}
         self._items_only = None  # computed when first asked for (a dict display)
         self._global_items = None  # computed when first asked for
+        self._values = None  # names bound once -> their values: when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
@@ -134,9 +135,13 @@ class Activity(Queries):
                     read.update(self.reads(s.iter))
                     k = self.iter_item_kind(s.iter)
                     t = s.target.id
-                    old = kinds.get(t)
-                    kinds[t] = join(old, k)
-                    stale = stale or (t in read and kinds[t] != old)
+                    old = (kinds.get(t), tuple_elts.get(t))
+                    kinds[t] = join(old[0], k)
+                    if t in self._once:  # `for a, b in zip(xs, ys)`: the items' kinds
+                        elts = self._zip_items(s.iter)
+                        if elts is not None:
+                            tuple_elts[t] = elts
+                    stale = stale or (t in read and (kinds[t], tuple_elts.get(t)) != old)
                 elif isinstance(s, gast.FunctionDef):
                     stale = stale or (s.name in read and kinds.get(s.name) != OTHER)
                     kinds[s.name] = OTHER
@@ -168,6 +173,28 @@ class Activity(Queries):
             else:
                 self.tuple_elts.pop(t, None)
         return k
+
+    def _zip_items(self, it):
+        """The kinds of the items of the tuples a loop over `it` gets, when `it` is a name
+        bound once to zip(a, b, ...) (the builtin) of names: each what a loop over its
+        argument gets; else None."""
+        if it.__class__ is not gast.Name or it.id not in self._once:
+            return None
+        if self._values is None:
+            self._values = {
+                st.targets[0].id: st.value for st in self._stmts
+                if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name and st.targets[0].id in self._once
+            }
+        call = self._values.get(it.id)
+        if (
+            call.__class__ is not gast.Call
+            or call.keywords
+            or not call.args
+            or not all(a.__class__ is gast.Name for a in call.args)
+            or self.resolve(call.func) is not zip
+        ):
+            return None
+        return tuple(self.iter_item_kind(a) for a in call.args)
 
     @property
     def _item_only(self):

@@ -196,8 +196,9 @@ _STATEMENT_LIKE = (gast.stmt, gast.excepthandler, gast.match_case) if hasattr(ga
 
 
 class Normalizer(Targets):
-    def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None):
+    def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None, plain_enumerate=False):
         self.namer = namer
+        self.plain_enumerate = plain_enumerate  # `enumerate` is the builtin (targets.py)
         # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
         # one of them names a callee; from any other name it reads a value
         self.static_names = frozenset(static_names or ())
@@ -544,6 +545,8 @@ class Normalizer(Targets):
 
     def for_(self, s, out):
         """A for loop over an atom, with a name as its target (unpacked in the body)."""
+        if self.plain_enumerate and self.enumerate_loop(s, out):
+            return out
         it = self.atom(s.iter, out)
         body = []
         target = s.target
@@ -572,12 +575,14 @@ class Normalizer(Targets):
         return out
 
 
-def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=()):
+def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=(), plain_enumerate=False):
     """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
     names of modules and classes the function reads from outside (globals, builtins,
-    captured variables); a name the function binds by import is one too."""
+    captured variables); a name the function binds by import is one too. plain_enumerate:
+    the name `enumerate` is the builtin there (its loops are rewritten: targets.py)."""
     norm = Normalizer(
-        namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node)
+        namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),
+        plain_enumerate,
     )
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)

@@ -20,6 +20,10 @@ After::
     add = m_i_i + v
     m_i[j] = add
     m[i] = m_i
+
+A loop over ``enumerate(xs[, start])`` becomes the loop over xs it stands for, the count
+in a variable of its own (``enumerate_loop``): its items keep xs's kind, where enumerate's
+tuples have none (every operation of the body dispatched at run time).
 """
 import gast
 
@@ -137,3 +141,68 @@ class Targets:
             out.append(gast.Assign(targets=[store], value=new, type_comment=None))
             return out
         raise UnsupportedSyntaxError("this augmented assignment", self.filename, s.lineno)
+
+    def enumerate_loop(self, s, out):
+        """``for i, v in enumerate(xs, start): body`` as::
+
+            i_next = start
+            for v in xs:
+                i = i_next
+                i_next = i + 1
+                body
+
+        the same values in the same order for any iterable, the same names bound after
+        the loop (none when xs is empty), the count as enumerate keeps it through a
+        ``continue`` or ``break``. Only for the builtin enumerate (the caller knows: see
+        normalize), an index target that is a name, an item target of other names, a
+        start that is an int constant or a name. True when s was so rewritten into out."""
+        call, t = s.iter, s.target
+        if (
+            call.__class__ is not gast.Call
+            or call.func.__class__ is not gast.Name
+            or call.func.id != "enumerate"
+            or t.__class__ not in (gast.Tuple, gast.List)
+            or len(t.elts) != 2
+            or any(k.arg != "start" for k in call.keywords)
+        ):
+            return False
+        args = list(call.args) + [k.value for k in call.keywords]
+        index, item = t.elts
+        if (
+            not 1 <= len(args) <= 2
+            or any(a.__class__ is gast.Starred for a in args)
+            or index.__class__ is not gast.Name
+            or not _names_only(item)
+            or index.id in {n.id for n in gast.walk(item) if n.__class__ is gast.Name}
+        ):
+            return False
+        start = args[1] if len(args) == 2 else T.const(0)
+        if start.__class__ is gast.Name:
+            if any(n.__class__ in (gast.Call, gast.NamedExpr) for n in gast.walk(args[0])):
+                return False  # (read before xs here: nothing xs runs may change it)
+        elif not (start.__class__ is gast.Constant and type(start.value) is int):
+            return False
+        counter = self.namer.fresh(f"{index.id}_next")
+        out.append(T.assign(counter, T.name(start.id) if start.__class__ is gast.Name else T.const(start.value)))
+        it = self.atom(args[0], out)
+        body = [
+            T.assign(index.id, T.name(counter)),
+            T.assign(counter, gast.BinOp(left=T.name(index.id), op=gast.Add(), right=T.const(1))),
+        ]
+        for b in body:
+            gast.copy_location(b, s)
+        target = item
+        if item.__class__ is not gast.Name:
+            name = self.namer.fresh("item")
+            self.assign_target(item, T.name(name), body)
+            target = T.store(name)
+        body.extend(self.block(s.body))
+        out.append(gast.For(target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None))
+        return True
+
+
+def _names_only(t):
+    """Is t a name, or a tuple or list of such (nested)?"""
+    if t.__class__ is gast.Name:
+        return True
+    return t.__class__ in (gast.Tuple, gast.List) and all(_names_only(e) for e in t.elts)
