@@ -28,7 +28,7 @@ import ast
 import gast
 
 from ..activity import ARRAY, COMPLEX, OTHER, REAL, free_names_of_function
-from ..codegen import If, Raw, Restore, Save, src
+from ..codegen import If, Raw, Restore, Save, index_src, src
 from .common import MAYBE, NUM, _default_atoms, _tuple_src
 
 
@@ -105,6 +105,39 @@ class AssignMixin:
             fwd.append(f"_rt.replaced({left.id}, {c}, {c!r}, {line!r})")
         else:
             fwd.append(f"_rt.replaced({left.id})")
+
+    def item_written(self, name, fwd):
+        """`rows[0][1] = v` is `rows_i = rows[0]; rows_i[1] = v; rows[0] = rows_i`: a copy
+        on write of rows_i, put back at that one place of rows. Python changes the item
+        in place, and every place of rows that holds it shows the change (`[[0.0] * 2] *
+        2`, one list appended twice): checked before the write (runtime.replaced), which
+        refuses it then. A row of an array is a view, written back into its memory."""
+        back = self._read_back().get(name)
+        if back is None or self.kinds.get(back[0]) == ARRAY:
+            return
+        base, idx = back
+        written, outer = f"{base}[{idx}]", self._read_back().get(base)
+        while outer is not None:  # (the user's own expression: `rows[0][1]`, not `rows_i`)
+            written = f"{outer[0]}[{outer[1]}]{written[len(base):]}"
+            base, outer = outer[0], self._read_back().get(outer[0])
+        self.helpers.add("_rt")
+        line = getattr(self.cur_stmt, "src_line", None)
+        fwd.append(f"_rt.replaced({name}, {back[0]}, {back[0]!r}, {line!r}, {written!r})")
+
+    def _read_back(self):
+        """{x: (c, index source)} for the normaliser's `x = c[k]` of a nested write, whose
+        x it writes into and puts back (a fresh name, bound there only)."""
+        memo = getattr(self, "_read_back_memo", None)
+        if memo is None:
+            memo = self._read_back_memo = {}
+            for s in gast.walk(self.fn):
+                if (
+                    isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                    and isinstance(s.value, gast.Subscript) and getattr(s.value, "written_back", False)
+                    and isinstance(s.value.value, gast.Name)
+                ):
+                    memo[s.targets[0].id] = (s.value.value.id, index_src(s.value.slice))
+        return memo
 
     def rev_pack(self, x, e, rev):
         """x a tuple or dict read only item by item (see Generator._unpacked_tuples): made

@@ -530,6 +530,7 @@ class MutationMixin(InPlaceMixin):
         # copy on write: the old container stays intact for the backward pass
         self.helpers.add("_rt")
         name = obj.id
+        self.item_written(name, fwd)  # (an item held at two places: `[[0.0] * 2] * 2`)
         mark = len(self.saves)
         self.save(name, fwd, depth)
         saves = self.saves[mark:]
