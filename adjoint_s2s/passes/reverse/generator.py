@@ -67,6 +67,8 @@ class Generator(
         self.namer = Namer(taken)
         # names of the user's function (never folded away: they name the user's values)
         self.user_names = set(facts.user_names)
+        # and the normaliser's temporaries that name the object of a branch (`a if t else b`)
+        self.alias_names = self.user_names | getattr(fn_node, "picks", frozenset())
         self.namer.reserve({_pyname(info.name) + PAIR_SUFFIX, _pyname(info.name) + PULLBACK_SUFFIX})
         self._adj = {}
         self.raw_items = []  # nested functions and lambdas, to map back to user lines

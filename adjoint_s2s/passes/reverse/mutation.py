@@ -305,7 +305,7 @@ class MutationMixin(InPlaceMixin):
         ):
             self.field_of[x] = (e.value.id, e.attr)
         self.maybe_views.discard(x)
-        if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
+        if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.alias_names:
             base = e.id
             same = {base} | self.same.get(base, set())
             for z in same:
