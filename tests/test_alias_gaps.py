@@ -11,6 +11,9 @@ probe of user-style programs: the value under pullback differed from the plain c
   its arguments) changed in place (``c *= 2``, ``c[0] = v``) while ``a`` or ``b`` is read
   afterwards: the normaliser's temporary broke the chain of names. Refused when it runs
   if the result is the object read afterwards; right where only the result is read.
+  A list method through such a name (``c.append(v)``, also after ``if t: c = a``) kept
+  the value but lost the gradient of what is read through ``a``: now right, to second
+  order.
 """
 import copy
 
@@ -262,3 +265,89 @@ def test_what_the_change_does_not_reach_runs_and_is_right(f, x):
     y, pb = ad.pullback(f, x.copy())
     assert y == f(x.copy())
     np.testing.assert_allclose(pb(1.0)[0], numerical_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+
+
+# ----- a list method through a name bound to the object on some paths only -----------
+def appended_through_the_pick(x):
+    a = [x[0] * 1.0]
+    b = [x[1] * 1.0]
+    c = a if x[0] > x[1] else b
+    c.append(x[0])
+    return sum(a) * x[0] + sum(b) * x[1]
+
+
+def appended_through_an_if(x):
+    a = [x[0] * 1.0]
+    b = [x[1] * 1.0]
+    if x[0] > x[1]:
+        c = a
+    else:
+        c = b
+    c.append(x[0])
+    return sum(a) * x[0] + sum(b) * x[1]
+
+
+def appended_in_a_loop(x):
+    a = [x[0]]
+    b = [x[1]]
+    for i in range(3):
+        c = a if i % 2 == 0 else b
+        c.append(x[0] * i)
+    return sum(a) * x[1] + sum(b) * x[0]
+
+
+def extended_through_the_pick(x):
+    a = [x[0]]
+    b = [x[1]]
+    c = a if x[0] > x[1] else b
+    c.extend([x[0] * x[1], x[1]])
+    return sum(a) * x[1] + sum(b) * x[0]
+
+
+def inserted_through_the_pick(x):
+    a = [x[0]]
+    b = [x[1]]
+    c = a if x[0] > x[1] else b
+    c.insert(0, x[0] * x[1])
+    return a[0] * x[1] + b[0] * x[0]
+
+
+def popped_through_the_pick(x):
+    a = [x[0], x[1] * 2.0]
+    b = [x[1], x[0] * 3.0]
+    c = a if x[0] > x[1] else b
+    v = c.pop()
+    return sum(a) * x[1] + sum(b) * x[0] + v
+
+
+def appended_through_or(x):
+    a = []
+    b = [x[1]]
+    c = a or b
+    c.append(x[0] * x[0])
+    return sum(b) * x[1] + len(a)
+
+
+PICKED_LISTS = [appended_through_the_pick, appended_through_an_if, appended_in_a_loop,
+                extended_through_the_pick, inserted_through_the_pick, popped_through_the_pick,
+                appended_through_or]
+
+
+@pytest.mark.parametrize("f", PICKED_LISTS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [[1.0, 2.0], [0.5, -1.0], [-2.0, 1.0]])
+def test_a_list_changed_through_a_picked_name_has_its_gradient(f, x):
+    x = np.array(x)
+    y, pb = ad.pullback(f, x.copy())
+    assert y == f(x.copy())
+    np.testing.assert_allclose(pb(1.0)[0], numerical_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [appended_through_the_pick, appended_through_an_if, appended_in_a_loop,
+                               extended_through_the_pick], ids=lambda f: f.__name__)
+def test_a_list_changed_through_a_picked_name_second_order(f):
+    x = np.array([1.0, 2.0])
+    grad = lambda v: ad.gradient(f, v)[0]  # noqa: E731
+    hess = np.asarray(ad.jacobian(grad, x)[0])
+    h = 1e-5
+    want = np.array([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(2)]).T
+    np.testing.assert_allclose(hess, want, rtol=1e-6, atol=1e-6)

@@ -291,6 +291,7 @@ class Generator(
             flag_saves = self.saves[mark:]
             fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         self.live = live
+        maybe = self.maybe_same_flags(s, through, group, fwd, depth)  # (`c = a if t else b`)
         self.check_element_write(s)
         self.guard_holders(s, fwd)
         snapshots = self.snapshot_writes(s, fwd, depth)
@@ -299,6 +300,8 @@ class Generator(
             r = _then_restore(r or (lambda st: None), snapshots)
         if group:
             r = self.follow_aliases(through[0], group, flag, r, fwd, depth)
+        if maybe:
+            r = self.follow_maybe_same(through[0], maybe, r, fwd, depth)
         if field is not None and through[0] in self.active:
             r = self.write_back_field(through[0], field, r, fwd, depth, flag)
         if r is not None and flag_saves:
