@@ -206,6 +206,9 @@ class Normalizer(Targets):
         self.source_lines = source_lines
         self.line_offset = line_offset
         self.flag_count = 0
+        # the temporaries of `a if t else b` and `a or b`: the object of one of the values
+        # (reverse/mutation.py's note_alias follows them as it follows the user's names)
+        self.picks = set()
 
     # ----- expressions -----------------------------------------------------------
     def atom(self, node, out, hint=None):
@@ -286,6 +289,7 @@ class Normalizer(Targets):
     def ifexp(self, node, out):
         """``a if t else b``: an if statement assigning one temporary."""
         tmp = self.namer.fresh("ifexp")
+        self.picks.add(tmp)  # (another name for the object of either branch)
         test = self.atom(node.test, out)
         b1, b2 = [], []
         b1.append(T.assign(tmp, self.flat(node.body, b1)))
@@ -379,6 +383,7 @@ class Normalizer(Targets):
     def boolop(self, node, out):
         # a and b -> t = a; if t: t = b      a or b -> t = a; if not t: t = b
         tmp = self.namer.fresh("and_" if isinstance(node.op, gast.And) else "or_")
+        self.picks.add(tmp)  # (another name for the object of one of the values)
         out.append(T.assign(tmp, self.flat(node.values[0], out)))
         block = out
         for v in node.values[1:]:
@@ -586,4 +591,5 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     )
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
+    fn_node.picks = frozenset(norm.picks)
     return fn_node

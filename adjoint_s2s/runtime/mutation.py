@@ -373,14 +373,16 @@ def rebinding(old, new):
         _REBOUND.append((old, new))
 
 
-def replaced(old, container=None, container_name=None, line=None):
+def replaced(old, container=None, container_name=None, line=None, written=None):
     """Generated before an item's new value is stored for `c[k] op= v` (`obj.f op= v`):
     Python changes the item in place there when it is an array, list, dict or set, and
     every other name for it shows the change; differentiated code binds a new value
     into the container. Logged as a copy on write while a keeping call runs, so that a
     caller reading the old object again is refused the change (see keeping). Given the
     container it was read out of: refused if the container holds it at another place
-    too (`[y] * 2`), which Python would change as well."""
+    too (`[y] * 2`), which Python would change as well. With written (the item's source,
+    `rows[0]`): the same for a write into an item (`rows[0][1] = v`, its copy on write
+    put back at that one place of `rows` only)."""
     if not isinstance(old, (np.ndarray, list, dict, set)):
         return
     if _KEEP_DEPTH:
@@ -390,12 +392,16 @@ def replaced(old, container=None, container_name=None, line=None):
     if type(container) in (list, dict) and sys.getrefcount(old) > 4:
         items = container.values() if type(container) is dict else container
         if sum(1 for item in items if item is old) > 1:  # (`[y] * 2`, y appended twice)
+            c = container_name
+            what, out = (f"`{c}[...] op= ...` changes", f"write `{c}[k] = {c}[k] op ...`")
+            if written is not None:  # (`rows[0][1] = v`)
+                what, out = f"writing into `{written}` changes", (
+                    f"put a copy at that place first (`{written} = {written}.copy()`)")
             raise MutationError(
-                f"`{container_name}[...] op= ...` changes in place an item that `{container_name}` "
-                f"holds at more than one place, in differentiated code at {_user_file()}, line {line}: "
-                f"Python shows the change at every place, differentiated code only at the one "
-                f"written. Put distinct objects into `{container_name}` (`[y.copy() for _ in "
-                f"range(n)]`), or write `{container_name}[k] = {container_name}[k] op ...`"
+                f"{what} in place an item that `{c}` holds at more than one place, in "
+                f"differentiated code at {_user_file()}, line {line}: Python shows the change "
+                f"at every place, differentiated code only at the one written. Put distinct "
+                f"objects into `{c}` (`[y.copy() for _ in range(n)]`), or {out}"
             )
 
 

@@ -27,9 +27,9 @@ import ast
 
 import gast
 
-from ..activity import ARRAY, COMPLEX, OTHER, REAL, free_names_of_function
-from ..codegen import If, Raw, Restore, Save, src
-from .common import MAYBE, NUM, _default_atoms, _tuple_src
+from ..activity import ARRAY, COMPLEX, CONST, OTHER, REAL, SCALAR, free_names_of_function
+from ..codegen import If, Raw, Restore, Save, index_src, src
+from .common import MAYBE, NUM, _MUTATING_METHODS, _default_atoms, _tuple_src
 
 
 class AssignMixin:
@@ -105,6 +105,86 @@ class AssignMixin:
             fwd.append(f"_rt.replaced({left.id}, {c}, {c!r}, {line!r})")
         else:
             fwd.append(f"_rt.replaced({left.id})")
+
+    def item_written(self, name, fwd):
+        """`rows[0][1] = v` is `rows_i = rows[0]; rows_i[1] = v; rows[0] = rows_i`: a copy
+        on write of rows_i, put back at that one place of rows. Python changes the item
+        in place, and every place of rows that holds it shows the change (`[[0.0] * 2] *
+        2`, one list appended twice): checked before the write (runtime.replaced), which
+        refuses it then. A row of an array is a view, written back into its memory."""
+        back = self._read_back().get(name)
+        if back is None or self.kinds.get(back[0]) == ARRAY:
+            return
+        base, idx = back
+        written, outer = f"{base}[{idx}]", self._read_back().get(base)
+        while outer is not None:  # (the user's own expression: `rows[0][1]`, not `rows_i`)
+            written = f"{outer[0]}[{outer[1]}]{written[len(base):]}"
+            base, outer = outer[0], self._read_back().get(outer[0])
+        self.helpers.add("_rt")
+        line = getattr(self.cur_stmt, "src_line", None)
+        fwd.append(f"_rt.replaced({name}, {back[0]}, {back[0]!r}, {line!r}, {written!r})")
+
+    def _read_back(self):
+        """{x: (c, index source)} for the normaliser's `x = c[k]` of a nested write, whose
+        x it writes into and puts back (a fresh name, bound there only)."""
+        memo = getattr(self, "_read_back_memo", None)
+        if memo is None:
+            memo = self._read_back_memo = {}
+            for s in gast.walk(self.fn):
+                if (
+                    isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                    and isinstance(s.value, gast.Subscript) and getattr(s.value, "written_back", False)
+                    and isinstance(s.value.value, gast.Name)
+                ):
+                    memo[s.targets[0].id] = (s.value.value.id, index_src(s.value.slice))
+        return memo
+
+    def maybe_same_flags(self, s, through, group, fwd, depth):
+        """s a list method that changes `name` in place (`c.append(v)`) while a name that
+        may or may not be bound to the same object (`c = a if t else b`, `if t: c = a`)
+        is read afterwards: Python shows the new items through it. Whether it is the same
+        object, the run tells before the change (`c_is_a = c is a`); follow_maybe_same
+        then moves its gradient to name's. Returns [(other name, flag, the flag's saves)]."""
+        e = getattr(s, "value", None)
+        if (
+            through is None or not isinstance(e, gast.Call) or not isinstance(e.func, gast.Attribute)
+            or e.func.attr not in _MUTATING_METHODS or not isinstance(e.func.value, gast.Name)
+            or e.func.value.id != through[0] or through[0] not in self.active
+        ):
+            return []
+        name, live, out = through[0], self.live_after.get(id(s), frozenset()), []
+        for z in sorted(self.aliases.get(name, set()) - group - {name}):
+            kind = self.kinds.get(z, OTHER)
+            if z in live and kind not in SCALAR and kind != CONST and z in self.locals | set(self.info.params):
+                self.helpers.add("_rt")
+                mark = len(self.saves)
+                flag = self.fresh_local(f"{name}_is_{z}", fwd, depth)
+                fwd.append(f"{flag} = {name} is {z}")
+                out.append((z, flag, self.saves[mark:]))
+        return out
+
+    def follow_maybe_same(self, name, maybe, rev, fwd, depth):
+        """After the change (see maybe_same_flags): `a = c if c_is_a else a` (a no-op
+        rebinding), reversed by moving a's gradient into c's where they were one object,
+        before the change is reversed; the flags are restored after it."""
+        recipes = []
+        for z, flag, _ in maybe:
+            self.active.add(z)
+            mark = len(self.saves)
+            self.save(z, fwd, depth)
+            fwd.append(f"{z} = {name} if {flag} else {z}")
+            recipes.append(self._rev_move_grad(flag, name, z, self.saves[mark:]))
+
+        def recipe(st):
+            for r in reversed(recipes):
+                r(st)
+            if rev is not None:
+                rev(st)
+            for _, _, saves in reversed(maybe):
+                for sv in reversed(saves):
+                    st.out.append(Restore(sv))
+
+        return recipe
 
     def rev_pack(self, x, e, rev):
         """x a tuple or dict read only item by item (see Generator._unpacked_tuples): made

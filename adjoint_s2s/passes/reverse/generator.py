@@ -67,6 +67,8 @@ class Generator(
         self.namer = Namer(taken)
         # names of the user's function (never folded away: they name the user's values)
         self.user_names = set(facts.user_names)
+        # and the normaliser's temporaries that name the object of a branch (`a if t else b`)
+        self.alias_names = self.user_names | getattr(fn_node, "picks", frozenset())
         self.namer.reserve({_pyname(info.name) + PAIR_SUFFIX, _pyname(info.name) + PULLBACK_SUFFIX})
         self._adj = {}
         self.raw_items = []  # nested functions and lambdas, to map back to user lines
@@ -286,6 +288,7 @@ class Generator(
             flag_saves = self.saves[mark:]
             fwd.append(f"{flag} = _rt.changes_in_place({through[0]})")
         self.live = live
+        maybe = self.maybe_same_flags(s, through, group, fwd, depth)  # (`c = a if t else b`)
         self.check_element_write(s)
         self.guard_holders(s, fwd)
         snapshots = self.snapshot_writes(s, fwd, depth)
@@ -294,6 +297,8 @@ class Generator(
             r = _then_restore(r or (lambda st: None), snapshots)
         if group:
             r = self.follow_aliases(through[0], group, flag, r, fwd, depth)
+        if maybe:
+            r = self.follow_maybe_same(through[0], maybe, r, fwd, depth)
         if field is not None and through[0] in self.active:
             r = self.write_back_field(through[0], field, r, fwd, depth, flag)
         if r is not None and flag_saves:

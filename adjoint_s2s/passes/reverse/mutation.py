@@ -305,7 +305,7 @@ class MutationMixin(InPlaceMixin):
         ):
             self.field_of[x] = (e.value.id, e.attr)
         self.maybe_views.discard(x)
-        if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.user_names:
+        if isinstance(e, gast.Name) and e.id != x and {x, e.id} <= self.alias_names:
             base = e.id
             same = {base} | self.same.get(base, set())
             for z in same:
@@ -530,6 +530,7 @@ class MutationMixin(InPlaceMixin):
         # copy on write: the old container stays intact for the backward pass
         self.helpers.add("_rt")
         name = obj.id
+        self.item_written(name, fwd)  # (an item held at two places: `[[0.0] * 2] * 2`)
         mark = len(self.saves)
         self.save(name, fwd, depth)
         saves = self.saves[mark:]
