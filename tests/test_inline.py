@@ -262,8 +262,6 @@ def test_an_expression_statement_and_two_sites(mod):
     "name, callee",
     [
         ("calls_early", "early"),  # an early return
-        ("by_keyword", "with_default"),  # keywords
-        ("default_used", "with_default"),  # a default used
         ("calls_comprehended", "comprehended"),  # a nested scope
         ("calls_power", "power"),  # recursion
         ("shadowing", "step"),  # a global of the callee is a local of the caller
@@ -275,6 +273,14 @@ def test_helpers_that_keep_their_calls(mod, name, callee):
     _close(f, 0.6)
     _close(f, -0.6)
     assert f"(inlined {callee})" not in ad.show_adjoint(f, 0.6)
+
+
+@pytest.mark.parametrize("name", ["by_keyword", "default_used"])
+def test_keywords_and_constant_defaults_bind_as_the_call_would(mod, name):
+    f = getattr(mod, name)
+    _close(f, 0.6)
+    _close(f, -0.6)
+    assert "(inlined with_default)" in ad.show_adjoint(f, 0.6)
 
 
 def test_a_redefined_callee_gets_the_caller_made_again(mod):

@@ -294,3 +294,109 @@ def test_the_calls_in_a_calls_own_arguments_run_before_its_body_either_way(tmp_p
     # closure after the walrus rebound what it reads, it is refused (closures.py)
     with pytest.raises(ad.AdjointError, match="local function `g`"):
         ad.gradient(m.walrus_first, 0.7)
+
+
+HELPERS = '''
+import math
+import numpy as np
+
+
+def act(z):
+    return np.tanh(z)
+
+
+def layer(h, w, b):
+    return act(h * w + b)  # a helper calling a helper: both inlined
+
+
+def model(w):
+    h = w
+    for _ in range(3):
+        h = layer(h, w, 0.5)
+    return np.sum(h * h)
+
+
+def even(n, x):
+    return x if n == 0 else odd(n - 1, x) * 2.0
+
+
+def odd(n, x):
+    return x if n == 0 else even(n - 1, x) + 1.0
+
+
+def mutual(x):
+    return even(3, x)  # mutual recursion: called
+
+
+def scaled(x, k=2.0, shift=0.0, label="s"):
+    return k * x + shift
+
+
+def keywords(x):
+    a = scaled(x, shift=x * x, k=3.0)  # keywords out of order, values that call nothing
+    b = scaled(x)  # constant defaults
+    return a * b
+
+
+def collect(x, into=[]):  # noqa: B006 - a mutable default: never inlined
+    return x * len(into)
+
+
+def mutable_default(x):
+    return collect(x) + x
+
+
+def keyword_calls(x):
+    return scaled(x, shift=math.sin(x))  # a keyword value that calls: called
+
+
+def local_defaults(x):
+    c = x * 2.0
+    def f(t, k=3.0):
+        return t * k + c
+    def g(t, k=c):  # made when the def ran: called
+        return t * k
+    return f(x) + f(x, k=x) + g(x)
+'''
+
+
+@pytest.fixture(scope="module")
+def helpers(tmp_path_factory):
+    path = tmp_path_factory.mktemp("inline_helpers") / "inline_helpers_mod.py"
+    path.write_text(HELPERS)
+    m = types.ModuleType("inline_helpers_mod")
+    m.__file__ = str(path)
+    exec(compile(HELPERS, str(path), "exec"), m.__dict__)
+    yield m
+    ad.refresh()
+
+
+def _check_scalar(f, x):
+    y, back = ad.pullback(f, x)
+    assert y == f(x)
+    assert back(1.0)[0] == pytest.approx(_fd(f, x), rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("name", ["mutual", "keywords", "mutable_default", "keyword_calls", "local_defaults"])
+def test_helpers_with_keywords_defaults_and_recursion(helpers, name):
+    for x in (0.7, -1.3):
+        _check_scalar(getattr(helpers, name), x)
+
+
+def test_a_helper_calling_a_helper_is_inlined_all_the_way(helpers):
+    w = np.array([0.3, -0.7, 1.1])
+    text = ad.show_adjoint(helpers.model, w)
+    assert "(inlined layer, act)" in text or ("(inlined layer)" in text and "(inlined act)" in text), text
+    assert "_pair(" not in text.split("def model_pair")[1]
+    want = np.array([(helpers.model(w + e) - helpers.model(w - e)) / 2e-6 for e in np.eye(3) * 1e-6])
+    np.testing.assert_allclose(ad.gradient(helpers.model, w)[0], want, rtol=1e-6, atol=1e-8)
+
+
+def test_which_calls_bind_their_arguments_here(helpers):
+    text = ad.show_adjoint(helpers.keywords, 0.7)
+    assert text.count("(inlined scaled)") == 2
+    assert "(inlined" not in ad.show_adjoint(helpers.mutable_default, 0.7)
+    assert "(inlined" not in ad.show_adjoint(helpers.mutual, 0.7)
+    assert "(inlined" not in ad.show_adjoint(helpers.keyword_calls, 0.7)
+    text = ad.show_adjoint(helpers.local_defaults, 0.7)
+    assert text.count("(inlined f)") == 2 and "(inlined g)" not in text

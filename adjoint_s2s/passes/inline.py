@@ -9,16 +9,18 @@ call. Only what keeps the meaning exactly is inlined:
   caller; local functions: below), a plain Python function sharing the caller's globals and file, capturing
   nothing, with no rule (user rule, primitive, special or non-differentiable), not the
   caller itself, not adjoint_s2s's own code;
-- the call passes exactly f's positional parameters (no keywords, no ``*``, no defaults
-  used), f has no ``*args``/``**kwargs``/keyword-only parameters and is no generator;
+- the call gives each of f's parameters a value as Python would bind it: by position,
+  by keyword (a value that calls nothing), or a default that is an immutable constant
+  (a number, a string, None); no ``*`` or ``**`` argument; f has no
+  ``*args``/``**kwargs``/keyword-only parameters and is no generator;
 - f's body is small, has no nested scope (def, lambda, class, comprehension), no
   global/nonlocal/import/del/walrus/yield/await, and a single ``return`` at its end;
 - f writes into nothing: no item or attribute assignment, no augmented assignment
   (``a += b`` writes into an array), no method call (``xs.append``,
   ``a.fill``: only functions of modules, ``np.sin``), no ``out=`` or ``**`` argument
-  and no call of another Python function or class (builtins, module functions and
-  functions with rules only): a callee that may write into its arguments keeps its call
-  and the checks made for it;
+  and no call of another Python function or class (builtins, module functions,
+  functions with rules, and functions that qualify themselves, inlined in turn, only):
+  a callee that may write into its arguments keeps its call and the checks made for it;
 - the names f reads from outside (globals, builtins) are none of the caller's own names,
   and f's own names (parameters, locals) get fresh names no one else uses.
 
@@ -42,30 +44,14 @@ statements keep f's line numbers (same file), so errors and comments name f's li
 first one carries the call's line and ``(inlined f)`` for the generated comments.
 """
 import builtins
-import types
 
 import gast
 
-from .. import rules as R
 from ..naming import names_in
-from .local_functions import DEFS, as_def, first_call, lambda_of, local_defs, local_name
+from .inline_callees import arguments, callee, callee_body, local_body, local_defaults
+from .local_functions import DEFS, first_call, local_defs, local_name
 
 ENABLED = [True]  # tests switch it off (then refresh()) to test the direct calls of emit
-MAX_STATEMENTS = 40  # "small": the number of statements of f's body, nested ones counted
-
-_REFUSED = (
-    gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp,
-    gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Global, gast.Nonlocal, gast.Import,
-    gast.ImportFrom, gast.Delete, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await,
-    gast.AsyncFor, gast.AsyncWith,
-)
-# builtins that write into what they are given or read the caller's frame
-_WRITING_BUILTINS = frozenset(
-    ("setattr", "delattr", "exec", "eval", "globals", "locals", "vars", "__import__", "compile")
-)
-_NO_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200  # *args, **kwargs, generators, coroutines
-
-
 class Inlined:
     """What the caller's code rests on: {global name: function} of the inlined callees;
     local: the names of the caller's own local functions inlined (nothing outside the
@@ -112,6 +98,7 @@ class _Ctx:
         self.node = node
         self.out = out
         self._blocked = self._own = self._taken = None
+        self.checking = set()  # the callees whose bodies are being checked (inline_callees)
 
     @property
     def blocked(self):
@@ -177,19 +164,22 @@ def _inline_stmt(s, ctx):
 
 
 def _prepare(call, ctx):
-    """(f, or None for a local function; its name; what _body gives) when call may be
-    inlined, else None."""
+    """(f, or None for a local function; its name; what callee_body gives; the argument
+    each parameter takes) when call may be inlined, else None."""
     if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) or ctx.blocked:
         return None
     local = ctx.defined.get(call.func.id)
     if local is not None:
-        got = _local_body(local, call, ctx)
-        return None if got is None else (None, call.func.id, got)
-    f = _callee(call, ctx)
-    if f is None:
+        f, fname, got = None, call.func.id, local_body(local, call, ctx)
+    else:
+        f = callee(call, ctx)
+        if f is None:
+            return None
+        fname, got = f.__name__, callee_body(f, ctx)
+    if got is None:
         return None
-    got = _callee_body(f, ctx)
-    return None if got is None else (f, f.__name__, got)
+    defaults = (f.__defaults__ or ()) if f is not None else local_defaults(local)
+    return f, fname, got, arguments(call, got[1], defaults)
 
 
 def _hoisted(s, ctx):
@@ -207,7 +197,7 @@ def _hoisted(s, ctx):
     if found is None or found[0] is s.value:
         return None
     call, parent, field, index, prepared = found
-    a = call.args
+    a = prepared[3]
     one = len(a) == 1 and isinstance(a[0], gast.Name)
     t = _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx)
     new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
@@ -224,9 +214,9 @@ def _hoisted(s, ctx):
 
 def _expand(s, call, prepared, ctx):
     """The statements that replace s, which calls what _prepare made ready."""
-    f, fname, got = prepared
+    f, fname, got, args = prepared
     body, params, ret, lines, free = got
-    rename, binds = _bind_params(s, call, fname, params, body, free, ctx)
+    rename, binds = _bind_params(s, args, fname, params, body, free, ctx)
     renamer = _Rename(rename)
     body = [renamer.visit(st) for st in body]
     ret = renamer.visit(ret)
@@ -255,11 +245,12 @@ def _expand(s, call, prepared, ctx):
     return new
 
 
-def _bind_params(s, call, fname, params, body, free, ctx):
+def _bind_params(s, args, fname, params, body, free, ctx):
     """({f's name: its new name, or the argument node substituted as it is}, the
     assignments binding the other arguments to their fresh names): f's names renamed
-    apart, except parameters never assigned that are given a name or a constant. free:
-    the names f reads from outside (for a local function, maybe the caller's own)."""
+    apart, except parameters never assigned that are given a name or a constant. args:
+    the expression each parameter takes; free: the names f reads from outside (for a
+    local function, maybe the caller's own)."""
     assigned = set()
     for st in body:
         assigned |= names_in(st, gast.Store)
@@ -268,11 +259,11 @@ def _bind_params(s, call, fname, params, body, free, ctx):
     binds = []
     targets = _target_names(s)
     uses = {}
-    for a in call.args:
+    for a in args:
         for n in gast.walk(a):
             if isinstance(n, gast.Name):
                 uses[n.id] = uses.get(n.id, 0) + 1
-    for p, a in zip(params, call.args):
+    for p, a in zip(params, args):
         if p not in assigned and (isinstance(a, gast.Constant) or isinstance(a, gast.Name) and a.id in ctx.plain):
             rename[p] = a  # substituted as it is
             continue
@@ -323,171 +314,6 @@ def _split_assign(s, ret):
     if all(isinstance(v, gast.Name) and v.id == e.id for e, v in zip(elts, ret.elts)):
         return []
     return None
-
-
-def _callee(call, ctx):
-    """The function f of `f(args)` when this call may be inlined, else None."""
-    name = call.func.id
-    if name in ctx.own:
-        return None
-    f = ctx.globals.get(name)
-    fn = ctx.fn
-    if (
-        type(f) is not types.FunctionType
-        or f is fn
-        or f.__code__ is fn.__code__
-        or f.__globals__ is not fn.__globals__
-        or f.__closure__ is not None
-        or f.__code__.co_filename != fn.__code__.co_filename
-        or f.__code__.co_flags & _NO_FLAGS
-        or f.__code__.co_kwonlyargcount
-        or f.__code__.co_freevars
-        or f.__code__.co_cellvars
-        or call.keywords
-        or len(call.args) != f.__code__.co_argcount
-        or any(isinstance(a, gast.Starred) for a in call.args)
-        or any(isinstance(n, gast.NamedExpr) for a in call.args for n in gast.walk(a))
-        or ctx.runtime_code(f.__code__)
-        or getattr(f, "__wrapped__", None) is not None
-    ):
-        return None
-    try:
-        if f in R.SPECIAL or f in R.PRIMITIVES or f in R.NONDIFF or R.lookup_user(f) is not None:
-            return None
-    except TypeError:
-        return None
-    return f
-
-
-def _callee_body(f, ctx):
-    """(body statements without the final return, parameter names, returned expression)
-    of a copy of f's tree, or None when f may not be inlined."""
-    try:
-        tree, filename, lines = ctx.function_node(f)
-    except Exception:
-        return None
-    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef) or tree.decorator_list:
-        return None
-    try:
-        ctx.check(ctx.fresh_copy(tree))
-    except Exception:
-        return None
-    return _body(ctx.fresh_copy(tree), f.__name__, lines, ctx, False)
-
-
-def _local_body(d, call, ctx):
-    """As _callee_body, for d, a local function of the caller's top level (see
-    local_functions.local_defs) called with exactly its positional parameters: what it reads from
-    outside is the caller's variables as they are at the call, which the inlined body
-    reads at the same moment (a closure reads its cells when called)."""
-    lam = lambda_of(d)
-    a = d.args if lam is None else lam.args
-    if (
-        call.keywords
-        or len(call.args) != len(a.posonlyargs) + len(a.args)
-        or any(isinstance(x, gast.Starred) for x in call.args)
-        or any(isinstance(n, gast.NamedExpr) for x in call.args for n in gast.walk(x))
-    ):
-        return None
-    tree = ctx.fresh_copy(as_def(d))
-    try:
-        ctx.check(tree)
-    except Exception:
-        return None
-    return _body(tree, tree.name, ctx.lines, ctx, True)
-
-
-def _body(tree, fname, lines, ctx, local):
-    """(body statements without the final return, parameter names, returned expression,
-    lines, the names it reads from outside) of tree, a copy of f's definition, or None
-    when f may not be inlined. A global function may read none of the caller's own names
-    (its globals would be read instead); a local one reads the caller's."""
-    a = tree.args
-    if a.vararg or a.kwarg or a.kwonlyargs:
-        return None
-    params = [p.id for p in a.posonlyargs + a.args]
-    body = list(tree.body)
-    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
-        body = body[1:]  # the docstring
-    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
-        return None
-    ret = body[-1].value
-    body = body[:-1]
-    if not _inlinable_body(body + [ret], fname, ctx):
-        return None
-    local_names = set(params)
-    for st in body:
-        local_names |= names_in(st, gast.Store)
-    free = set()
-    for st in body + [ret]:
-        free |= names_in(st) - local_names
-    if not local and free & ctx.own:
-        return None  # a global f reads is one of the caller's own names
-    g = ctx.fn.__globals__
-    bi = g.get("__builtins__", builtins)
-    bi = bi if isinstance(bi, dict) else vars(bi)
-    for n in free:
-        if n not in g and n not in bi and not (local and n in ctx.own):
-            return None  # a name f reads that exists nowhere yet: leave it to the call
-    ctx.taken |= free
-    return body, params, ret, lines, free
-
-
-def _inlinable_body(stmts, fname, ctx):
-    """Whether f's statements (its final return's value last) are small and write into
-    nothing: no nested scope, no other return, no recursion, no augmented assignment, no
-    write into a container or an object, no method call, out= or call of another Python
-    function."""
-    count = 0
-    for st in stmts:
-        for n in gast.walk(st):
-            if isinstance(n, _REFUSED) or isinstance(n, gast.Return):
-                return False
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == fname:
-                return False  # recursion
-            if isinstance(n, gast.stmt):
-                count += 1
-            if isinstance(n, gast.AugAssign):
-                return False  # `a += b` of an array argument writes into the caller's array
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
-                return False  # a write into a container or an object: the call keeps it
-            if isinstance(n, gast.Call) and (
-                any(k.arg in (None, "out") for k in n.keywords)
-                or isinstance(n.func, gast.Attribute) and not _module_path(n.func, ctx)
-            ):
-                return False  # a method (x.append, a.fill) or out=: maybe a write
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and not _plain_callee(n.func.id, ctx):
-                return False  # another Python function: it keeps its own call
-    return count <= MAX_STATEMENTS
-
-
-def _plain_callee(name, ctx):
-    """Is the global `name` a builtin (min, float, range) or a function with a rule?
-    Another Python function or a class could keep or change what it is given."""
-    g = ctx.fn.__globals__
-    if name in g:
-        f = g[name]
-    else:
-        bi = g.get("__builtins__", builtins)
-        known = hasattr(bi, name) if not isinstance(bi, dict) else name in bi
-        return known and name not in _WRITING_BUILTINS
-    if isinstance(f, (types.BuiltinFunctionType, types.BuiltinMethodType)):
-        return name not in _WRITING_BUILTINS
-    try:
-        return f in R.PRIMITIVES or R.lookup_user(f) is not None
-    except TypeError:
-        return False
-
-
-def _module_path(e, ctx):
-    """Is e (`np.linalg.norm`) an attribute path from a module global of the caller?"""
-    while isinstance(e, gast.Attribute):
-        e = e.value
-    return (
-        isinstance(e, gast.Name)
-        and e.id not in ctx.own
-        and isinstance(ctx.fn.__globals__.get(e.id), types.ModuleType)
-    )
 
 
 def _fresh(name, fname, ctx):
