@@ -33,7 +33,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     inlined = inline.inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
-        lines,
+        lines, noted[0] if noted is not None else None,
     )
     if noted is None or noted[1] or inlined.callees or inlined.local:
         check.check(node, filename)

@@ -65,8 +65,9 @@ def phases(M, fn, key):
         out[name] = now - t
         t = now
 
+    noted = None
     if hasattr(source, "function_copy_noting"):
-        node, filename, lines, _, _ = source.function_copy_noting(fn, M["check"].REJECTED)
+        node, filename, lines, *noted = source.function_copy_noting(fn, M["check"].REJECTED)
     else:  # (a checkout that converted the function to gast, then copied it)
         node, filename, lines = source.function_node(fn)
         node = source.fresh_copy_noting(node, M["check"].REJECTED)[0]
@@ -75,7 +76,8 @@ def phases(M, fn, key):
     M["inline"].inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda c: runtime._not_users(c.co_filename), lambda tree: M["check"].check(tree, filename),
-        *([lines] if "lines" in M["inline"].inline_calls.__code__.co_varnames else []))
+        *([lines] if "lines" in M["inline"].inline_calls.__code__.co_varnames else []),
+        *([noted[0]] if "names" in M["inline"].inline_calls.__code__.co_varnames else []))
     M["check"].check(node, filename)
     lap("inline+check")
     user_names = naming.names_in(node)

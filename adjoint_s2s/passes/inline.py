@@ -44,6 +44,7 @@ statements keep f's line numbers (same file), so errors and comments name f's li
 first one carries the call's line and ``(inlined f)`` for the generated comments.
 """
 import builtins
+import types
 
 import gast
 
@@ -62,14 +63,23 @@ class Inlined:
         self.local = set()
 
 
-def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtime_code, check, lines=None):
+def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtime_code, check, lines=None,
+                 names=None):
     """Inline the eligible calls of node (fn's tree, rewritten in place). Returns Inlined.
     function_node(f) -> (tree, filename, lines); fresh_copy(tree) -> a copy to rewrite;
     check(tree) raises for what cannot be differentiated (such a callee is left alone: its
-    error belongs to the call, if it ever runs); lines: those of fn's file."""
+    error belongs to the call, if it ever runs); lines: those of fn's file; names: the
+    names in node, when known."""
     out = Inlined()
     code = fn.__code__
     if not ENABLED[0] or code.co_flags & 0x20:
+        return out
+    # most functions call no Python function by name: nothing to look for, statement by
+    # statement (a global that is no function now is recorded, and guarded, by the
+    # passes that resolve the call)
+    g = fn.__globals__
+    defs = local_defs(node)
+    if not any(n in defs or type(g.get(n)) is types.FunctionType for n in (names_in(node) if names is None else names)):
         return out
     ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, node, out)
     # arguments given to the body as they are: plain locals (no cell another function
@@ -77,7 +87,7 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     ctx.plain = set(code.co_varnames) - set(code.co_cellvars)
     ctx.check = check
     ctx.lines = lines
-    ctx.local_defs = local_defs(node)
+    ctx.local_defs = defs
     ctx.defined = {}  # the local functions defined so far in the walk: name -> FunctionDef
     _walk_block(node.body, ctx, top=True)
     return out
