@@ -4,7 +4,9 @@ variable of its own (passes/targets.py), and the tuples of a loop over zip have 
 kinds of zip's arguments (passes/activity.py). Before, every operation of such a loop's
 body was dispatched at run time (about 15x slower for `for i, v in enumerate(x)`). The
 values and gradients are the plain call's, including where the loop is left early, is
-empty, or `enumerate` is not the builtin."""
+empty, or `enumerate` is not the builtin. The same for what such loops compute with: an
+int power `x ** k` of a loop over a range, `math.factorial` and friends (ints), `min` and
+`max` of NumPy scalars (one of them), a tuple bound in a loop (`state = (a, b)`)."""
 import types
 
 import numpy as np
@@ -13,6 +15,8 @@ import pytest
 import adjoint_s2s as ad
 
 SOURCE = '''
+import math
+
 import numpy as np
 
 
@@ -78,6 +82,30 @@ def pairs(x):
     for a, b in zip(x[:-1], x[1:]):
         s = s + a * b
     return s
+
+
+def series(x):
+    t = x[0]
+    s = 0.0
+    for k in range(12):
+        s += t ** k / math.factorial(k)  # an int power of a real number, an int
+    return s * math.floor(3.7) + x[1] * math.comb(5, 2)
+
+
+def state_tuple(x):
+    state = (x[0], x[1])
+    for _ in range(4):
+        a, b = state  # bound twice, to tuples of two: the items' kinds joined
+        state = (a * 0.9 - b * 0.2, a * 0.2 + b * 0.9 + x[2] * 0.01)
+    return state[0] * state[1]
+
+
+def soft_min_items(x):
+    s = 0.0
+    for i in range(1, len(x)):
+        m = min(x[i], x[i - 1], 0.5)  # NumPy scalars and a float: one of them
+        s = s + m * m + max(x[i], x[i - 1])
+    return s
 '''
 
 
@@ -94,7 +122,7 @@ def mod(tmp_path_factory):
 
 X = np.array([0.3, -0.8, 1.1, 0.4, -0.2, 0.9])
 NAMES = ["weighted", "counted_from_one", "start_by_keyword", "nested_target", "over_a_list", "over_rows",
-         "empty_then_read", "pairs"]
+         "empty_then_read", "pairs", "series", "state_tuple", "soft_min_items"]
 
 
 def _fd(f, x):
@@ -111,7 +139,7 @@ def test_value_and_gradient_are_the_plain_calls(mod, name):
 
 
 @pytest.mark.parametrize("name", ["weighted", "counted_from_one", "start_by_keyword", "nested_target", "pairs",
-                                  "over_rows"])
+                                  "over_rows", "series"])
 def test_nothing_in_the_loop_is_dispatched_at_run_time(mod, name):
     text = ad.show_adjoint(getattr(mod, name), X)
     assert "dispatched at run time" not in text, text
@@ -173,3 +201,22 @@ def test_a_global_enumerate_defined_later_makes_the_code_again(tmp_path):
     assert m.f(x) == 16.0
     assert ad.pullback(m.f, x)[0] == 16.0
     np.testing.assert_allclose(ad.gradient(m.f, x)[0], [0.0, 2.0, 4.0])
+
+
+def test_a_tuple_bound_in_a_loop_keeps_its_items_kinds(mod):
+    # the items are NumPy scalars: read with a pair each, the arithmetic on them static
+    text = ad.show_adjoint(mod.state_tuple, X)
+    assert "_rt.binop" not in text
+    x = (0.3, -0.8)  # numbers: no pair at all
+
+    def on_numbers(a, b):
+        return mod.state_tuple(np.array([a, b, 0.5]))
+
+    assert ad.gradient(on_numbers, *x) == pytest.approx(
+        [(on_numbers(x[0] + 1e-6, x[1]) - on_numbers(x[0] - 1e-6, x[1])) / 2e-6,
+         (on_numbers(x[0], x[1] + 1e-6) - on_numbers(x[0], x[1] - 1e-6)) / 2e-6], rel=1e-6)
+
+
+def test_min_and_max_of_array_items_keep_the_arithmetic_static(mod):
+    text = ad.show_adjoint(mod.soft_min_items, X)
+    assert "_rt.binop" not in text  # (min and max themselves: their run-time rule)

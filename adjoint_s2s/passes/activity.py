@@ -53,6 +53,21 @@ from .queries import (  # noqa: F401
 )
 
 
+def _tuple_names(stmts, counts, skip):
+    """The names (not in skip) that every statement binding them binds to a tuple
+    display of one length, without `*` (counts: how many statements bind each name)."""
+    lengths, assigned = {}, {}
+    for s in stmts:
+        if s.__class__ is gast.Assign and s.targets[0].__class__ is gast.Name:
+            t = s.targets[0].id
+            v = s.value
+            n = len(v.elts) if v.__class__ is gast.Tuple and not any(
+                x.__class__ is gast.Starred for x in v.elts) else -1
+            lengths[t] = n if lengths.get(t, n) == n else -1
+            assigned[t] = assigned.get(t, 0) + 1
+    return frozenset(t for t, n in lengths.items() if n >= 0 and t not in skip and counts[t] == assigned[t])
+
+
 class Activity(Queries):
     """The result of the analysis (read-only once ``analyse`` returns it)."""
 
@@ -74,10 +89,13 @@ class Activity(Queries):
         # names each expression reads (by id): liveness, kinds, activity and the reverse
         # pass ask it of the same nodes
         self.live_after = MappingProxyType(live_after(fn_node.body, self._reads_cache))
-        self._range = self._caps = None  # computed when first asked for
+        self._range = self._caps = self._range_items = None  # computed when first asked for
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         self._params = params = frozenset(info.params)
         self._once = {t for t, n in counts.items() if n == 1 and t not in params}
+        # names bound more than once, each time to a tuple display of one length (a loop's
+        # `state = (a, b)`): their item kinds, joined over the bindings
+        self._tuples = _tuple_names(stmts, counts, self._once | params)
         self.tuple_elts = {}
         # dicts bound once to a display with constant keys and read only as p[key]: the
         # kinds of their values by key
@@ -159,9 +177,11 @@ class Activity(Queries):
         """The kind of `t = value` (s), and the item kinds of t when the value is a tuple,
         a dict display or what a call returns (a tuple), t bound once."""
         k = self.expr_kind(s.value)
-        if (isinstance(s.value, gast.Tuple) and t in self._once
+        if (isinstance(s.value, gast.Tuple) and (t in self._once or t in self._tuples)
                 and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
-            self.tuple_elts[t] = tuple(self.expr_kind(x) for x in s.value.elts)
+            items = tuple(self.expr_kind(x) for x in s.value.elts)
+            old = self.tuple_elts.get(t) if t in self._tuples else None
+            self.tuple_elts[t] = items if old is None else tuple(join(a, b) for a, b in zip(old, items))
         elif (isinstance(s.value, gast.Dict) and t in self._item_only
                 and all(isinstance(k, gast.Constant) and _const_key(k.value) for k in s.value.keys)
                 and len({k.value for k in s.value.keys}) == len(s.value.keys)):
@@ -218,17 +238,29 @@ class Activity(Queries):
         return self._caps
 
     def _range_names(self):
-        """Names bound to ``range(...)``: iterating over one gives numbers."""
+        """Names bound once, to ``range(...)``: iterating over one gives numbers."""
         names = set()
         for s in self._stmts:
             if (
                 isinstance(s, gast.Assign)
                 and isinstance(s.targets[0], gast.Name)
+                and s.targets[0].id in self._once
                 and isinstance(s.value, gast.Call)
                 and self.resolve(s.value.func) is range
             ):
                 names.add(s.targets[0].id)
         return frozenset(names)
+
+    @property
+    def range_items(self):
+        """The targets of loops over a range that nothing else binds: ints (`x ** k` of
+        a real x is real)."""
+        if self._range_items is None:
+            self._range_items = frozenset(
+                s.target.id for s in self._stmts
+                if s.__class__ is gast.For and s.target.id in self._once and s.iter.__class__ is gast.Name
+                and s.iter.id in self.range_names)
+        return self._range_items
 
 
     def infer_activity(self):

@@ -10,6 +10,7 @@ of arrays (``item_reads_only``, ``all_number_arrays``).
 """
 import builtins
 import functools
+import math
 import sys
 import types
 
@@ -23,6 +24,11 @@ from ..naming import _CHILD_FIELDS, child_fields, names_in
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
 NUMERIC = (REAL, COMPLEX, ARRAY)
+
+
+_INT_OF_NUMBERS = frozenset(
+    (math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.floor, math.ceil, math.trunc)
+    + ((math.lcm,) if hasattr(math, "lcm") else ()))
 
 
 def join(a, b):
@@ -259,6 +265,8 @@ class Queries:
             if op is gast.Pow and ka == REAL and kb == REAL:
                 if isinstance(e.right, gast.Constant) and float(e.right.value).is_integer():
                     return REAL
+                if isinstance(e.right, gast.Name) and e.right.id in self.range_items:
+                    return REAL  # `x ** k`, k counting through a range: an int
                 return OTHER
             return join(ka, kb)
         if isinstance(e, gast.UnaryOp):
@@ -319,15 +327,20 @@ class Queries:
             # (a = np.zeros(n); a[i] = x): the kind says what the value is
             if obj in (len, int, round, hash, id, ord):
                 return REAL
+            if obj in _INT_OF_NUMBERS:  # an int, of numbers (an object's __floor__ aside)
+                return REAL if all(self.kind_of(a) in (REAL, CONST) for a in e.args) else OTHER
             if obj in (bool, str, repr, format, isinstance, issubclass, callable, hasattr, chr):
                 return CONST
             if getattr(obj, "__module__", "") == "numpy" or type(obj).__name__ == "ufunc":
                 return ARRAY
             return OTHER
         if obj in (min, max) and len(e.args) >= 2 and not e.keywords:
-            # min(h, 1.0) of real numbers is one of them: a real number
+            # min(h, 1.0) of real numbers is one of them: a real number; of NumPy scalars
+            # (an array's items), one of them too (of larger arrays: an error)
             kinds = [self.kind_of(a) for a in e.args]
-            return REAL if all(k == REAL for k in kinds) else OTHER
+            if all(k == REAL for k in kinds):
+                return REAL
+            return ARRAY if all(k in (REAL, ARRAY) for k in kinds) else OTHER
         return self.primitive_kind(e, obj)
 
     def method_kind(self, func):

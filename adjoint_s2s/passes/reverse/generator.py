@@ -108,6 +108,10 @@ class Generator(
         return self.facts.range_names
 
     @property
+    def range_items(self):
+        return self.facts.range_items
+
+    @property
     def tuple_elts(self):
         return self.facts.tuple_elts
 
