@@ -97,6 +97,7 @@ from .methods import (
     call_method,
     call_method_primal,
 )
+from .user_classes import own_field
 from .objects import (
     attr_grad,
     getattr_pair,
@@ -197,6 +198,7 @@ __all__ = [
     "move_grad",
     "neg",
     "np_pad_transpose",
+    "own_field",
     "part",
     "part_adjoint",
     "polygamma2",

@@ -14,7 +14,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure
+from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure, user_classes
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -410,6 +410,7 @@ nondifferentiable_builtin(
     structure.check_pair_keys,
     mutation.rebinding,
     mutation.replaced,
+    user_classes.own_field,
     dispatch.field_names,
     store.changes_in_place,
     dispatch.new_instance,
