@@ -10,10 +10,12 @@ differentiated), so the gradient of what it changed would be lost or go to the w
 place. Those writes are refused, naming the class, the user's line and the way out (a
 method call is differentiated).
 
-A mutable container that is an attribute of the class (``shared = []`` in its body), read
-through an instance and changed in place, is another object than the instance's own
-field that the reverse pass follows: it is refused when the change is written back.
+A mutable container that is an attribute of the class (``shared = []`` in its body) or that
+a module global holds too, read through an instance and changed in place, is another
+object than the instance's own field that the reverse pass follows: it is refused when
+the change is written back (``own_field``).
 """
+import sys
 import types
 
 import numpy as np
@@ -22,6 +24,7 @@ from ..errors import UnsupportedSyntaxError
 from .sites import _user_site
 
 _OWN_SETITEM = {}  # type -> the Python __setitem__ it defines, or None
+_CACHED = 1024
 
 
 def own_setitem(typ):
@@ -35,6 +38,8 @@ def own_setitem(typ):
     found = None
     if isinstance(meth, types.FunctionType) and not _ours(meth):
         found = meth
+    if len(_OWN_SETITEM) >= _CACHED:  # (classes made again and again: bounded)
+        _OWN_SETITEM.clear()
     _OWN_SETITEM[typ] = found
     return found
 
@@ -95,6 +100,8 @@ def _store_taken_over(typ, name):
                     what = (f"the `__set__` of its descriptor `{name}` (a "
                             f"{type(desc).__name__})")
                 break
+    if len(_WRITES_CHECKED) >= _CACHED:
+        _WRITES_CHECKED.clear()
     _WRITES_CHECKED[key] = what
     return what
 
@@ -136,17 +143,39 @@ def own_field(obj, name):
     obj's own field (copy on write for an array) and miss it through the class or
     another instance."""
     d = getattr(obj, "__dict__", None)
-    if not isinstance(d, dict) or name in d or isinstance(obj, type):
-        return
-    shared = _class_container(type(obj), name)
-    if shared is None:
+    if not isinstance(d, dict) or isinstance(obj, type):
         return
     cls = type(obj).__name__
+    if name not in d:
+        shared = _class_container(type(obj), name)
+        if shared is None:
+            return
+        holder = "the class itself holds (shared by all its instances)"
+    else:
+        shared = d[name]
+        if not isinstance(shared, _MUTABLE):
+            return
+        holder = _held_elsewhere(shared, type(obj), sys._getframe(1).f_globals)
+        if holder is None:
+            return
     _refuse(
         f"changing in place the attribute `{name}` of an object of the class {cls}, a "
-        f"{type(shared).__name__} that the class itself holds (shared by all its instances)",
+        f"{type(shared).__name__} that {holder}",
         f"adjoint_s2s would follow it as a field of this one object, so a read through "
-        f"the class or another instance would miss the change and its gradient. Give "
-        f"each object its own container (`self.{name} = ...` in `__init__`), or pass the "
-        f"container in as an argument",
+        f"the class, a global or another instance would miss the change and its gradient. "
+        f"Give each object its own container (`self.{name} = ...` made in `__init__`), or "
+        f"pass the container in as an argument",
     )
+
+
+def _held_elsewhere(value, typ, globals_):
+    """Where value is held besides the instance's field: a class attribute of typ (along
+    its MRO) or a global of the running code's module; None when neither."""
+    for klass in typ.__mro__:
+        for k, v in klass.__dict__.items():
+            if v is value:
+                return f"the class {klass.__name__} holds as `{k}` too"
+    for k, v in globals_.items():
+        if v is value:
+            return f"the module's global `{k}` holds too"
+    return None
