@@ -119,8 +119,8 @@ class Doubling(dict):
 
 def dict_subclass_setitem(x):
     d = Doubling()
-    d['a'] = x[0]
-    return d['a'] * x[1]
+    d["a"] = x[0]
+    return d["a"] * x[1]
 
 
 @pytest.mark.parametrize("fn, statement", [
@@ -139,7 +139,7 @@ def test_own_setitem_is_refused(fn, statement):
 
 
 def test_dict_subclass_with_own_setitem_is_refused():
-    _refused(dict_subclass_setitem, X2.copy(), "d['a'] = x[0]", "class Doubling")
+    _refused(dict_subclass_setitem, X2.copy(), 'd["a"] = x[0]', "class Doubling")
 
 
 def explicit_setitem_call(x):
@@ -364,8 +364,8 @@ def class_attr_list_augmented(x):
 def class_attr_dict(x):
     Reg.table.clear()
     r = Reg(x)
-    r.table['a'] = x * x
-    return Reg.table['a']
+    r.table["a"] = x * x
+    return Reg.table["a"]
 
 
 def class_attr_array(x):
@@ -413,7 +413,7 @@ def global_array_through_field(x):
     (class_attr_list_item, "r.shared[0] = x * x", ("a list that the class itself holds",)),
     (class_attr_list_other_instance, "r.shared.append(x * x)", ("class Reg",)),
     (class_attr_list_augmented, "r.shared += [x * x]", ("attribute `shared`",)),
-    (class_attr_dict, "r.table['a'] = x * x", ("a dict that the class itself holds",)),
+    (class_attr_dict, 'r.table["a"] = x * x', ("a dict that the class itself holds",)),
     (class_attr_array, "r.arr[0] = x * x", ("a ndarray that the class itself holds",)),
     (class_attr_array_augmented, "r.arr += x * x", ("attribute `arr`",)),
     (global_list_through_field, "r.log.append(x * x)", ("module's global `LOG`",)),

@@ -119,10 +119,34 @@ def _class_container(typ, name):
     return None
 
 
+PLAIN_STORES = set()  # types that take over no store (setattr_grad asks them first)
+
+
+def _takes_over_none(typ):
+    """Whether no store into an object of typ runs code of the class: no own __setattr__,
+    no property with a setter, no descriptor with a Python __set__."""
+    setattr_ = getattr(typ, "__setattr__", None)
+    if isinstance(setattr_, types.FunctionType) and not _ours(setattr_):
+        return False
+    for klass in typ.__mro__:
+        for desc in klass.__dict__.values():
+            if isinstance(desc, property):
+                if desc.fset is not None:
+                    return False
+            elif isinstance(getattr(type(desc), "__set__", None), types.FunctionType):
+                return False
+    return True
+
+
 def check_store(obj, name):
     """Before taking the gradient of `obj.name = value` out of the field store (the
     reverse of the store): refuse a store that the class takes over."""
     typ = type(obj)
+    if _takes_over_none(typ):
+        if len(PLAIN_STORES) >= _CACHED:
+            PLAIN_STORES.clear()
+        PLAIN_STORES.add(typ)
+        return
     what = _store_taken_over(typ, name)
     if what is not None:
         _refuse(
