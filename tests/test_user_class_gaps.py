@@ -7,9 +7,12 @@ getter reads, never taken back out), and a container that the class (or a module
 holds, changed in place through an instance (followed as that instance's own field).
 They are refused, naming the construct, the user's file and line and the way out; the
 ways out named in the messages, and the ordinary uses next to them, are differentiated
-and checked against central differences.
+and checked against central differences. A field stored into an object whose class keeps
+its fields in ``__slots__`` (no ``__dict__``) kept the old field's gradient: slots are
+now followed through the field store like a ``__dict__``'s fields, and differentiated.
 """
 import inspect
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -453,3 +456,73 @@ def class_array_read(x):
 @pytest.mark.parametrize("fn", [own_containers, class_float_counter, class_array_read])
 def test_own_containers_and_class_constants_are_differentiated(fn):
     _agrees(fn, 2.0)
+
+
+# ----- fields kept in __slots__: followed through the field store like a __dict__'s -------
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a):
+        self.a = a
+        self.b = a * a
+
+    def total(self):
+        return self.a + self.b
+
+    def scale(self, s):
+        self.a = self.a * s
+
+
+@dataclass(slots=True)
+class SlottedData:
+    a: float
+    b: float
+
+
+def slot_store(x):
+    s = Slotted(x)
+    s.a = s.a * 3
+    return s.a
+
+
+def slot_store_by_method(x):
+    s = Slotted(x)
+    s.scale(x)
+    s.b = s.b + s.a
+    return s.total() * s.a
+
+
+def slots_in_a_list(x):
+    ss = [Slotted(x), Slotted(2 * x)]
+    for s in ss:
+        s.a = s.a * x
+    return ss[0].a + ss[1].b * ss[1].a
+
+
+def slotted_dataclass_store(x):
+    d = SlottedData(x, 2.0)
+    d.b = d.a * d.b * x
+    return d.a + d.b
+
+
+@pytest.mark.parametrize("fn", [slot_store, slot_store_by_method, slots_in_a_list,
+                                slotted_dataclass_store])
+def test_slot_stores_are_differentiated(fn):
+    _agrees(fn, 1.5)
+    # second order: against differences of the gradient
+    got = ad.gradient(lambda t: ad.gradient(fn, t)[0], 1.5)[0]
+    want = numerical_gradient(lambda t: ad.gradient(fn, t)[0], 1.5)[0]
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-6), (got, want)
+
+
+def slot_argument(s, x):
+    s.a = s.a * x
+    return s.a * s.b
+
+
+def test_slotted_argument_gets_its_fields_gradient():
+    gs, gx = ad.gradient(slot_argument, Slotted(3.0), 2.0)
+    # s.a * x * s.b with a = 3, b = 9, x = 2: d/da = x b = 18, d/db = a x = 6, d/dx = a b = 27
+    assert np.isclose(gs.a, 18.0) and np.isclose(gs.b, 6.0) and np.isclose(gx, 27.0)

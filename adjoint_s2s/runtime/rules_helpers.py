@@ -338,7 +338,7 @@ def seed_fields_pair(obj, g):
     elif isinstance(u, (Tangent, dict)):
         names = list(u._fields if isinstance(u, Tangent) else u)
     else:
-        names = list(vars(obj))
+        names = store.field_names_of(obj)
     cells = {name: _open_cell(obj, name) for name in names
              if structure.field(u, name) is not None and not isinstance(structure.field(u, name), AbstractZero)}
     store._seed_fields(obj, g)
