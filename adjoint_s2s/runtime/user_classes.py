@@ -11,9 +11,11 @@ place. Those writes are refused, naming the class, the user's line and the way o
 method call is differentiated).
 
 A mutable container that is an attribute of the class (``shared = []`` in its body) or that
-a module global holds too, read through an instance and changed in place, is another
-object than the instance's own field that the reverse pass follows: it is refused when
-the change is written back (``own_field``).
+a module global the running function reads holds too, read through an instance and
+changed in place, is another object than the instance's own field that the reverse pass
+follows: it is refused when the change is written back (``own_field``). The places asked
+are found once per class and per function (a loop writing ``self.h += v`` asks each
+trip): a class attribute or global bound to a container only later is not seen.
 """
 import sys
 import types
@@ -107,6 +109,7 @@ def _store_taken_over(typ, name):
 
 
 _MUTABLE = (list, dict, set, bytearray, np.ndarray)
+_MUTABLE_TYPES = frozenset(_MUTABLE)
 
 
 def _class_container(typ, name):
@@ -177,9 +180,9 @@ def own_field(obj, name):
         holder = "the class itself holds (shared by all its instances)"
     else:
         shared = d[name]
-        if not isinstance(shared, _MUTABLE):
+        if type(shared) not in _MUTABLE_TYPES and not isinstance(shared, _MUTABLE):
             return
-        holder = _held_elsewhere(shared, type(obj), sys._getframe(1).f_globals)
+        holder = _held_elsewhere(shared, type(obj), sys._getframe(1))
         if holder is None:
             return
     _refuse(
@@ -192,14 +195,38 @@ def own_field(obj, name):
     )
 
 
-def _held_elsewhere(value, typ, globals_):
+def _held_elsewhere(value, typ, frame):
     """Where value is held besides the instance's field: a class attribute of typ (along
-    its MRO) or a global of the running code's module; None when neither."""
-    for klass in typ.__mro__:
-        for k, v in klass.__dict__.items():
-            if v is value:
-                return f"the class {klass.__name__} holds as `{k}` too"
-    for k, v in globals_.items():
-        if v is value:
+    its MRO) or a global that the running code (frame's) reads; None when neither."""
+    places = _CLASS_CONTAINERS.get(typ)
+    if places is None:
+        if len(_CLASS_CONTAINERS) >= _CACHED:
+            _CLASS_CONTAINERS.clear()
+        places = _CLASS_CONTAINERS[typ] = tuple(
+            (klass, k) for klass in typ.__mro__[:-1] for k, v in klass.__dict__.items()
+            if isinstance(v, _MUTABLE))
+    for klass, k in places:
+        if klass.__dict__.get(k) is value:
+            return f"the class {klass.__name__} holds as `{k}` too"
+    globals_ = frame.f_globals
+    for k in _container_globals(frame.f_code, globals_):
+        if globals_.get(k) is value:
             return f"the module's global `{k}` holds too"
     return None
+
+
+_CLASS_CONTAINERS = {}  # type -> (class, name) of the containers its classes hold (found once)
+_CONTAINER_GLOBALS = {}  # id(code) -> (code, globals, the names it reads of those holding containers)
+
+
+def _container_globals(code, globals_):
+    """The names code reads that are globals of globals_ holding a list, dict, set or
+    array (found once per code and globals: a loop writing `self.h += v` asks each trip)."""
+    key = id(code)  # (hashing a code object hashes its bytecode)
+    entry = _CONTAINER_GLOBALS.get(key)
+    if entry is None or entry[0] is not code or entry[1] is not globals_:
+        if len(_CONTAINER_GLOBALS) >= _CACHED:
+            _CONTAINER_GLOBALS.clear()
+        entry = _CONTAINER_GLOBALS[key] = (code, globals_, tuple(
+            n for n in code.co_names if isinstance(globals_.get(n), _MUTABLE)))
+    return entry[2]
