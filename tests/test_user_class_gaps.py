@@ -526,3 +526,13 @@ def test_slotted_argument_gets_its_fields_gradient():
     gs, gx = ad.gradient(slot_argument, Slotted(3.0), 2.0)
     # s.a * x * s.b with a = 3, b = 9, x = 2: d/da = x b = 18, d/db = a x = 6, d/dx = a b = 27
     assert np.isclose(gs.a, 18.0) and np.isclose(gs.b, 6.0) and np.isclose(gx, 27.0)
+
+
+@pytest.mark.parametrize("fn", [global_list_through_field, global_array_through_field,
+                                class_attr_list, property_getset])
+def test_refused_when_differentiated_again(fn):
+    # the checks run in the generated code's rules too: the globals asked are those of the
+    # generated code on the stack, and the site is the user's file
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        ad.gradient(lambda t: ad.gradient(fn, t)[0], 2.0)
+    assert f"at {__file__}, line " in str(info.value)

@@ -322,8 +322,13 @@ def take_field_grad_pair(obj, name):
     return store.take_field_grad(obj, name), take_field_grad_pullback
 
 
-# setattr_grad is take_field_grad: the written value's gradient leaves the store
-special(store.setattr_grad)(take_field_grad_pair)
+@special(store.setattr_grad)
+def setattr_grad_pair(obj, name):
+    """setattr_grad is take_field_grad (the written value's gradient leaves the store),
+    with its refusal of a store the class takes over (user_classes.check_store)."""
+    if type(obj) not in user_classes.PLAIN_STORES:
+        user_classes.check_store(obj, name)
+    return take_field_grad_pair(obj, name)
 
 
 @special(store._seed_fields)

@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from .sites import _user_site
+from .sites import user_call_site
 
 _OWN_SETITEM = {}  # type -> the Python __setitem__ it defines, or None
 _CACHED = 1024
@@ -51,7 +51,9 @@ def _ours(fn):
 
 
 def _refuse(construct, hint):
-    site = _user_site()
+    # (the user's file and statement, followed through generated code made from
+    # generated code when differentiated again)
+    site = user_call_site(sys._getframe(1))
     if site is None:
         raise UnsupportedSyntaxError(construct, hint=hint)
     raise UnsupportedSyntaxError(construct, site[1], site[2], hint=hint)
@@ -182,7 +184,7 @@ def own_field(obj, name):
         shared = d[name]
         if type(shared) not in _MUTABLE_TYPES and not isinstance(shared, _MUTABLE):
             return
-        holder = _held_elsewhere(shared, type(obj), sys._getframe(1))
+        holder = _held_elsewhere(shared, type(obj), _generated_frame(sys._getframe(1)))
         if holder is None:
             return
     _refuse(
@@ -193,6 +195,14 @@ def own_field(obj, name):
         f"Give each object its own container (`self.{name} = ...` made in `__init__`), or "
         f"pass the container in as an argument",
     )
+
+
+def _generated_frame(frame):
+    """The innermost frame of generated code from frame outwards (own_field's caller, or
+    the generated code calling it through its rule when differentiated again), or None."""
+    while frame is not None and not frame.f_code.co_filename.startswith("<adjoint_s2s: "):
+        frame = frame.f_back
+    return frame
 
 
 def _held_elsewhere(value, typ, frame):
@@ -208,6 +218,8 @@ def _held_elsewhere(value, typ, frame):
     for klass, k in places:
         if klass.__dict__.get(k) is value:
             return f"the class {klass.__name__} holds as `{k}` too"
+    if frame is None:
+        return None
     globals_ = frame.f_globals
     for k in _container_globals(frame.f_code, globals_):
         if globals_.get(k) is value:
