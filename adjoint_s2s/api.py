@@ -308,7 +308,7 @@ def _merge_object_fields(g, x, depth=0):
         if g is not None and not isinstance(g, Tangent):
             return g  # a natural tangent from a custom rule: taken as it is
         fields = dict(g._fields) if g is not None else {}
-        for name, v in vars(x).items():  # objects (and containers) held by this one
+        for name, v in _rt.fields_of(x).items():  # objects (and containers) held by this one
             if _rt.is_mutable_object(v) or isinstance(v, (list, tuple, dict)):
                 m = _merge_object_fields(fields.get(name), v, depth + 1)
                 if m is not None:
@@ -561,7 +561,7 @@ def _register_api_rules():
             elif isinstance(x, dict):
                 held.extend(x.values())
             elif _rt.is_mutable_object(x):
-                held.extend(vars(x).values())
+                held.extend(_rt.fields_of(x).values())
         for v in held:
             if _rt.is_mutable_object(v) and any(e[0] is v and e[1] for e in _OPEN.values()):
 

@@ -89,6 +89,7 @@ class Targets:
 
             def write_back():
                 store = gast.Attribute(value=base, attr=e.attr, ctx=gast.Store())
+                store.field_write_back = True  # base's own field? (runtime.own_field)
                 out.append(gast.Assign(targets=[store], value=obj, type_comment=None))
 
             return obj, write_back
@@ -138,6 +139,7 @@ class Targets:
             binop.element_augmented = True
             new = self.atom(binop, out)
             store = gast.Attribute(value=obj, attr=tgt.attr, ctx=gast.Store())
+            store.field_write_back = True  # in place for a list or an array (own_field)
             out.append(gast.Assign(targets=[store], value=new, type_comment=None))
             return out
         raise UnsupportedSyntaxError("this augmented assignment", self.filename, s.lineno)

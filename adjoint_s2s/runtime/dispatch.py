@@ -27,7 +27,7 @@ from .. import adapters, emit
 from .sites import _at, _met_while, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
 from .structure import field, GradList, part, with_defaults, with_kw_defaults
-from .fields import _seed_fields, add_field_grad, forget_fields, take_field_grad, take_fields
+from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
 
 
 # ----- dispatch ---------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def _init_constructor_pair(cls, init):
 
 def field_names(obj):
     """The names of obj's instance attributes (no gradient flows through them)."""
-    return tuple(vars(obj))
+    return tuple(field_names_of(obj))
 
 
 def set_field(obj, name, value):

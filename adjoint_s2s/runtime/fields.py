@@ -6,12 +6,15 @@ value written). Constructors and the API boundary merge the store into the objec
 structural tangent. Aliases (self inside a method, the caller's name outside) share one
 entry, which is what makes mutation through methods correct.
 """
+import sys
 import types
 
 import numpy as np
 
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 from .project import seed
+from .sites import is_library_file
+from .user_classes import PLAIN_STORES, check_store
 
 
 def seed_result(x, result):
@@ -44,10 +47,58 @@ _NOT_OBJECTS = (type, types.ModuleType, types.FunctionType, np.ndarray, np.gener
 def is_mutable_object(obj):
     """An instance of a user class whose fields can be written (not frozen, not arrays)."""
     d = getattr(obj, "__dict__", None)
-    if not isinstance(d, dict) or isinstance(obj, _NOT_OBJECTS):
+    if not isinstance(d, dict):
+        slotted = _SLOTTED.get(type(obj))  # (a float, an array: one lookup)
+        if not (_slotted(type(obj)) if slotted is None else slotted):
+            return False
+    if isinstance(obj, _NOT_OBJECTS):
         return False
     params = getattr(type(obj), "__dataclass_params__", None)
     return not (params is not None and params.frozen)
+
+
+_SLOTTED = {}  # type -> whether it is a user class keeping its fields in __slots__
+
+
+def _slotted(typ):
+    """A class whose instances keep their fields in `__slots__` (no `__dict__`): a slot
+    written is followed through the field store, as a field of an object with a dict."""
+    known = _SLOTTED.get(typ)
+    if known is None:
+        if len(_SLOTTED) >= 1024:
+            _SLOTTED.clear()
+        known = _SLOTTED[typ] = any("__slots__" in k.__dict__ for k in typ.__mro__[:-1]) and (
+            _users_class(typ))
+    return known
+
+
+def _users_class(typ):
+    """Not a builtin, not adjoint_s2s's own, not a library's (a user's program's class)."""
+    module = typ.__module__ or ""
+    if module == "builtins" or module.startswith("adjoint_s2s"):
+        return False
+    filename = getattr(sys.modules.get(module), "__file__", None)
+    return not (filename and is_library_file(filename))
+
+
+def field_names_of(obj):
+    """The names of obj's fields that are set: its __dict__'s, or its slots'."""
+    d = getattr(obj, "__dict__", None)
+    if isinstance(d, dict):
+        return list(d)
+    names = []
+    for k in type(obj).__mro__:
+        slots = k.__dict__.get("__slots__", ())
+        for n in ((slots,) if isinstance(slots, str) else slots):
+            if n not in names and n != "__weakref__" and hasattr(obj, n):
+                names.append(n)
+    return names
+
+
+def fields_of(obj):
+    """obj's fields that are set, by name (its __dict__, or its slots')."""
+    d = getattr(obj, "__dict__", None)
+    return d if isinstance(d, dict) else {n: getattr(obj, n) for n in field_names_of(obj)}
 
 
 def add_field_grad(obj, name, g):
@@ -165,7 +216,10 @@ def output_tangent(g, y):
 
 
 def setattr_grad(obj, name):
-    """Adjoint of `obj.name = v`: the gradient of v (taken from the store)."""
+    """Adjoint of `obj.name = v`: the gradient of v (taken from the store); refused
+    where the class runs code of its own for the store (a property's setter...)."""
+    if type(obj) not in PLAIN_STORES:
+        check_store(obj, name)
     return take_field_grad(obj, name)
 
 
@@ -179,6 +233,6 @@ def _seed_fields(obj, g):
     elif isinstance(g, dict):
         items = g.items()
     else:
-        items = ((k, getattr(g, k, None)) for k in vars(obj))
+        items = ((k, getattr(g, k, None)) for k in field_names_of(obj))
     for k, v in items:
         add_field_grad(obj, k, v)

@@ -20,6 +20,7 @@ from .argument_writes import (
 from .structure import GradList, part
 from .accumulate import _PRIVATE_REFS
 from .fields import _store_items
+from .user_classes import own_setitem, refuse_own_setitem
 from .dispatch import call, call_primal
 from .methods import _drop_first, call_method
 
@@ -217,6 +218,9 @@ def setitem(obj, idx, v):
         if _KEEP_DEPTH and out is not obj:
             _REPLACED.append(obj)
         return out
+    tobj = type(obj)
+    if tobj is not list and tobj is not dict and own_setitem(tobj):
+        refuse_own_setitem(tobj)
     if isinstance(obj, list):
         out = list(obj)
         out[idx] = v

@@ -14,7 +14,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure
+from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure, user_classes
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -322,8 +322,13 @@ def take_field_grad_pair(obj, name):
     return store.take_field_grad(obj, name), take_field_grad_pullback
 
 
-# setattr_grad is take_field_grad: the written value's gradient leaves the store
-special(store.setattr_grad)(take_field_grad_pair)
+@special(store.setattr_grad)
+def setattr_grad_pair(obj, name):
+    """setattr_grad is take_field_grad (the written value's gradient leaves the store),
+    with its refusal of a store the class takes over (user_classes.check_store)."""
+    if type(obj) not in user_classes.PLAIN_STORES:
+        user_classes.check_store(obj, name)
+    return take_field_grad_pair(obj, name)
 
 
 @special(store._seed_fields)
@@ -338,7 +343,7 @@ def seed_fields_pair(obj, g):
     elif isinstance(u, (Tangent, dict)):
         names = list(u._fields if isinstance(u, Tangent) else u)
     else:
-        names = list(vars(obj))
+        names = store.field_names_of(obj)
     cells = {name: _open_cell(obj, name) for name in names
              if structure.field(u, name) is not None and not isinstance(structure.field(u, name), AbstractZero)}
     store._seed_fields(obj, g)
@@ -410,6 +415,7 @@ nondifferentiable_builtin(
     structure.check_pair_keys,
     mutation.rebinding,
     mutation.replaced,
+    user_classes.own_field,
     dispatch.field_names,
     store.changes_in_place,
     dispatch.new_instance,

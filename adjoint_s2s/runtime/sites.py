@@ -182,7 +182,10 @@ def _statement_line(gname, lineno, origin):
         ):
             for st in ast.walk(node):
                 if isinstance(st, ast.stmt) and st is not node:
-                    if ast.unparse(st).splitlines()[0].rstrip(":") == named:
+                    # (the comment is the source's text: `d["a"]`, which unparse prints
+                    # as `d['a']`, is found by its line)
+                    if ast.unparse(st).splitlines()[0].rstrip(":") == named or (
+                            lines[st.lineno - 1].strip().rstrip(":") == named):
                         return st.lineno
     return first
 

@@ -75,7 +75,7 @@ class MutationMixin(InPlaceMixin):
             return rev
         if flag is not None:  # only if the change was in place (see stmt)
             self.helpers.add("_rt")
-            fwd.append(f"if {flag}: {obj}.{attr} = {name}")
+            fwd.append(f"if {flag}: _rt.own_field({obj}, {attr!r}); {obj}.{attr} = {name}")
             self.field_of[name] = field
 
             def maybe(st):
@@ -88,6 +88,7 @@ class MutationMixin(InPlaceMixin):
             value=gast.Name(id=obj, ctx=gast.Load(), annotation=None, type_comment=None),
             attr=attr, ctx=gast.Store(),
         )
+        tgt.field_write_back = True  # (the object's own field? runtime.own_field)
         back = self.setattr_(tgt, gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None), fwd, depth)
         self.field_of[name] = field
 
@@ -580,8 +581,11 @@ class MutationMixin(InPlaceMixin):
                 f"gradient would miss the change. Bind a new array instead: "
                 f"{_ARRAY_SETTABLE[tgt.attr].format(a=a)}",
             )
+        active = isinstance(obj, gast.Name) and obj.id in self.active
+        if active and getattr(tgt, "field_write_back", False):  # a field changed in place
+            fwd.append(f"_rt.own_field({obj.id}, {tgt.attr!r})")
         fwd.append(f"{src(obj)}.{tgt.attr} = {src(v)}")
-        if not (isinstance(obj, gast.Name) and obj.id in self.active):
+        if not active:
             return None
         self.helpers.add("_rt")
 

@@ -1,0 +1,244 @@
+"""Writes that a user class takes over, refused where generated code cannot follow them.
+
+Generated code writes an item (``obj[key] = value``) with copy on write for arrays, lists
+and dicts, and stores an attribute (``obj.name = value``) as Python does, taking the
+value's gradient back out of the object's field store (fields.py) in the reverse pass.
+Both assume the write puts the value where the next read finds it. A class can run its
+own code instead: a ``__setitem__`` of its own, a property with a setter, a descriptor
+with ``__set__``, a ``__setattr__`` of its own. That code runs as plain Python (it is not
+differentiated), so the gradient of what it changed would be lost or go to the wrong
+place. Those writes are refused, naming the class, the user's line and the way out (a
+method call is differentiated).
+
+A mutable container that is an attribute of the class (``shared = []`` in its body) or that
+a module global the running function reads holds too, read through an instance and
+changed in place, is another object than the instance's own field that the reverse pass
+follows: it is refused when the change is written back (``own_field``). The places asked
+are found once per class and per function (a loop writing ``self.h += v`` asks each
+trip): a class attribute or global bound to a container only later is not seen.
+"""
+import sys
+import types
+
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from .sites import user_call_site
+
+_OWN_SETITEM = {}  # type -> the Python __setitem__ it defines, or None
+_CACHED = 1024
+
+
+def own_setitem(typ):
+    """The ``__setitem__`` written in Python that objects of typ run (not adjoint_s2s's
+    own classes), or None."""
+    try:
+        return _OWN_SETITEM[typ]
+    except KeyError:
+        pass
+    meth = getattr(typ, "__setitem__", None)
+    found = None
+    if isinstance(meth, types.FunctionType) and not _ours(meth):
+        found = meth
+    if len(_OWN_SETITEM) >= _CACHED:  # (classes made again and again: bounded)
+        _OWN_SETITEM.clear()
+    _OWN_SETITEM[typ] = found
+    return found
+
+
+def _ours(fn):
+    return (getattr(fn, "__module__", None) or "").startswith("adjoint_s2s.")
+
+
+def _refuse(construct, hint):
+    # (the user's file and statement, followed through generated code made from
+    # generated code when differentiated again)
+    site = user_call_site(sys._getframe(1))
+    if site is None:
+        raise UnsupportedSyntaxError(construct, hint=hint)
+    raise UnsupportedSyntaxError(construct, site[1], site[2], hint=hint)
+
+
+def _defined_at(fn):
+    code = getattr(fn, "__code__", None)
+    return f" ({code.co_filename}, line {code.co_firstlineno})" if code is not None else ""
+
+
+def refuse_own_setitem(typ):
+    """obj[key] = value (or obj[key] op= value) on an object of typ, whose __setitem__ is
+    its own Python code."""
+    name = typ.__name__
+    meth = own_setitem(typ)
+    _refuse(
+        f"writing an item into an object of the class {name} (`obj[key] = value` or "
+        f"`obj[key] op= value`), whose `__setitem__`{_defined_at(meth)} is its own code,",
+        f"the write would run as plain Python and its gradient would be lost. Call the "
+        f"method instead: `obj.__setitem__(key, value)`, or a method of {name} that makes "
+        f"the write (a method call is differentiated)",
+    )
+
+
+_WRITES_CHECKED = {}  # (type, attribute) -> what takes over a store to it, or None
+
+
+def _store_taken_over(typ, name):
+    """What runs instead of storing into the instance's __dict__ on `obj.name = value`:
+    a description, or None for a plain store."""
+    key = (typ, name)
+    try:
+        return _WRITES_CHECKED[key]
+    except KeyError:
+        pass
+    what = None
+    setattr_ = getattr(typ, "__setattr__", None)
+    if isinstance(setattr_, types.FunctionType) and not _ours(setattr_):
+        what = f"its own `__setattr__`{_defined_at(setattr_)}"
+    else:
+        for klass in typ.__mro__:
+            if name in klass.__dict__:
+                desc = klass.__dict__[name]
+                if isinstance(desc, property):
+                    if desc.fset is not None:
+                        what = f"the setter of its property `{name}`{_defined_at(desc.fset)}"
+                elif isinstance(getattr(type(desc), "__set__", None), types.FunctionType):
+                    what = (f"the `__set__` of its descriptor `{name}` (a "
+                            f"{type(desc).__name__})")
+                break
+    if len(_WRITES_CHECKED) >= _CACHED:
+        _WRITES_CHECKED.clear()
+    _WRITES_CHECKED[key] = what
+    return what
+
+
+_MUTABLE = (list, dict, set, bytearray, np.ndarray)
+_MUTABLE_TYPES = frozenset(_MUTABLE)
+
+
+def _class_container(typ, name):
+    """The class attribute `name` of typ when it is a mutable container (a list, dict,
+    set, bytearray or array), else None."""
+    for klass in typ.__mro__:
+        if name in klass.__dict__:
+            value = klass.__dict__[name]
+            return value if isinstance(value, _MUTABLE) else None
+    return None
+
+
+PLAIN_STORES = set()  # types that take over no store (setattr_grad asks them first)
+
+
+def _takes_over_none(typ):
+    """Whether no store into an object of typ runs code of the class: no own __setattr__,
+    no property with a setter, no descriptor with a Python __set__."""
+    setattr_ = getattr(typ, "__setattr__", None)
+    if isinstance(setattr_, types.FunctionType) and not _ours(setattr_):
+        return False
+    for klass in typ.__mro__:
+        for desc in klass.__dict__.values():
+            if isinstance(desc, property):
+                if desc.fset is not None:
+                    return False
+            elif isinstance(getattr(type(desc), "__set__", None), types.FunctionType):
+                return False
+    return True
+
+
+def check_store(obj, name):
+    """Before taking the gradient of `obj.name = value` out of the field store (the
+    reverse of the store): refuse a store that the class takes over."""
+    typ = type(obj)
+    if _takes_over_none(typ):
+        if len(PLAIN_STORES) >= _CACHED:
+            PLAIN_STORES.clear()
+        PLAIN_STORES.add(typ)
+        return
+    what = _store_taken_over(typ, name)
+    if what is not None:
+        _refuse(
+            f"storing the attribute `{name}` of an object of the class {typ.__name__} "
+            f"(`obj.{name} = value`), which runs {what},",
+            f"that code runs as plain Python, so the gradient of what it changes would be "
+            f"lost or go to the wrong field. Call a method of {typ.__name__} that makes the "
+            f"change instead (a method call is differentiated), or store the underlying "
+            f"field itself",
+        )
+
+
+def own_field(obj, name):
+    """Before generated code writes back obj.name, a field it changed in place (`obj.name
+    [i] = v`, `obj.name.append(v)`, `obj.name += v`): refuse when obj has no field of that
+    name of its own and the class holds a mutable container under it. Python changes
+    that container, shared by every instance; generated code would follow the change as
+    obj's own field (copy on write for an array) and miss it through the class or
+    another instance."""
+    d = getattr(obj, "__dict__", None)
+    if not isinstance(d, dict) or isinstance(obj, type):
+        return
+    cls = type(obj).__name__
+    if name not in d:
+        shared = _class_container(type(obj), name)
+        if shared is None:
+            return
+        holder = "the class itself holds (shared by all its instances)"
+    else:
+        shared = d[name]
+        if type(shared) not in _MUTABLE_TYPES and not isinstance(shared, _MUTABLE):
+            return
+        holder = _held_elsewhere(shared, type(obj), _generated_frame(sys._getframe(1)))
+        if holder is None:
+            return
+    _refuse(
+        f"changing in place the attribute `{name}` of an object of the class {cls}, a "
+        f"{type(shared).__name__} that {holder}",
+        f"adjoint_s2s would follow it as a field of this one object, so a read through "
+        f"the class, a global or another instance would miss the change and its gradient. "
+        f"Give each object its own container (`self.{name} = ...` made in `__init__`), or "
+        f"pass the container in as an argument",
+    )
+
+
+def _generated_frame(frame):
+    """The innermost frame of generated code from frame outwards (own_field's caller, or
+    the generated code calling it through its rule when differentiated again), or None."""
+    while frame is not None and not frame.f_code.co_filename.startswith("<adjoint_s2s: "):
+        frame = frame.f_back
+    return frame
+
+
+def _held_elsewhere(value, typ, frame):
+    """Where value is held besides the instance's field: a class attribute of typ (along
+    its MRO) or a global that the running code (frame's) reads; None when neither."""
+    places = _CLASS_CONTAINERS.get(typ)
+    if places is None:
+        if len(_CLASS_CONTAINERS) >= _CACHED:
+            _CLASS_CONTAINERS.clear()
+        places = _CLASS_CONTAINERS[typ] = tuple(
+            (klass, k) for klass in typ.__mro__[:-1] for k, v in klass.__dict__.items()
+            if isinstance(v, _MUTABLE))
+    for klass, k in places:
+        if klass.__dict__.get(k) is value:
+            return f"the class {klass.__name__} holds as `{k}` too"
+    if frame is None:
+        return None
+    globals_ = frame.f_globals
+    for k in _container_globals(frame.f_code, globals_):
+        if globals_.get(k) is value:
+            return f"the module's global `{k}` holds too"
+    return None
+
+
+_CLASS_CONTAINERS = {}  # type -> (class, name) of the containers its classes hold (found once)
+_CONTAINER_GLOBALS = {}  # id(code) -> (code, globals, the names it reads of those holding containers)
+
+
+def _container_globals(code, globals_):
+    """The names code reads that are globals of globals_ holding a list, dict, set or
+    array (found once per code and globals: a loop writing `self.h += v` asks each trip)."""
+    key = id(code)  # (hashing a code object hashes its bytecode)
+    entry = _CONTAINER_GLOBALS.get(key)
+    if entry is None or entry[0] is not code or entry[1] is not globals_:
+        if len(_CONTAINER_GLOBALS) >= _CACHED:
+            _CONTAINER_GLOBALS.clear()
+        entry = _CONTAINER_GLOBALS[key] = (code, globals_, tuple(
+            n for n in code.co_names if isinstance(globals_.get(n), _MUTABLE)))
+    return entry[2]
