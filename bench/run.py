@@ -246,6 +246,8 @@ TARGETS = {
     "ode_min": (1.5, "form"),
     "loop_helper": (1.5, "form"),
     "loop_dict": (1.5, "form"),
+    "rk4_local": (1.5, "form"),
+    "enum_enumerate": (1.2, "form"),
 }
 TRANSFORM_TARGETS = {40: 5e-3, 640: 150e-3}  # seconds, first-call transform
 RNN_MEMORY_TARGET = 1.5  # peak memory over the hand version's

@@ -291,6 +291,91 @@ def seq_grad(Wx, Wh):
     return value, (dWx, dWh)
 
 
+# an RK4 integrator of y' = -k*y + sin(t), the right-hand side written out in the loop
+# and as a local function called four times per step (a closure over k)
+RK4_STEPS = 200
+
+
+def rk4_inline(k):
+    y, t, h = 1.0, 0.0, 0.01
+    for _ in range(RK4_STEPS):
+        k1 = -k * y + math.sin(t)
+        k2 = -k * (y + h / 2 * k1) + math.sin(t + h / 2)
+        k3 = -k * (y + h / 2 * k2) + math.sin(t + h / 2)
+        k4 = -k * (y + h * k3) + math.sin(t + h)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t + h
+    return y
+
+
+def rk4_local(k):
+    def f(t, y):
+        return -k * y + math.sin(t)
+
+    y, t, h = 1.0, 0.0, 0.01
+    for _ in range(RK4_STEPS):
+        k1 = f(t, y)
+        k2 = f(t + h / 2, y + h / 2 * k1)
+        k3 = f(t + h / 2, y + h / 2 * k2)
+        k4 = f(t + h, y + h * k3)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t + h
+    return y
+
+
+def rk4_grad(k):
+    # forward accumulation of d/dk through each stage
+    y, t, h = 1.0, 0.0, 0.01
+    dy = 0.0
+    for _ in range(RK4_STEPS):
+        k1 = -k * y + math.sin(t)
+        d1 = -y - k * dy
+        y2 = y + h / 2 * k1
+        k2 = -k * y2 + math.sin(t + h / 2)
+        d2 = -y2 - k * (dy + h / 2 * d1)
+        y3 = y + h / 2 * k2
+        k3 = -k * y3 + math.sin(t + h / 2)
+        d3 = -y3 - k * (dy + h / 2 * d2)
+        y4 = y + h * k3
+        k4 = -k * y4 + math.sin(t + h)
+        d4 = -y4 - k * (dy + h * d3)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        dy = dy + h / 6 * (d1 + 2 * d2 + 2 * d3 + d4)
+        t = t + h
+    return y, (dy,)
+
+
+# a power series with weights from a module array, by index and by enumerate
+ENUM_N = 200
+ENUM_W = 1.0 / (np.arange(ENUM_N) + 1.0)
+
+
+def enum_range(x):
+    s = 0.0
+    for i in range(ENUM_N):
+        s = s + ENUM_W[i] * x ** i
+    return s
+
+
+def enum_enumerate(x):
+    s = 0.0
+    for i, w in enumerate(ENUM_W):
+        s = s + w * x ** i
+    return s
+
+
+def enum_grad(x):
+    s, g = 0.0, 0.0
+    p = 1.0  # x ** i
+    for i in range(ENUM_N):
+        w = float(ENUM_W[i])
+        if i:
+            g = g + w * i * (p / x)
+        s = s + w * p
+        p = p * x
+    return s, (g,)
+
+
 # an adaptive-step explicit Euler for y' = -k*y, the step capped at 1.0
 
 
@@ -605,6 +690,15 @@ WORKLOADS = [
              "200 steps of x = x - 0.01*a*sin(x); d/da", group="helper"),
     Workload("loop_helper", loop_helper, loop_relax_grad, (0.8,),
              "the same step in a one-line helper function", group="helper"),
+    Workload("rk4_inline", rk4_inline, rk4_grad, (0.7,),
+             "200 RK4 steps of y' = -k*y + sin(t), the right-hand side written out; d/dk", group="rk4"),
+    Workload("rk4_local", rk4_local, rk4_grad, (0.7,),
+             "the same, the right-hand side a local function f(t, y) called four times a step",
+             group="rk4"),
+    Workload("enum_range", enum_range, enum_grad, (0.9,),
+             "200 terms w[i] * x ** i, for i in range(n) over a module array; d/dx", group="enum"),
+    Workload("enum_enumerate", enum_enumerate, enum_grad, (0.9,),
+             "the same, for i, w in enumerate(W)", group="enum"),
     Workload("loop_params", loop_params, loop_dict_grad, (0.97, 0.02),
              "200 steps of x = a*x + b*sin(x); d/d(a, b)", group="dict"),
     Workload("loop_dict", loop_dict, loop_dict_grad, (0.97, 0.02),

@@ -68,6 +68,10 @@ def _tuple_names(stmts, counts, skip):
     return frozenset(t for t, n in lengths.items() if n >= 0 and t not in skip and counts[t] == assigned[t])
 
 
+_COUNTED = object()  # a loop target's binding by a loop over a range
+_INT_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
+
+
 class Activity(Queries):
     """The result of the analysis (read-only once ``analyse`` returns it)."""
 
@@ -89,7 +93,7 @@ class Activity(Queries):
         # names each expression reads (by id): liveness, kinds, activity and the reverse
         # pass ask it of the same nodes
         self.live_after = MappingProxyType(live_after(fn_node.body, self._reads_cache))
-        self._range = self._caps = self._range_items = None  # computed when first asked for
+        self._range = self._caps = self._ints = None  # computed when first asked for
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         self._params = params = frozenset(info.params)
         self._once = {t for t, n in counts.items() if n == 1 and t not in params}
@@ -252,16 +256,47 @@ class Activity(Queries):
         return frozenset(names)
 
     @property
-    def range_items(self):
-        """The targets of loops over a range that nothing else binds: ints (`x ** k` of
-        a real x is real)."""
-        if self._range_items is None:
-            self._range_items = frozenset(
-                s.target.id for s in self._stmts
-                if s.__class__ is gast.For and s.target.id in self._once and s.iter.__class__ is gast.Name
-                and s.iter.id in self.range_names)
-        return self._range_items
+    def int_names(self):
+        """Names that hold an int wherever they are bound (not parameters): a loop's
+        target over a range, an int constant, `+ - * // %` and unary minus of such, a
+        copy of one, len() of anything (`x ** k` of a real x is then real). The largest
+        such set: a name is dropped while one of its bindings is not one of these."""
+        if self._ints is None:
+            binds = {}
+            for s in self._stmts:
+                if s.__class__ is gast.Assign and s.targets[0].__class__ is gast.Name:
+                    binds.setdefault(s.targets[0].id, []).append(s.value)
+                elif s.__class__ is gast.For:
+                    it = s.iter
+                    binds.setdefault(s.target.id, []).append(
+                        _COUNTED if it.__class__ is gast.Name and it.id in self.range_names else None)
+                else:
+                    for t in stmt_targets(s):
+                        binds.setdefault(t, []).append(None)
+            ints = {t for t, vs in binds.items() if t not in self._params and None not in vs}
+            changed = True
+            while changed:
+                changed = False
+                for t in list(ints):
+                    if not all(v is _COUNTED or self._int_valued(v, ints) for v in binds[t]):
+                        ints.discard(t)
+                        changed = True
+            self._ints = frozenset(ints)
+        return self._ints
 
+    def _int_valued(self, v, ints):
+        cls = v.__class__
+        if cls is gast.Constant:
+            return type(v.value) is int
+        if cls is gast.Name:
+            return v.id in ints
+        if cls is gast.BinOp:
+            return v.op.__class__ in _INT_OPS and self._int_valued(v.left, ints) and self._int_valued(v.right, ints)
+        if cls is gast.UnaryOp:
+            return v.op.__class__ is gast.USub and self._int_valued(v.operand, ints)
+        if cls is gast.Call:
+            return len(v.args) == 1 and not v.keywords and self.resolve(v.func) is len
+        return False
 
     def infer_activity(self):
         """Activity to a fixed point, in rounds over the statements in order. Names only

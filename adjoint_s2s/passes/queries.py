@@ -265,8 +265,8 @@ class Queries:
             if op is gast.Pow and ka == REAL and kb == REAL:
                 if isinstance(e.right, gast.Constant) and float(e.right.value).is_integer():
                     return REAL
-                if isinstance(e.right, gast.Name) and e.right.id in self.range_items:
-                    return REAL  # `x ** k`, k counting through a range: an int
+                if isinstance(e.right, gast.Name) and e.right.id in self.int_names:
+                    return REAL  # `x ** k`, k an int (counting through a range, say)
                 return OTHER
             return join(ka, kb)
         if isinstance(e, gast.UnaryOp):

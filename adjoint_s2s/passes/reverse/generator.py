@@ -108,8 +108,8 @@ class Generator(
         return self.facts.range_names
 
     @property
-    def range_items(self):
-        return self.facts.range_items
+    def int_names(self):
+        return self.facts.int_names
 
     @property
     def tuple_elts(self):
