@@ -351,3 +351,35 @@ def test_a_list_changed_through_a_picked_name_second_order(f):
     h = 1e-5
     want = np.array([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(2)]).T
     np.testing.assert_allclose(hess, want, rtol=1e-6, atol=1e-6)
+
+
+def _tuple_of_lists(v):
+    t = ([0.0, 0.0], [0.0, 0.0])
+    t[0][0] = v
+    return t[0][0] * t[1][1] + t[0][0] * v
+
+
+def _tuple_of_arrays(v):
+    t = (np.zeros(2), np.ones(2))
+    t[0][0] = v
+    return np.sum(t[0] * t[1]) + t[0][0] * v
+
+
+def _list_of_lists(v):
+    t = [[0.0, 0.0], [0.0, 1.0]]
+    t[0][0] = v
+    return t[0][0] * t[1][1] + t[0][0] * v
+
+
+@pytest.mark.parametrize("f", [_tuple_of_lists, _tuple_of_arrays])
+def test_an_item_of_a_tuple_written_into_is_refused_with_the_way_out(f):
+    # (the write-back of the changed item into the tuple raised a bare TypeError)
+    with pytest.raises(ad.AdjointError, match="item of a tuple") as info:
+        ad.gradient(f, 2.0)
+    assert "list instead" in str(info.value) and "line" in str(info.value)
+
+
+def test_the_way_out_a_list_of_lists_is_right():
+    y, pb = ad.pullback(_list_of_lists, 2.0)
+    assert y == _list_of_lists(2.0)
+    assert pb(1.0)[0] == pytest.approx(1.0 + 2 * 2.0)

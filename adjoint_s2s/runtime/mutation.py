@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import MutationError, shared_write_message
 from ..tangents import AbstractZero, add
 from .sites import _user_file
+from .user_classes import refuse_tuple_item
 from .argument_writes import (
     contents,
     _check_shared_arguments,
@@ -227,6 +228,10 @@ def setitem(obj, idx, v):
     elif isinstance(obj, dict):
         out = dict(obj)
         out[idx] = v
+    elif isinstance(obj, tuple):  # the write-back of `t[0][0] = v`: see refuse_tuple_item
+        if type(idx) is int and -len(obj) <= idx < len(obj) and obj[idx] is v:
+            return obj  # (the item was written in place: the tuple holds it still)
+        refuse_tuple_item(obj, idx)
     else:
         obj[idx] = v
         return obj

@@ -78,6 +78,18 @@ def refuse_own_setitem(typ):
     )
 
 
+def refuse_tuple_item(obj, idx):
+    """`t[i][j] = v` where t is a tuple: the item read out of t is written into (a list's
+    copy on write), and a tuple cannot take the new item back. (A write into the tuple
+    itself, `t[i] = v`, raises TypeError in the plain call too.)"""
+    _refuse(
+        f"writing into an item of a tuple (`t[{idx!r}][...] = value`, t a tuple of "
+        f"{len(obj)} items),",
+        "the item's new value cannot be put back into the tuple, where Python changes it "
+        "in place. Hold the items in a list instead (`t = [..., ...]`)",
+    )
+
+
 _WRITES_CHECKED = {}  # (type, attribute) -> what takes over a store to it, or None
 
 
