@@ -196,6 +196,7 @@ class ControlMixin:
         target = s.target.id
         seq = None
         if self.is_active(it) and target in self.active:
+            self._refuse_resized(s, it.id)
             self.helpers.add("_rt")
             seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
             fwd.append(f"{seq} = _rt.seq({src(it)})")
@@ -205,6 +206,34 @@ class ControlMixin:
         header = C.ForHeader(target, item, seq or src(it), tsave)
         body_fwd.append(C.Copy(header))
         return header, outer_saves, (target, seq, tsave)
+
+    def _refuse_resized(self, s, name):
+        """A loop over the list `name` that its body grows, shrinks or reorders in place
+        (`name.append(v)`, `name += [...]`, `del name[0]`, or `name` given to a call that
+        may change it): the loop visits the new items, but their gradients were read out
+        of the list's adjoint before the loop's items put theirs back (silently lost)."""
+        for st in walk_block(s.body):
+            v = st.value if isinstance(st, (gast.Assign, gast.Expr)) else None
+            how = None
+            if isinstance(v, gast.Call):
+                f = v.func
+                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == name \
+                        and f.attr in _RESIZING:
+                    how = f"`{name}.{f.attr}(...)`"
+                elif any(isinstance(a, gast.Name) and a.id == name for a in v.args) and self.may_mutate(v):
+                    how = f"a call given `{name}`"
+            elif isinstance(v, gast.BinOp) and getattr(v, "augmented", False) \
+                    and isinstance(v.left, gast.Name) and v.left.id == name:
+                how = f"`{name} op= ...`"
+            elif isinstance(st, gast.Delete):
+                how = f"`del {name}[...]`"
+            if how is not None:
+                self.refuse(
+                    f"changing the list `{name}` ({how}) inside a loop over it",
+                    f"the loop visits the items as the list changes, and their gradients would "
+                    f"not reach what they were made from. Loop over a copy (`for v in "
+                    f"list({name}):`) or collect the new items in another list",
+                )
 
     def _rev_loop(self, st, s, rb, counter, target_rev, outer_saves):
         """The reversed loop: the reversed body, run counter times."""
@@ -281,6 +310,9 @@ class ControlMixin:
                     break
             else:  # only restores (markers) after the comment
                 del out[mark]  # the statement needed no adjoint code: no comment
+
+
+_RESIZING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"))
 
 
 def _leaves_early(body):
