@@ -199,7 +199,9 @@ class Targets:
             self.assign_target(item, T.name(name), body)
             target = T.store(name)
         body.extend(self.block(s.body))
-        out.append(gast.For(target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None))
+        loop = gast.For(target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None)
+        loop.enumerate_index = index.id  # (the item at this index is the one visited)
+        out.append(loop)
         return True
 
 

@@ -97,7 +97,7 @@ from .methods import (
     call_method,
     call_method_primal,
 )
-from .user_classes import own_field
+from .user_classes import loop_writes_list, own_field
 from .objects import (
     attr_grad,
     getattr_pair,
@@ -199,6 +199,7 @@ __all__ = [
     "neg",
     "np_pad_transpose",
     "own_field",
+    "loop_writes_list",
     "part",
     "part_adjoint",
     "polygamma2",

@@ -90,6 +90,21 @@ def refuse_tuple_item(obj, idx):
     )
 
 
+def loop_writes_list(seq, name):
+    """Before a loop over `name` whose body writes items into it (`name[k] = v`, k not
+    the visited position): a list's loop visits the items as they change, where the
+    generated code writes into a copy (the loop would read the old values); a dict's
+    loop visits its keys, which the writes leave as they are."""
+    if isinstance(seq, list):
+        _refuse(
+            f"changing `{name}` (`{name}[...] = ...` of an item the loop may not have "
+            f"visited yet) inside a loop over it,",
+            f"the loop visits the items as they change, where the differentiated code would "
+            f"visit the old ones. Loop over the indexes (`for i in range(len({name})):`) or "
+            f"over a copy (`for v in list({name}):`)",
+        )
+
+
 _WRITES_CHECKED = {}  # (type, attribute) -> what takes over a store to it, or None
 
 

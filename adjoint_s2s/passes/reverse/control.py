@@ -39,7 +39,7 @@ import ast
 import gast
 
 from .. import codegen as C
-from ..activity import OTHER, free_names_of_function, stmt_targets, walk_block
+from ..activity import ARRAY, OTHER, free_names_of_function, stmt_targets, walk_block
 from ..codegen import Block, If, Loop, Raw, Restore, src
 from .closures import changed_in_place
 from .common import MAYBE, _default_atoms, _flatten, _join_status, _loop_hint
@@ -196,8 +196,10 @@ class ControlMixin:
         target = s.target.id
         seq = None
         if self.is_active(it) and target in self.active:
-            self._refuse_resized(s, it.id)
             self.helpers.add("_rt")
+            for name in [it.id] + self._iterated_through(it.id):
+                if self._refuse_resized(s, name):  # (a list's loop: refused when it runs)
+                    fwd.append(f"_rt.loop_writes_list({name}, {name!r})")
             seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
             fwd.append(f"{seq} = _rt.seq({src(it)})")
         item = self.namer.fresh(f"{target}_")
@@ -207,15 +209,42 @@ class ControlMixin:
         body_fwd.append(C.Copy(header))
         return header, outer_saves, (target, seq, tsave)
 
+    def _iterated_through(self, name):
+        """The names a loop over `name` iterates too: the arguments of the zip(...),
+        enumerate(...) or reversed(...) that `name` is bound to (its only binding)."""
+        found = [st for st in walk_block(self.fn.body) if name in stmt_targets(st)]
+        if len(found) != 1 or not isinstance(found[0], gast.Assign) or not isinstance(found[0].value, gast.Call):
+            return []
+        found = [found[0].value]
+        if self.resolve(found[0].func) not in (zip, enumerate, reversed):
+            return []
+        return [a.id for a in found[0].args if isinstance(a, gast.Name)]
+
     def _refuse_resized(self, s, name):
-        """A loop over the list `name` that its body grows, shrinks or reorders in place
-        (`name.append(v)`, `name += [...]`, `del name[0]`, or `name` given to a call that
-        may change it): the loop visits the new items, but their gradients were read out
-        of the list's adjoint before the loop's items put theirs back (silently lost)."""
+        """Refuse a loop over the list or array `name` that its body changes in place: grows,
+        shrinks or reorders (`name.append(v)`, `name += [...]`, `del name[0]`, `name`
+        given to a call that may change it), or writes an item of other than the one
+        visited (`name[i + 1] = v`; `name[i] = v` of `for i, v in enumerate(name)` is
+        the visited one). The loop visits the items as they change, where the generated
+        code writes into a copy (the loop would read the old values) or reads their
+        gradients out of the list's adjoint before the loop's items put theirs back.
+        True when an item write into `name` of no known kind is left to the run (a dict's
+        loop visits its keys, which such writes leave as they are)."""
+        written = False
+        index = getattr(s, "enumerate_index", None)
+        if index is not None and sum(index in stmt_targets(st) for st in walk_block(s.body)) != 1:
+            index = None  # (bound again in the body: not surely the visited position)
         for st in walk_block(s.body):
             v = st.value if isinstance(st, (gast.Assign, gast.Expr)) else None
             how = None
-            if isinstance(v, gast.Call):
+            t = st.targets[0] if isinstance(st, gast.Assign) else None
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and t.value.id == name and not (
+                    index is not None and isinstance(t.slice, gast.Name) and t.slice.id == index):
+                if self.kind_of(t.value) != ARRAY:
+                    written = True  # a list's or a dict's: told apart when it runs
+                    continue
+                how = f"`{name}[...] = ...` of an item the loop may not have visited yet"
+            elif isinstance(v, gast.Call):
                 f = v.func
                 if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == name \
                         and f.attr in _RESIZING:
@@ -229,11 +258,13 @@ class ControlMixin:
                 how = f"`del {name}[...]`"
             if how is not None:
                 self.refuse(
-                    f"changing the list `{name}` ({how}) inside a loop over it",
-                    f"the loop visits the items as the list changes, and their gradients would "
-                    f"not reach what they were made from. Loop over a copy (`for v in "
-                    f"list({name}):`) or collect the new items in another list",
+                    f"changing `{name}` ({how}) inside a loop over it",
+                    f"the loop visits the items as they change, where the differentiated code "
+                    f"would visit the old ones or lose the new ones' gradients. Loop over a copy "
+                    f"(`for v in list({name}):`), over the indexes (`for i in range(len({name})):`), "
+                    f"or collect the new items in another list",
                 )
+        return written
 
     def _rev_loop(self, st, s, rb, counter, target_rev, outer_saves):
         """The reversed loop: the reversed body, run counter times."""
@@ -312,7 +343,8 @@ class ControlMixin:
                 del out[mark]  # the statement needed no adjoint code: no comment
 
 
-_RESIZING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"))
+_RESIZING = frozenset(
+    ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "put", "resize"))
 
 
 def _leaves_early(body):
