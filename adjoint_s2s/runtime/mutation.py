@@ -228,16 +228,22 @@ def setitem(obj, idx, v):
     elif isinstance(obj, dict):
         out = dict(obj)
         out[idx] = v
-    elif isinstance(obj, tuple):  # the write-back of `t[0][0] = v`: see refuse_tuple_item
-        if type(idx) is int and -len(obj) <= idx < len(obj) and obj[idx] is v:
-            return obj  # (the item was written in place: the tuple holds it still)
-        refuse_tuple_item(obj, idx)
+    elif isinstance(obj, tuple):  # the write-back of `t[0][0] = v`
+        return _tuple_write_back(obj, idx, v)
     else:
         obj[idx] = v
         return obj
     if _KEEP_DEPTH:
         _REPLACED.append(obj)
     return out
+
+
+def _tuple_write_back(obj, idx, v):
+    """`t[i] = item` that puts back the item of `t[i][j] = v`: the tuple already holds an
+    item written in place; a copy (a list's copy on write) it cannot take back."""
+    if type(idx) is int and -len(obj) <= idx < len(obj) and obj[idx] is v:
+        return obj
+    refuse_tuple_item(obj, idx)
 
 
 # A callee that writes into an array, list or dict it was given writes into a copy (see
