@@ -400,3 +400,23 @@ def test_which_calls_bind_their_arguments_here(helpers):
     assert "(inlined" not in ad.show_adjoint(helpers.keyword_calls, 0.7)
     text = ad.show_adjoint(helpers.local_defaults, 0.7)
     assert text.count("(inlined f)") == 2 and "(inlined g)" not in text
+
+
+def test_each_line_of_inlined_calls_is_named_once(tmp_path):
+    src = (
+        "def f(v):\n"
+        "    return v * v\n\n"
+        "def g(x):\n"
+        "    y = f(x)\n"
+        "    y = f(x)\n"
+        "    return y + f(x) * f(2.0 * x)\n"
+    )
+    path = tmp_path / "twice.py"
+    path.write_text(src)
+    m = types.ModuleType("twice")
+    m.__file__ = str(path)
+    exec(compile(src, str(path), "exec"), m.__dict__)
+    fwd = ad.show_adjoint(m.g, 0.7).split("def g_pullback")[0]
+    assert fwd.count("# y = f(x)\n") == 2  # two lines of the same text: each named
+    assert fwd.count("# return y + f(x) * f(2.0 * x)\n") == 1  # two calls of one line: once
+    assert fwd.count("# (inlined f)") == 4

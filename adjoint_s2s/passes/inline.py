@@ -247,7 +247,7 @@ def _expand(s, call, prepared, ctx):
     lo = getattr(s, "lineno", None)
     text = lines[lo - 1].strip()[:100] if lines and lo and lo <= len(lines) else ""
     outer = getattr(s, "inlined", None)  # s began another inlined call (binds its argument)
-    new[0].inlined = (f"{outer[0]}, {fname}", outer[1]) if outer else (fname, text)
+    new[0].inlined = (f"{outer[0]}, {fname}",) + outer[1:] if outer else (fname, text, lo)
     if f is None:
         ctx.out.local.add(fname)
     else:

@@ -180,7 +180,7 @@ class Generator(
     def block(self, stmts, loop_depth):
         fwd, recipes = Block(), []
         note = None  # in a loop: [where the user line's comment is, why it is dispatched]
-        said = None  # the line the last heading names, while the code under it is its own
+        said = None  # (text, line) of the last heading, while the code under it is its own
         resolve, after_stmt = self.resolve, self.after_stmt
         for s in stmts:
             origin = getattr(s, "origin", None)
@@ -192,16 +192,16 @@ class Generator(
                 if end and recipes and recipes[-1][1] is None:
                     recipes[-1] = (recipes[-1][0], end)
             inlined = getattr(s, "inlined", None)
-            if inlined is not None:  # (callee name, the call's line): see passes/inline.py
+            if inlined is not None:  # (callee name, the call's text, its line): passes/inline.py
                 self._note_dispatch(fwd, note)
                 note = None
-                if inlined[1] and inlined[1] != said:
+                if inlined[1] and inlined[1:] != said:
                     fwd.append(f"# {inlined[1]}")
-                said = inlined[1]
+                said = inlined[1:]
                 fwd.append(f"# (inlined {inlined[0]})")
             if origin:
                 self._note_dispatch(fwd, note)
-                if origin != said:  # (the line of inlined calls: said once above their code)
+                if (origin, getattr(s, "src_line", None)) != said:  # (said once above inlined calls)
                     fwd.append(f"# {origin}")
                     said = None
                 note = [len(fwd), []] if loop_depth else None
