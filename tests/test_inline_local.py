@@ -6,12 +6,13 @@ when it is called; the inlined body reads them at the same place, so a variable 
 between the def and a call gives the same value and gradient. Local functions that may
 not be inlined keep their calls, and their gradients stay right."""
 import math
-import types
 
 import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+
+from .source_modules import module_from_source
 
 SOURCE = '''
 import math
@@ -167,11 +168,7 @@ def called_before_def(x):
 
 @pytest.fixture(scope="module")
 def mod(tmp_path_factory):
-    path = tmp_path_factory.mktemp("inline_local") / "inline_local_mod.py"
-    path.write_text(SOURCE)
-    m = types.ModuleType("inline_local_mod")
-    m.__file__ = str(path)
-    exec(compile(SOURCE, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path_factory.mktemp("inline_local"), "inline_local_mod", SOURCE)
     yield m
     ad.refresh()
 
@@ -281,11 +278,7 @@ def test_the_calls_in_a_calls_own_arguments_run_before_its_body_either_way(tmp_p
         "        return z * y\n"
         "    return (y := x * 3.0) + g(x)\n"
     )
-    path = tmp_path / "args_first.py"
-    path.write_text(src)
-    m = types.ModuleType("args_first")
-    m.__file__ = str(path)
-    exec(compile(src, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "args_first", src)
     assert ad.show_adjoint(m.f, 0.7).count("# (inlined g)") == 2
     for x in (0.7, -0.4):
         assert ad.pullback(m.f, x)[0] == m.f(x)
@@ -362,11 +355,7 @@ def local_defaults(x):
 
 @pytest.fixture(scope="module")
 def helpers(tmp_path_factory):
-    path = tmp_path_factory.mktemp("inline_helpers") / "inline_helpers_mod.py"
-    path.write_text(HELPERS)
-    m = types.ModuleType("inline_helpers_mod")
-    m.__file__ = str(path)
-    exec(compile(HELPERS, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path_factory.mktemp("inline_helpers"), "inline_helpers_mod", HELPERS)
     yield m
     ad.refresh()
 
@@ -411,11 +400,7 @@ def test_each_line_of_inlined_calls_is_named_once(tmp_path):
         "    y = f(x)\n"
         "    return y + f(x) * f(2.0 * x)\n"
     )
-    path = tmp_path / "twice.py"
-    path.write_text(src)
-    m = types.ModuleType("twice")
-    m.__file__ = str(path)
-    exec(compile(src, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "twice", src)
     fwd = ad.show_adjoint(m.g, 0.7).split("def g_pullback")[0]
     assert fwd.count("# y = f(x)\n") == 2  # two lines of the same text: each named
     assert fwd.count("# return y + f(x) * f(2.0 * x)\n") == 1  # two calls of one line: once

@@ -7,12 +7,13 @@ values and gradients are the plain call's, including where the loop is left earl
 empty, or `enumerate` is not the builtin. The same for what such loops compute with: an
 int power `x ** k` of a loop over a range, `math.factorial` and friends (ints), `min` and
 `max` of NumPy scalars (one of them), a tuple bound in a loop (`state = (a, b)`)."""
-import types
 
 import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+
+from .source_modules import module_from_source
 
 SOURCE = '''
 import math
@@ -111,11 +112,7 @@ def soft_min_items(x):
 
 @pytest.fixture(scope="module")
 def mod(tmp_path_factory):
-    path = tmp_path_factory.mktemp("loop_kinds") / "loop_kinds_mod.py"
-    path.write_text(SOURCE)
-    m = types.ModuleType("loop_kinds_mod")
-    m.__file__ = str(path)
-    exec(compile(SOURCE, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path_factory.mktemp("loop_kinds"), "loop_kinds_mod", SOURCE)
     yield m
     ad.refresh()
 
@@ -171,11 +168,7 @@ def test_an_enumerate_of_the_users_own_is_called(tmp_path):
         "        s = s + v * i\n"
         "    return s\n"
     )
-    path = tmp_path / "own_enumerate.py"
-    path.write_text(src)
-    m = types.ModuleType("own_enumerate")
-    m.__file__ = str(path)
-    exec(compile(src, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "own_enumerate", src)
     x = np.array([1.0, 2.0, 3.0])
     assert ad.pullback(m.f, x)[0] == m.f(x) == 80.0
     np.testing.assert_allclose(ad.gradient(m.f, x)[0], [0.0, 10.0, 20.0])
@@ -190,11 +183,7 @@ def test_a_global_enumerate_defined_later_makes_the_code_again(tmp_path):
         "        s = s + v * i\n"
         "    return s\n"
     )
-    path = tmp_path / "later_enumerate.py"
-    path.write_text(src)
-    m = types.ModuleType("later_enumerate")
-    m.__file__ = str(path)
-    exec(compile(src, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "later_enumerate", src)
     x = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(ad.gradient(m.f, x)[0], [0.0, 1.0, 2.0])
     m.enumerate = lambda xs: [(2 * k, v) for k, v in zip(range(len(xs)), xs)]
@@ -315,11 +304,7 @@ def items_rewritten(x):
 
 @pytest.fixture(scope="module")
 def grown_mod(tmp_path_factory):
-    path = tmp_path_factory.mktemp("loop_grown") / "loop_grown_mod.py"
-    path.write_text(GROWN)
-    m = types.ModuleType("loop_grown_mod")
-    m.__file__ = str(path)
-    exec(compile(GROWN, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path_factory.mktemp("loop_grown"), "loop_grown_mod", GROWN)
     yield m
     ad.refresh()
 
@@ -351,10 +336,6 @@ def test_a_dicts_values_rewritten_in_a_loop_over_its_keys_is_right(tmp_path):
         "        d[k] = d[k] * 3.0  # the keys stay: the loop is unchanged\n"
         "    return d['a'] + d['b']\n"
     )
-    path = tmp_path / "dict_loop.py"
-    path.write_text(src)
-    m = types.ModuleType("dict_loop")
-    m.__file__ = str(path)
-    exec(compile(src, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "dict_loop", src)
     assert ad.pullback(m.f, 0.7)[0] == m.f(0.7)
     assert ad.gradient(m.f, 0.7)[0] == pytest.approx(3.0 + 6.0 * 0.7)
