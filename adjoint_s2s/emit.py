@@ -222,6 +222,7 @@ def _register_source(gname, text, code):
         codes.append(c)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     _LIVE_CODES[gname] = len(codes)
+    runtime.user_classes.note_generated(gname, codes)
     for c in codes:
         weakref.finalize(c, _code_gone, gname)
 
@@ -233,6 +234,7 @@ def _code_gone(gname):
         return
     _LIVE_CODES.pop(gname, None)
     ORIGINS.pop(gname, None)
+    runtime.user_classes.forget_generated(gname)
     cached = linecache.cache.get(gname)
     if cached is not None and cached[1] is None:
         del linecache.cache[gname]

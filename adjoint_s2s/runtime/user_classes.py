@@ -254,3 +254,97 @@ def _container_globals(code, globals_):
         entry = _CONTAINER_GLOBALS[key] = (code, globals_, tuple(
             n for n in code.co_names if isinstance(globals_.get(n), _MUTABLE)))
     return entry[2]
+
+
+# ----- a field stored into an object that a module global holds -------------------------------
+#
+# Generated code reads a module global (and what it holds: its items, its class attributes,
+# its fields) as a constant unless the global itself is followed (stored into by its own
+# name: `G.w = v` gives `b_G`). A field stored through another name (`g = G; g.w = v`, an
+# argument, `OBJS[0].w = v`, `o.shared.w = v`) and read back through the global would be
+# read as a constant and its gradient lost: the store is refused when it is reversed.
+
+GENERATED_GLOBALS = {}  # generated file -> the names its code reads that it does not follow
+
+
+def note_generated(gname, codes):
+    """Remember the names the generated code objects (of one generated file) read as
+    globals or attributes, less those it follows (an adjoint `b_<name>` of its own)."""
+    names, followed = set(), set()
+    for c in codes:
+        names.update(c.co_names)
+        for v in c.co_varnames:
+            if v.startswith("b_"):
+                base = v[2:]
+                head, _, tail = base.rpartition("_")
+                followed.add(base)
+                if tail.isdigit():
+                    followed.add(head)
+    GENERATED_GLOBALS[gname] = tuple(sorted(names - followed))
+
+
+def forget_generated(gname):
+    GENERATED_GLOBALS.pop(gname, None)
+
+
+_PACKAGE_DIR = __file__.rsplit("runtime", 1)[0]
+
+
+def check_global_field(obj, name):
+    """Before taking the gradient of `obj.name = value` out of the field store: refuse when
+    obj is a module global that the differentiated code reads without following it (or
+    is held by one: an item, a field, a class attribute)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if fname.startswith("<adjoint_s2s: "):
+            names = GENERATED_GLOBALS.get(fname)
+            if names:
+                globals_ = frame.f_globals
+                for k in names:
+                    v = globals_.get(k)
+                    if v is not None:
+                        where = _holds(v, obj, k)
+                        if where is not None:
+                            _refuse_global_field(obj, name, where)
+        elif not fname.startswith(_PACKAGE_DIR):
+            return
+        frame = frame.f_back
+
+
+def _holds(v, obj, k):
+    """How the global k (value v) holds obj, or None."""
+    if v is obj:
+        return f"the module's global `{k}`"
+    typ = type(v)
+    if typ is list or typ is tuple:
+        return f"an item of the module's global `{k}`" if any(i is obj for i in v) else None
+    if typ is dict:
+        return (f"an item of the module's global `{k}`" if any(i is obj for i in v.values())
+                else None)
+    if isinstance(v, type):
+        for klass in v.__mro__[:-1]:
+            for a, i in klass.__dict__.items():
+                if i is obj:
+                    return f"the class attribute `{klass.__name__}.{a}`"
+        return None
+    d = getattr(v, "__dict__", None)
+    if isinstance(d, dict) and not isinstance(v, (types.ModuleType, types.FunctionType)):
+        for a, i in d.items():
+            if i is obj:
+                return f"the field `{k}.{a}` of the module's global `{k}`"
+    return None
+
+
+def _refuse_global_field(obj, name, where):
+    own = where.split("`")[1]
+    way = (f", or store through the global's own name (`{own}.{name} = value`)"
+           if where.startswith("the module's global") else "")
+    _refuse(
+        f"storing the attribute `{name}` of an object of the class {type(obj).__name__} "
+        f"(`obj.{name} = value`) that is {where}, which the differentiated code also reads,",
+        f"a read through the global is taken as a constant, so the gradient of the stored "
+        f"value would be lost. Make the object in the function (or give each instance its "
+        f"own in `__init__`), or pass it in as an argument and read it back through that "
+        f"name{way}",
+    )
