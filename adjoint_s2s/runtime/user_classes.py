@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from .sites import user_call_site
+from .sites import is_library_code, user_call_site
 
 _OWN_SETITEM = {}  # type -> the Python __setitem__ it defines, or None
 _CACHED = 1024
@@ -50,9 +50,16 @@ def _ours(fn):
     return (getattr(fn, "__module__", None) or "").startswith("adjoint_s2s.")
 
 
-def _refuse(construct, hint):
+def _refuse(construct, hint, reverse=False):
     # (the user's file and statement, followed through generated code made from
     # generated code when differentiated again)
+    if reverse:
+        # refused while a pullback runs: the field gradients its reads already left in
+        # the store (keyed by object) would be taken by a later gradient of the same
+        # object (a module global lives on): the store is emptied, the run is over
+        from .fields import _FIELDS, _ITEMS
+        _FIELDS.clear()
+        _ITEMS.clear()
     site = user_call_site(sys._getframe(1))
     if site is None:
         raise UnsupportedSyntaxError(construct, hint=hint)
@@ -173,6 +180,7 @@ def check_store(obj, name):
             f"lost or go to the wrong field. Call a method of {typ.__name__} that makes the "
             f"change instead (a method call is differentiated), or store the underlying "
             f"field itself",
+            reverse=True,
         )
 
 
@@ -264,7 +272,7 @@ def _container_globals(code, globals_):
 # argument, `OBJS[0].w = v`, `o.shared.w = v`) and read back through the global would be
 # read as a constant and its gradient lost: the store is refused when it is reversed.
 
-GENERATED_GLOBALS = {}  # generated file -> the names its code reads that it does not follow
+GENERATED_GLOBALS = {}  # generated file -> (the names its code reads and does not follow, all)
 
 
 def note_generated(gname, codes):
@@ -280,11 +288,12 @@ def note_generated(gname, codes):
                 followed.add(base)
                 if tail.isdigit():
                     followed.add(head)
-    GENERATED_GLOBALS[gname] = tuple(sorted(names - followed))
+    GENERATED_GLOBALS[gname] = (tuple(sorted(names - followed)), tuple(sorted(names)))
 
 
 def forget_generated(gname):
     GENERATED_GLOBALS.pop(gname, None)
+    _HOLDER_GLOBALS.pop(gname, None)
 
 
 _PACKAGE_DIR = __file__.rsplit("runtime", 1)[0]
@@ -297,19 +306,87 @@ def check_global_field(obj, name):
     frame = sys._getframe(2)
     while frame is not None:
         fname = frame.f_code.co_filename
-        if fname.startswith("<adjoint_s2s: "):
-            names = GENERATED_GLOBALS.get(fname)
-            if names:
-                globals_ = frame.f_globals
-                for k in names:
-                    v = globals_.get(k)
-                    if v is not None:
-                        where = _holds(v, obj, k)
-                        if where is not None:
-                            _refuse_global_field(obj, name, where)
-        elif not fname.startswith(_PACKAGE_DIR):
+        entry = _HOLDER_GLOBALS.get(fname)
+        if entry is _STOP:
             return
+        if entry is None or entry[0] is not frame.f_globals:
+            entry = _holder_globals(fname, frame.f_globals)
+            if entry is _STOP:
+                return
+        for home, k in entry[1]:
+            v = home.get(k)
+            if v is not None:
+                where = _holds(v, obj, k)
+                if where is not None:
+                    _refuse_global_field(obj, name, where)
         frame = frame.f_back
+
+
+_HOLDER_GLOBALS = {}  # code file -> _STOP, or (globals, (globals, name) that may hold objects)
+_CONSTANTS = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, int, float,
+              complex, str, bytes, np.ndarray, np.generic)
+
+
+def _holder_globals(fname, globals_):
+    """For a frame of the file fname: _STOP (not generated code, nor adjoint_s2s's: the
+    user's call of gradient), or (globals, pairs) with the (globals, name) of the
+    globals whose value may hold an object that the generated code of fname reads
+    without following them, and those that the functions it names read, and theirs (a
+    call run as plain Python, `_rt.call_primal(f, 2)`, reads them as constants too;
+    none for adjoint_s2s's own files). Found once per file and globals: a loop's stores
+    ask each trip; a global bound only later is not seen."""
+    if len(_HOLDER_GLOBALS) >= _CACHED:
+        _HOLDER_GLOBALS.clear()
+    if not fname.startswith("<adjoint_s2s: "):
+        entry = _HOLDER_GLOBALS[fname] = (
+            (globals_, ()) if fname.startswith(_PACKAGE_DIR) else _STOP)
+        return entry
+    unfollowed, names = GENERATED_GLOBALS.get(fname, ((), ()))
+    found = {(id(globals_), k): (globals_, k) for k in unfollowed
+             if k in globals_ and _may_hold(globals_[k])}
+    todo = [globals_.get(k) for k in names]
+    seen = set()
+    while todo and len(seen) < _CALLEES_FOLLOWED:
+        fn = todo.pop()
+        fn = getattr(fn, "__func__", fn)
+        if not isinstance(fn, types.FunctionType) or id(fn) in seen or _ours(fn) or (
+                is_library_code(fn.__code__)):
+            continue
+        seen.add(id(fn))
+        home = fn.__globals__
+        for k in _code_names(fn.__code__):
+            v = home.get(k)
+            if isinstance(v, types.FunctionType):
+                todo.append(v)
+            elif k in home and _may_hold(v):
+                found[(id(home), k)] = (home, k)
+    entry = _HOLDER_GLOBALS[fname] = (globals_, tuple(found.values()))
+    return entry
+
+
+_STOP = (None, ())  # (a frame outside generated code and adjoint_s2s: the walk ends there)
+_CALLEES_FOLLOWED = 64  # functions whose globals are looked at, at most, per generated file
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+def _may_hold(v):
+    """Whether the global value v may be or hold an object whose field is stored: not a
+    number, module, function or array, nor a class none of whose attributes is such."""
+    if isinstance(v, type):
+        return any(not isinstance(i, _CONSTANTS + _CLASS_PARTS)
+                   for klass in v.__mro__[:-1] for i in klass.__dict__.values())
+    return not isinstance(v, _CONSTANTS)
+
+
+_CLASS_PARTS = (staticmethod, classmethod, property, type(None), types.GetSetDescriptorType,
+                types.MemberDescriptorType, tuple, frozenset)
 
 
 def _holds(v, obj, k):
@@ -317,11 +394,12 @@ def _holds(v, obj, k):
     if v is obj:
         return f"the module's global `{k}`"
     typ = type(v)
-    if typ is list or typ is tuple:
-        return f"an item of the module's global `{k}`" if any(i is obj for i in v) else None
-    if typ is dict:
-        return (f"an item of the module's global `{k}`" if any(i is obj for i in v.values())
-                else None)
+    if typ is list or typ is tuple or typ is dict:
+        items = v.values() if typ is dict else v
+        # (`in` first: identity, then == of a user's object, in C; then identity alone)
+        if obj in items and any(i is obj for i in items):
+            return f"an item of the module's global `{k}`"
+        return None
     if isinstance(v, type):
         for klass in v.__mro__[:-1]:
             for a, i in klass.__dict__.items():
@@ -347,4 +425,5 @@ def _refuse_global_field(obj, name, where):
         f"value would be lost. Make the object in the function (or give each instance its "
         f"own in `__init__`), or pass it in as an argument and read it back through that "
         f"name{way}",
+        reverse=True,
     )

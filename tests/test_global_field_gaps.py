@@ -1,0 +1,174 @@
+"""A field stored into an object that a module global (or a class attribute) holds.
+
+Generated code reads a module global, and what it holds, as a constant unless it stores
+through the global's own name. A field stored through another name (an alias, an
+argument, an item of a global list or dict, a class attribute reached through an
+instance) and read back through the global gave a gradient of 0. Those stores are
+refused when reversed, naming the construct, the user's file and line and the way out;
+stores into objects of the function's own (made in it, passed in, dataclasses) and a
+store through the global's own name are differentiated and checked against central
+differences.
+"""
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.errors import UnsupportedSyntaxError
+from adjoint_s2s.testing import numerical_gradient
+
+
+def _line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i
+    raise AssertionError(f"{text!r} not in {fn.__name__}")
+
+
+def _refused(fn, x, statement, *words, where=None):
+    """fn is refused (by gradient and by pullback's pullback) at the line of statement
+    (in fn, or in the function where), in this file, with each of words in the message."""
+    for run in (lambda: ad.gradient(fn, x), lambda: ad.pullback(fn, x)[1](1.0)):
+        with pytest.raises(UnsupportedSyntaxError) as info:
+            run()
+        msg = str(info.value)
+        assert f"{__file__}, line {_line_of(where or fn, statement)}" in msg, msg
+        for w in words:
+            assert w in msg, (w, msg)
+
+
+def _agrees(fn, x):
+    got = ad.gradient(fn, x)[0]
+    want = numerical_gradient(fn, x)[0]
+    assert np.allclose(got, want, rtol=1e-6, atol=1e-6), (got, want)
+
+
+class Cfg:
+    def __init__(self):
+        self.w = 1.0
+
+
+G = Cfg()
+OBJS = [Cfg()]
+BY_NAME = {"a": Cfg()}
+
+
+class Outer:
+    shared = Cfg()
+
+
+def alias_of_global(x):
+    g = G
+    g.w = x * x
+    return G.w * 2.0
+
+
+def item_of_global_list(x):
+    OBJS[0].w = x * x
+    return OBJS[0].w * 2.0
+
+
+def item_of_global_list_by_name(x):
+    o = OBJS[0]
+    o.w = x * x
+    return OBJS[0].w * 2.0
+
+
+def item_of_global_dict(x):
+    BY_NAME["a"].w = x * x
+    return BY_NAME["a"].w * 2.0
+
+
+def _store(g, x):
+    g.w = x * x
+    return 0.0
+
+
+def global_changed_by_helper(x):
+    _store(G, x)
+    return G.w * 2.0
+
+
+def global_passed_in(x, c):
+    c.w = x * x
+    return G.w * 2.0
+
+
+def class_attribute_through_instance(x):
+    o = Outer()
+    o.shared.w = x * x
+    return Outer.shared.w
+
+
+def class_attribute_through_class(x):
+    Outer.shared.w = x * x
+    return Outer.shared.w
+
+
+def test_field_of_global_through_another_name_refused():
+    _refused(alias_of_global, 1.5, "g.w = x * x", "global `G`", "`G.w = value`")
+    _refused(global_changed_by_helper, 1.5, "g.w = x * x", "global `G`", where=_store)
+
+
+def test_field_of_global_passed_in_refused():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        ad.gradient(global_passed_in, 1.5, G)
+    assert f"{__file__}, line {_line_of(global_passed_in, 'c.w = x * x')}" in str(info.value)
+    assert "global `G`" in str(info.value)
+
+
+def test_item_of_global_container_refused():
+    _refused(item_of_global_list, 1.5, "OBJS[0].w = x * x", "an item of the module's global `OBJS`")
+    _refused(item_of_global_list_by_name, 1.5, "o.w = x * x", "`OBJS`")
+    _refused(item_of_global_dict, 1.5, 'BY_NAME["a"].w = x * x', "`BY_NAME`")
+
+
+def test_class_attribute_object_refused():
+    _refused(class_attribute_through_instance, 1.5, "o.shared.w = x * x",
+             "the class attribute `Outer.shared`", "own in `__init__`")
+    _refused(class_attribute_through_class, 1.5, "Outer.shared.w = x * x", "`Outer.shared`")
+
+
+# ----- what is differentiated --------------------------------------------------------------
+
+
+def global_by_own_name(x):
+    G.w = x * x
+    return G.w * 2.0
+
+
+def made_here(x):
+    c = Cfg()
+    c.w = x * x
+    return c.w * 2.0 + G.w
+
+
+@dataclass
+class Point:
+    a: float
+    b: float
+
+
+def dataclass_fields(x):
+    p = Point(x, 2.0)
+    p.b = p.a * x + p.b
+    for _ in range(3):
+        p.a = p.a * p.b
+    return p.a + p.b * OBJS[0].w
+
+
+def argument_fields(x, c):
+    c.w = x * x
+    return c.w * 3.0
+
+
+def test_ordinary_stores_differentiated():
+    _agrees(global_by_own_name, 1.5)
+    _agrees(made_here, 1.5)
+    _agrees(dataclass_fields, 0.7)
+    got = ad.gradient(argument_fields, 1.5, Cfg())[0]
+    assert np.isclose(got, 9.0), got  # d(3 x^2)/dx at 1.5
+    _agrees(lambda x: argument_fields(x, Cfg()), 1.5)
