@@ -321,6 +321,7 @@ def _generate(fn, key):
     gname = f"<adjoint_s2s: {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name} #{next(_COUNTER)}>"
     pair_code = _compile(text, gname, pair_name, filename, code)
     _register_source(gname, text, pair_code)
+    runtime.user_classes.note_origin(code, gname)
     ORIGINS[gname] = _origins(text, gen.raw_items, filename)
     helper_vals = _helper_values()
     helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers if h not in direct}

@@ -132,6 +132,86 @@ def test_class_attribute_object_refused():
     _refused(class_attribute_through_class, 1.5, "Outer.shared.w = x * x", "`Outer.shared`")
 
 
+class Model:
+    def __init__(self):
+        self.w = 1.0
+
+    def set(self, x):
+        self.w = x * x
+
+    def get(self):
+        return self.w * 2.0
+
+
+MODEL = Model()
+
+
+def methods_of_global(x):
+    MODEL.set(x)
+    return MODEL.get()
+
+
+def method_then_global_read(x):
+    MODEL.set(x)
+    return MODEL.w * 3.0
+
+
+class Holder:
+    def __init__(self):
+        self.sub = Cfg()
+
+
+HOLDER = Holder()
+
+
+def field_of_global(x):
+    HOLDER.sub.w = x * x
+    return HOLDER.sub.w * 2.0
+
+
+def _read_g(n):
+    if n <= 0:
+        return G.w
+    return _read_g(n - 1) * 1.0
+
+
+def read_in_plain_call(x, c):
+    c.w = x * x
+    return _read_g(2)  # no active argument: run as plain Python, G.w a constant
+
+
+def test_method_of_global_refused():
+    _refused(methods_of_global, 1.5, "self.w = x * x", "global `MODEL`", where=Model.set)
+    _refused(method_then_global_read, 1.5, "self.w = x * x", "`MODEL`", where=Model.set)
+
+
+def test_field_of_global_object_refused():
+    _refused(field_of_global, 1.5, "HOLDER.sub.w = x * x", "the field `HOLDER.sub`")
+
+
+def test_read_in_a_plain_call_refused():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        ad.gradient(read_in_plain_call, 1.5, G)
+    assert f"{__file__}, line {_line_of(read_in_plain_call, 'c.w = x * x')}" in str(info.value)
+
+
+def argument_only(x, c):
+    c.w = x * x
+    return c.w
+
+
+def test_refusal_leaves_no_field_gradient_behind():
+    # a refused pullback had read G.w through g (its gradient in the store, keyed by G)
+    def alias_read_back(x):
+        g = G
+        g.w = x * x
+        return g.w * 2.0
+
+    with pytest.raises(UnsupportedSyntaxError):
+        ad.gradient(alias_read_back, 1.5)
+    assert np.isclose(ad.gradient(argument_only, 1.5, G)[0], 3.0)
+
+
 # ----- what is differentiated --------------------------------------------------------------
 
 
@@ -172,3 +252,10 @@ def test_ordinary_stores_differentiated():
     got = ad.gradient(argument_fields, 1.5, Cfg())[0]
     assert np.isclose(got, 9.0), got  # d(3 x^2)/dx at 1.5
     _agrees(lambda x: argument_fields(x, Cfg()), 1.5)
+
+
+def test_second_order_through_own_name():
+    # d/dx of the gradient 4x of 2x^2, the field stored through the global's own name
+    assert np.isclose(ad.gradient(lambda x: ad.gradient(global_by_own_name, x)[0], 1.5)[0], 4.0)
+    with pytest.raises(UnsupportedSyntaxError):
+        ad.gradient(lambda x: ad.gradient(alias_of_global, x)[0], 1.5)

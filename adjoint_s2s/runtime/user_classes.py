@@ -57,7 +57,7 @@ def _refuse(construct, hint, reverse=False):
         # refused while a pullback runs: the field gradients its reads already left in
         # the store (keyed by object) would be taken by a later gradient of the same
         # object (a module global lives on): the store is emptied, the run is over
-        from .fields import _FIELDS, _ITEMS
+        from .fields import _FIELDS, _ITEMS  # (fields.py imports this module)
         _FIELDS.clear()
         _ITEMS.clear()
     site = user_call_site(sys._getframe(1))
@@ -291,6 +291,32 @@ def note_generated(gname, codes):
     GENERATED_GLOBALS[gname] = (tuple(sorted(names - followed)), tuple(sorted(names)))
 
 
+_TRANSFORMED = {}  # id(code) -> (code, the generated files made from it)
+
+
+def note_origin(code, gname):
+    """The generated file gname was made from the user's code."""
+    entry = _TRANSFORMED.get(id(code))
+    if entry is None or entry[0] is not code:
+        if len(_TRANSFORMED) >= _CACHED:
+            _TRANSFORMED.clear()
+        entry = _TRANSFORMED[id(code)] = (code, [])
+    entry[1].append(gname)
+
+
+def _names_read(code):
+    """(the names a function's code reads as constants, all the names it reads): from
+    its generated code when it was transformed (a global it follows is not a constant),
+    else its own code's names."""
+    entry = _TRANSFORMED.get(id(code))
+    if entry is not None and entry[0] is code:
+        known = [GENERATED_GLOBALS[g] for g in entry[1] if g in GENERATED_GLOBALS]
+        if known:
+            return ({k for u, _ in known for k in u}, {k for _, a in known for k in a})
+    names = _code_names(code)
+    return names, names
+
+
 def forget_generated(gname):
     GENERATED_GLOBALS.pop(gname, None)
     _HOLDER_GLOBALS.pop(gname, None)
@@ -354,11 +380,12 @@ def _holder_globals(fname, globals_):
             continue
         seen.add(id(fn))
         home = fn.__globals__
-        for k in _code_names(fn.__code__):
+        constants, every = _names_read(fn.__code__)
+        for k in every:
             v = home.get(k)
             if isinstance(v, types.FunctionType):
                 todo.append(v)
-            elif k in home and _may_hold(v):
+            elif k in constants and k in home and _may_hold(v):
                 found[(id(home), k)] = (home, k)
     entry = _HOLDER_GLOBALS[fname] = (globals_, tuple(found.values()))
     return entry
