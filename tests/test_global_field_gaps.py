@@ -10,6 +10,7 @@ store through the global's own name are differentiated and checked against centr
 differences.
 """
 import inspect
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,7 @@ class Cfg:
 
 
 G = Cfg()
+_this_module = sys.modules[__name__]
 OBJS = [Cfg()]
 BY_NAME = {"a": Cfg()}
 
@@ -193,6 +195,16 @@ def test_read_in_a_plain_call_refused():
     with pytest.raises(UnsupportedSyntaxError) as info:
         ad.gradient(read_in_plain_call, 1.5, G)
     assert f"{__file__}, line {_line_of(read_in_plain_call, 'c.w = x * x')}" in str(info.value)
+
+
+def module_attribute_alias(x):
+    g = _this_module.G  # a global reached as an attribute of its module
+    g.w = x * x
+    return _this_module.G.w * 2.0
+
+
+def test_global_of_a_module_refused():
+    _refused(module_attribute_alias, 1.5, "g.w = x * x", "global `G`")
 
 
 def argument_only(x, c):

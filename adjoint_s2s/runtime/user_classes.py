@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from .sites import is_library_code, user_call_site
+from .sites import is_library_code, is_library_file, user_call_site
 
 _OWN_SETITEM = {}  # type -> the Python __setitem__ it defines, or None
 _CACHED = 1024
@@ -368,10 +368,8 @@ def _holder_globals(fname, globals_):
             (globals_, ()) if fname.startswith(_PACKAGE_DIR) else _STOP)
         return entry
     unfollowed, names = GENERATED_GLOBALS.get(fname, ((), ()))
-    found = {(id(globals_), k): (globals_, k) for k in unfollowed
-             if k in globals_ and _may_hold(globals_[k])}
-    todo = [globals_.get(k) for k in names]
-    seen = set()
+    found, todo, seen = {}, [], set()
+    _gather(found, todo, globals_, unfollowed, names)
     while todo and len(seen) < _CALLEES_FOLLOWED:
         fn = todo.pop()
         fn = getattr(fn, "__func__", fn)
@@ -379,16 +377,31 @@ def _holder_globals(fname, globals_):
                 is_library_code(fn.__code__)):
             continue
         seen.add(id(fn))
-        home = fn.__globals__
-        constants, every = _names_read(fn.__code__)
-        for k in every:
-            v = home.get(k)
-            if isinstance(v, types.FunctionType):
-                todo.append(v)
-            elif k in constants and k in home and _may_hold(v):
-                found[(id(home), k)] = (home, k)
+        _gather(found, todo, fn.__globals__, *_names_read(fn.__code__))
     entry = _HOLDER_GLOBALS[fname] = (globals_, tuple(found.values()))
     return entry
+
+
+def _gather(found, todo, home, constants, every):
+    """Into found, the (globals, name) of home's globals among constants that may hold
+    an object, and of the attributes among every of a user's module a global names
+    (`cfg.G`); into todo, the functions among them."""
+    for k in every:
+        v = home.get(k)
+        if isinstance(v, types.FunctionType):
+            todo.append(v)
+        elif isinstance(v, types.ModuleType):
+            filename = getattr(v, "__file__", None)
+            if filename and not is_library_file(filename) and not _ours(v):
+                d = v.__dict__
+                for a in every:
+                    w = d.get(a)
+                    if isinstance(w, types.FunctionType):
+                        todo.append(w)
+                    elif a in d and _may_hold(w):
+                        found[(id(d), a)] = (d, a)
+        elif k in constants and k in home and _may_hold(v):
+            found[(id(home), k)] = (home, k)
 
 
 _STOP = (None, ())  # (a frame outside generated code and adjoint_s2s: the walk ends there)
