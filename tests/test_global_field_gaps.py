@@ -123,14 +123,14 @@ def test_field_of_global_passed_in_refused():
 
 
 def test_item_of_global_container_refused():
-    _refused(item_of_global_list, 1.5, "OBJS[0].w = x * x", "an item of the module's global `OBJS`")
+    _refused(item_of_global_list, 1.5, "OBJS[0].w = x * x", "`OBJS[0]`, held by the module's global `OBJS`")
     _refused(item_of_global_list_by_name, 1.5, "o.w = x * x", "`OBJS`")
     _refused(item_of_global_dict, 1.5, 'BY_NAME["a"].w = x * x', "`BY_NAME`")
 
 
 def test_class_attribute_object_refused():
     _refused(class_attribute_through_instance, 1.5, "o.shared.w = x * x",
-             "the class attribute `Outer.shared`", "own in `__init__`")
+             "`Outer.shared`, held by the module's global `Outer`", "own in `__init__`")
     _refused(class_attribute_through_class, 1.5, "Outer.shared.w = x * x", "`Outer.shared`")
 
 
@@ -171,6 +171,40 @@ def field_of_global(x):
     return HOLDER.sub.w * 2.0
 
 
+NESTED = [[Cfg()]]
+
+
+class Shelf:
+    objs = [Cfg()]
+
+    def __init__(self):
+        self.items = [Cfg()]
+
+
+SHELF = Shelf()
+
+
+def nested_item(x):
+    NESTED[0][0].w = x * x
+    return NESTED[0][0].w * 2.0
+
+
+def item_of_a_field(x):
+    SHELF.items[0].w = x * x
+    return SHELF.items[0].w * 2.0
+
+
+def item_of_a_class_attribute(x):
+    Shelf.objs[0].w = x * x
+    return Shelf.objs[0].w * 2.0
+
+
+def test_object_held_deeper_refused():
+    _refused(nested_item, 1.5, "NESTED[0][0].w = x * x", "`NESTED[0][0]`, held by")
+    _refused(item_of_a_field, 1.5, "SHELF.items[0].w = x * x", "`SHELF.items[0]`, held by")
+    _refused(item_of_a_class_attribute, 1.5, "Shelf.objs[0].w = x * x", "`Shelf.objs[0]`")
+
+
 def _read_g(n):
     if n <= 0:
         return G.w
@@ -188,7 +222,7 @@ def test_method_of_global_refused():
 
 
 def test_field_of_global_object_refused():
-    _refused(field_of_global, 1.5, "HOLDER.sub.w = x * x", "the field `HOLDER.sub`")
+    _refused(field_of_global, 1.5, "HOLDER.sub.w = x * x", "`HOLDER.sub`, held by")
 
 
 def test_read_in_a_plain_call_refused():

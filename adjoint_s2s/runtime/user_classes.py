@@ -430,28 +430,75 @@ _CLASS_PARTS = (staticmethod, classmethod, property, type(None), types.GetSetDes
 
 
 def _holds(v, obj, k):
-    """How the global k (value v) holds obj, or None."""
+    """How the global k (value v) holds obj, or None: v itself, or an item, a field or
+    a class attribute of it, or of those (_DEPTH levels, _LOOKED items at most)."""
     if v is obj:
         return f"the module's global `{k}`"
+    path = _find(v, obj, _DEPTH, [_LOOKED])
+    return None if path is None else f"`{k}{path}`, held by the module's global `{k}`"
+
+
+_DEPTH = 3  # levels of items and fields looked into under a global
+_LOOKED = 64  # items and fields looked at below the first level, at most, per global and store
+
+
+def _find(v, obj, depth, budget):
+    """The path (`[0]`, `.sub[1]`...) from v to obj, or None. budget: [how many more
+    items of containers below, and containers and objects, may be looked at]."""
     typ = type(v)
     if typ is list or typ is tuple or typ is dict:
-        items = v.values() if typ is dict else v
+        pairs = v.items() if typ is dict else enumerate(v)
         # (`in` first: identity, then == of a user's object, in C; then identity alone)
-        if obj in items and any(i is obj for i in items):
-            return f"an item of the module's global `{k}`"
-        return None
-    if isinstance(v, type):
-        for klass in v.__mro__[:-1]:
-            for a, i in klass.__dict__.items():
-                if i is obj:
-                    return f"the class attribute `{klass.__name__}.{a}`"
-        return None
-    d = getattr(v, "__dict__", None)
-    if isinstance(d, dict) and not isinstance(v, (types.ModuleType, types.FunctionType)):
-        for a, i in d.items():
+        if obj in (v.values() if typ is dict else v):
+            for key, item in pairs:
+                if item is obj:
+                    return f"[{key!r}]"
+        form = "[{!r}]"
+    else:
+        if isinstance(v, type):
+            pairs = ((a, i) for klass in v.__mro__[:-1] for a, i in klass.__dict__.items())
+        else:
+            d = getattr(v, "__dict__", None)
+            if not isinstance(d, dict) or isinstance(v, _CONSTANTS):
+                return None
+            pairs = d.items()
+        form = ".{}"
+    if depth <= 1:
+        if typ in _NESTING:
+            return None
+        for key, i in pairs:
             if i is obj:
-                return f"the field `{k}.{a}` of the module's global `{k}`"
+                return form.format(key)
+        return None
+    inner = []
+    left = budget[0]
+    for key, i in pairs:
+        t = type(i)
+        if t in _SCALARS:
+            pass
+        elif i is obj:
+            return form.format(key)
+        elif t in _NESTING or (isinstance(getattr(i, "__dict__", None), dict)
+                               and not isinstance(i, _NOT_INNER)):
+            inner.append((key, i))
+        if typ in _NESTING:  # (its own items: looked at by `in` above)
+            left -= 1
+            if left < 0:
+                break
+    budget[0] = left
+    for key, i in inner:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        path = _find(i, obj, depth - 1, budget)
+        if path is not None:
+            return form.format(key) + path
     return None
+
+
+_NESTING = (list, tuple, dict)
+_NOT_INNER = _CONSTANTS + (type, staticmethod, classmethod, property)
+_SCALARS = frozenset({float, int, bool, complex, str, bytes, type(None), np.float64})
 
 
 def _refuse_global_field(obj, name, where):
