@@ -17,8 +17,10 @@ follows: it is refused when the change is written back (``own_field``). The plac
 are found once per class and per function (a loop writing ``self.h += v`` asks each
 trip): a class attribute or global bound to a container only later is not seen.
 """
+import dis
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -272,23 +274,45 @@ def _container_globals(code, globals_):
 # argument, `OBJS[0].w = v`, `o.shared.w = v`) and read back through the global would be
 # read as a constant and its gradient lost: the store is refused when it is reversed.
 
-GENERATED_GLOBALS = {}  # generated file -> (the names its code reads and does not follow, all)
+GENERATED_GLOBALS = {}  # generated file -> its codes (weakly), then (the globals its code
+#                         loads and does not follow, all the names it reads), found once
 
 
 def note_generated(gname, codes):
-    """Remember the names the generated code objects (of one generated file) read as
-    globals or attributes, less those it follows (an adjoint `b_<name>` of its own)."""
-    names, followed = set(), set()
-    for c in codes:
-        names.update(c.co_names)
-        for v in c.co_varnames:
-            if v.startswith("b_"):
-                base = v[2:]
-                head, _, tail = base.rpartition("_")
-                followed.add(base)
-                if tail.isdigit():
-                    followed.add(head)
-    GENERATED_GLOBALS[gname] = (tuple(sorted(names - followed)), tuple(sorted(names)))
+    """Remember the generated code objects of one generated file (weakly: they are
+    looked at only when a field is stored)."""
+    GENERATED_GLOBALS[gname] = [weakref.ref(c) for c in codes]
+
+
+def _family(gname):
+    """(the globals the generated file's code loads, less those it follows: an adjoint
+    `b_<name>` of its own; every name it reads, globals and attributes)."""
+    entry = GENERATED_GLOBALS.get(gname)
+    if entry is None:
+        return (), ()
+    if type(entry) is list:
+        loads, names, followed = set(), set(), set()
+        for c in (r() for r in entry):
+            if c is None:
+                continue
+            loads |= _global_loads(c)
+            names.update(c.co_names)
+            for v in c.co_varnames:
+                if v.startswith("b_"):
+                    base = v[2:]
+                    head, _, tail = base.rpartition("_")
+                    followed.add(base)
+                    if tail.isdigit():
+                        followed.add(head)
+        entry = GENERATED_GLOBALS[gname] = (frozenset(loads - followed), frozenset(names))
+    return entry
+
+
+def _global_loads(code):
+    """The names code (not its nested code) loads as globals (co_names also holds the
+    attributes it reads: `_rt.acc` is no read of a global `acc`)."""
+    return {i.argval for i in dis.get_instructions(code)
+            if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
 
 
 _TRANSFORMED = {}  # id(code) -> (code, the generated files made from it)
@@ -310,11 +334,15 @@ def _names_read(code):
     else its own code's names."""
     entry = _TRANSFORMED.get(id(code))
     if entry is not None and entry[0] is code:
-        known = [GENERATED_GLOBALS[g] for g in entry[1] if g in GENERATED_GLOBALS]
+        known = [_family(g) for g in entry[1] if g in GENERATED_GLOBALS]
         if known:
             return ({k for u, _ in known for k in u}, {k for _, a in known for k in a})
-    names = _code_names(code)
-    return names, names
+    loads, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        loads |= _global_loads(c)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return loads, _code_names(code)
 
 
 def forget_generated(gname):
@@ -367,7 +395,7 @@ def _holder_globals(fname, globals_):
         entry = _HOLDER_GLOBALS[fname] = (
             (globals_, ()) if fname.startswith(_PACKAGE_DIR) else _STOP)
         return entry
-    unfollowed, names = GENERATED_GLOBALS.get(fname, ((), ()))
+    unfollowed, names = _family(fname)
     found, todo, seen = {}, [], set()
     _gather(found, todo, globals_, unfollowed, names)
     while todo and len(seen) < _CALLEES_FOLLOWED:
