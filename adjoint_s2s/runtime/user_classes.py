@@ -315,17 +315,27 @@ def _global_loads(code):
             if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
 
 
-_TRANSFORMED = {}  # id(code) -> (code, the generated files made from it)
+_TRANSFORMED = {}  # id(code) -> (a weak reference to code, the generated files made from it)
 
 
 def note_origin(code, gname):
-    """The generated file gname was made from the user's code."""
-    entry = _TRANSFORMED.get(id(code))
-    if entry is None or entry[0] is not code:
+    """The generated file gname was made from the user's code (weakly: the entry goes
+    with the code object)."""
+    key = id(code)
+    entry = _TRANSFORMED.get(key)
+    if entry is None or entry[0]() is not code:
         if len(_TRANSFORMED) >= _CACHED:
             _TRANSFORMED.clear()
-        entry = _TRANSFORMED[id(code)] = (code, [])
+        entry = _TRANSFORMED[key] = (weakref.ref(code, _code_dropped(key)), [])
     entry[1].append(gname)
+
+
+def _code_dropped(key):
+    def dropped(ref):
+        entry = _TRANSFORMED.get(key)
+        if entry is not None and entry[0] is ref:
+            del _TRANSFORMED[key]
+    return dropped
 
 
 def _names_read(code):
@@ -333,7 +343,7 @@ def _names_read(code):
     its generated code when it was transformed (a global it follows is not a constant),
     else its own code's names."""
     entry = _TRANSFORMED.get(id(code))
-    if entry is not None and entry[0] is code:
+    if entry is not None and entry[0]() is code:
         known = [_family(g) for g in entry[1] if g in GENERATED_GLOBALS]
         if known:
             return ({k for u, _ in known for k in u}, {k for _, a in known for k in a})
