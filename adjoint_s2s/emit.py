@@ -222,6 +222,7 @@ def _register_source(gname, text, code):
         codes.append(c)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     _LIVE_CODES[gname] = len(codes)
+    runtime.user_classes.note_generated(gname, codes)
     for c in codes:
         weakref.finalize(c, _code_gone, gname)
 
@@ -233,6 +234,7 @@ def _code_gone(gname):
         return
     _LIVE_CODES.pop(gname, None)
     ORIGINS.pop(gname, None)
+    runtime.user_classes.forget_generated(gname)
     cached = linecache.cache.get(gname)
     if cached is not None and cached[1] is None:
         del linecache.cache[gname]
@@ -319,6 +321,7 @@ def _generate(fn, key):
     gname = f"<adjoint_s2s: {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name} #{next(_COUNTER)}>"
     pair_code = _compile(text, gname, pair_name, filename, code)
     _register_source(gname, text, pair_code)
+    runtime.user_classes.note_origin(code, gname)
     ORIGINS[gname] = _origins(text, gen.raw_items, filename)
     helper_vals = _helper_values()
     helper_cells = {h: types.CellType(helper_vals[h]) for h in helpers if h not in direct}

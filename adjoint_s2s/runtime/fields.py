@@ -14,7 +14,7 @@ import numpy as np
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 from .project import seed
 from .sites import is_library_file
-from .user_classes import PLAIN_STORES, check_store
+from .user_classes import GENERATED_GLOBALS, PLAIN_STORES, check_global_field, check_store
 
 
 def seed_result(x, result):
@@ -220,6 +220,8 @@ def setattr_grad(obj, name):
     where the class runs code of its own for the store (a property's setter...)."""
     if type(obj) not in PLAIN_STORES:
         check_store(obj, name)
+    if GENERATED_GLOBALS:
+        check_global_field(obj, name)
     return take_field_grad(obj, name)
 
 

@@ -325,9 +325,12 @@ def take_field_grad_pair(obj, name):
 @special(store.setattr_grad)
 def setattr_grad_pair(obj, name):
     """setattr_grad is take_field_grad (the written value's gradient leaves the store),
-    with its refusal of a store the class takes over (user_classes.check_store)."""
+    with its refusals of a store the class takes over (user_classes.check_store) and of
+    a store into an object a global holds (user_classes.check_global_field)."""
     if type(obj) not in user_classes.PLAIN_STORES:
         user_classes.check_store(obj, name)
+    if user_classes.GENERATED_GLOBALS:
+        user_classes.check_global_field(obj, name)
     return take_field_grad_pair(obj, name)
 
 
