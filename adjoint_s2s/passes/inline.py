@@ -6,9 +6,9 @@ reverse pass sees one function: no pair to call, no pullback closure, no tape en
 call. Only what keeps the meaning exactly is inlined:
 
 - f is a global read by name (not a local, a parameter or a captured variable of the
-  caller; local functions: below), a plain Python function sharing the caller's globals and file, capturing
-  nothing, with no rule (user rule, primitive, special or non-differentiable), not the
-  caller itself, not adjoint_s2s's own code;
+  caller; local functions: below), a plain Python function sharing the caller's globals
+  and file, capturing nothing, with no rule (user rule, primitive, special or
+  non-differentiable), not the caller itself, not adjoint_s2s's own code;
 - the call gives each of f's parameters a value as Python would bind it: by position,
   by keyword (a value that calls nothing), or a default that is an immutable constant
   (a number, a string, None); no ``*`` or ``**`` argument; f has no
@@ -31,10 +31,11 @@ the inlined body reads the caller's variables at that same place (so the body's
 parameters never take over a caller's variable that it also reads). The def stays.
 
 A call inside a larger expression (``y = y + h * f(t, y)``, ``return f(x) + f(2 * x)``)
-is first taken out into ``f_value = f(t, y)`` when it is the first call the statement
-runs and it always runs (not under ``and``/``or``/``if else``, a chained comparison or
-a comprehension): what runs before it is then only names, constants and operators,
-which the inlined body cannot change (see local_functions.first_call).
+is first taken out into ``f_value = f(t, y)`` when it always runs (not under
+``and``/``or``/``if else``, a chained comparison or a comprehension) and no other call of
+the statement completes before it starts: what runs before it is then only names,
+constants and operators, which the inlined body cannot change, and the calls of its
+own arguments, which run before its body either way (see local_functions.first_call).
 
 The arguments are evaluated first, in order, as in the call (a parameter f never
 assigns takes a name or constant argument as it is). What it rests on joins the caller's
@@ -53,6 +54,8 @@ from .inline_callees import arguments, callee, callee_body, local_body, local_de
 from .local_functions import DEFS, first_call, local_defs, local_name
 
 ENABLED = [True]  # tests switch it off (then refresh()) to test the direct calls of emit
+
+
 class Inlined:
     """What the caller's code rests on: {global name: function} of the inlined callees;
     local: the names of the caller's own local functions inlined (nothing outside the
