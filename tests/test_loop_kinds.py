@@ -339,3 +339,47 @@ def test_a_dicts_values_rewritten_in_a_loop_over_its_keys_is_right(tmp_path):
     m = module_from_source(tmp_path, "dict_loop", src)
     assert ad.pullback(m.f, 0.7)[0] == m.f(0.7)
     assert ad.gradient(m.f, 0.7)[0] == pytest.approx(3.0 + 6.0 * 0.7)
+
+
+LISTS = '''
+import math
+
+
+def weights(x):
+    ws = [0.5, 1.5, 2.0]  # a list of numbers, only read: its items are numbers
+    mus = [0.0, x, 1.0]
+    s = 0.0
+    for w, m in zip(ws, mus):
+        s = s + w * math.exp(-(x - m) ** 2)
+    for k in range(len(ws)):
+        s = s + ws[k] * x ** k
+    return s
+
+
+def grown_elsewhere(x):
+    ws = [0.5, 1.5]
+    ws.append(x)  # written into: its items' kind is not assumed
+    s = 0.0
+    for w in ws:
+        s = s + w * x
+    return s
+'''
+
+
+@pytest.fixture(scope="module")
+def lists_mod(tmp_path_factory):
+    m = module_from_source(tmp_path_factory.mktemp("loop_lists"), "loop_lists_mod", LISTS)
+    yield m
+    ad.refresh()
+
+
+@pytest.mark.parametrize("name", ["weights", "grown_elsewhere"])
+def test_lists_of_numbers_only_read_have_number_items(lists_mod, name):
+    f = getattr(lists_mod, name)
+    for x in (0.7, -1.2):
+        y, pb = ad.pullback(f, x)
+        assert y == f(x)
+        assert pb(1.0)[0] == pytest.approx((f(x + 1e-6) - f(x - 1e-6)) / 2e-6, rel=1e-6)
+    text = ad.show_adjoint(f, 0.7)
+    if name == "weights":
+        assert "_rt.binop" not in text and "dispatched at run time" not in text, text

@@ -101,6 +101,10 @@ class Activity(Queries):
         # `state = (a, b)`): their item kinds, joined over the bindings
         self._tuples = _tuple_names(stmts, counts, self._once | params)
         self.tuple_elts = {}
+        # lists bound once to a display of items of one kind and only read (by item,
+        # iterated, zipped, len()): that kind
+        self.list_items = {}
+        self._lists = None  # computed when first asked for
         # dicts bound once to a display with constant keys and read only as p[key]: the
         # kinds of their values by key
         self.dict_elts = {}
@@ -117,6 +121,7 @@ class Activity(Queries):
         self.locals = frozenset(self.locals)
         self.kinds = MappingProxyType(self.kinds)
         self.tuple_elts = MappingProxyType(self.tuple_elts)
+        self.list_items = MappingProxyType(self.list_items)
         self.dict_elts = MappingProxyType(self.dict_elts)
         self.callees = MappingProxyType({i: m[2] for i, m in self.callee_memo.items()})
         self.callee_globals = frozenset(m[3] for m in self.callee_memo.values())
@@ -129,7 +134,7 @@ class Activity(Queries):
         values of the names it reads) are what they were when it last ran gives the same
         kind again: its kind is reused, not computed again; only the join is made."""
         memo = {}  # id(statement) -> (its inputs when it last ran, the kind it gave)
-        kinds, tuple_elts, dict_elts = self.kinds, self.tuple_elts, self.dict_elts
+        kinds, tuple_elts, dict_elts, lists = self.kinds, self.tuple_elts, self.dict_elts, self.list_items
         for _ in range(6):
             before = dict(kinds)
             read = set()  # the names the statements run so far in this round read
@@ -143,15 +148,15 @@ class Activity(Queries):
                     else:
                         deps = got[0]
                     read.update(deps)
-                    inputs = [(kinds.get(n), tuple_elts.get(n), dict_elts.get(n)) for n in deps]
-                    old = (kinds.get(t), tuple_elts.get(t), dict_elts.get(t))
+                    inputs = [(kinds.get(n), tuple_elts.get(n), dict_elts.get(n), lists.get(n)) for n in deps]
+                    old = (kinds.get(t), tuple_elts.get(t), dict_elts.get(t), lists.get(t))
                     if got is not None and got[1] == inputs:
                         k = got[2]
                     else:
                         k = self.assign_kind(s, t)
                         memo[id(s)] = (deps, inputs, k)
                     kinds[t] = join(kinds.get(t), k) if t in before or t in kinds else k
-                    if t in read and old != (kinds[t], tuple_elts.get(t), dict_elts.get(t)):
+                    if t in read and old != (kinds[t], tuple_elts.get(t), dict_elts.get(t), lists.get(t)):
                         stale = True
                 elif isinstance(s, gast.For):
                     read.update(self.reads(s.iter))
@@ -186,6 +191,12 @@ class Activity(Queries):
             items = tuple(self.expr_kind(x) for x in s.value.elts)
             old = self.tuple_elts.get(t) if t in self._tuples else None
             self.tuple_elts[t] = items if old is None else tuple(join(a, b) for a, b in zip(old, items))
+        elif isinstance(s.value, gast.List) and t in self.read_only_lists:
+            ks = {self.expr_kind(x) for x in s.value.elts}
+            if len(ks) == 1 and next(iter(ks)) in (REAL, ARRAY):
+                self.list_items[t] = next(iter(ks))
+            else:
+                self.list_items.pop(t, None)
         elif (isinstance(s.value, gast.Dict) and t in self._item_only
                 and all(isinstance(k, gast.Constant) and _const_key(k.value) for k in s.value.keys)
                 and len({k.value for k in s.value.keys}) == len(s.value.keys)):
@@ -197,6 +208,28 @@ class Activity(Queries):
             else:
                 self.tuple_elts.pop(t, None)
         return k
+
+    @property
+    def read_only_lists(self):
+        """The names bound once to a list display (no `*`) that the function only reads:
+        `x = name[key]`, `for v in name`, `zip(name, ...)`, `len(name)`."""
+        if self._lists is None:
+            cands = {
+                st.targets[0].id for st in self._stmts
+                if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name
+                and st.targets[0].id in self._once and st.value.__class__ is gast.List
+                and not any(x.__class__ is gast.Starred for x in st.value.elts)
+            }
+            also = set()
+            for st in self._stmts if cands else ():
+                if st.__class__ is gast.For and st.iter.__class__ is gast.Name and st.iter.id in cands:
+                    also.add(id(st.iter))
+                v = st.value if st.__class__ is gast.Assign else None
+                if (v.__class__ is gast.Call and not v.keywords and all(a.__class__ is gast.Name for a in v.args)
+                        and self.resolve(v.func) in (zip, len)):
+                    also.add(id(v))
+            self._lists = item_reads_only(self.fn, cands, any_key=True, also=also) if cands else frozenset()
+        return self._lists
 
     def _zip_items(self, it):
         """The kinds of the items of the tuples a loop over `it` gets, when `it` is a name

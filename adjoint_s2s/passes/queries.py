@@ -244,6 +244,8 @@ class Queries:
         k = self.kind_of(it)
         if k == ARRAY:
             return ARRAY
+        if isinstance(it, gast.Name) and it.id in self.list_items:
+            return self.list_items[it.id]  # a list display of numbers, only read
         if isinstance(it, gast.Name) and it.id in self.range_names:
             return REAL
         return OTHER
@@ -301,6 +303,9 @@ class Queries:
             if isinstance(e.value, gast.Name) and isinstance(e.slice, (gast.Name, gast.Constant)) \
                     and self.global_items_kind(e.value.id) == ARRAY:
                 return ARRAY  # XS[t] of a global list of arrays
+            if isinstance(e.value, gast.Name) and e.value.id in self.list_items \
+                    and isinstance(e.slice, (gast.Name, gast.Constant)):
+                return self.list_items[e.value.id]
             elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
             if elts is not None and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
                 i = e.slice.value

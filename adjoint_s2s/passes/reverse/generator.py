@@ -115,6 +115,10 @@ class Generator(
     def tuple_elts(self):
         return self.facts.tuple_elts
 
+    @property
+    def list_items(self):
+        return self.facts.list_items
+
     def _unpacked_tuples(self):
         """Active tuples and dicts of numbers (immutable: nothing writes into an item)
         read only by `x = seq[key]` (a constant key: the normalised `a, b = f(...)`,
