@@ -296,23 +296,26 @@ class Queries:
                 return const_kind(obj) if const_kind(obj) != OTHER else OTHER
             return OTHER
         if isinstance(e, gast.Subscript):
-            items = self.dict_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
-            if items is not None and isinstance(e.slice, gast.Constant) and _const_key(e.slice.value) \
-                    and e.slice.value in items:
-                return items[e.slice.value]  # p = {"a": x}; p["a"]: read only so, never changed
-            if isinstance(e.value, gast.Name) and isinstance(e.slice, (gast.Name, gast.Constant)) \
-                    and self.global_items_kind(e.value.id) == ARRAY:
-                return ARRAY  # XS[t] of a global list of arrays
-            if isinstance(e.value, gast.Name) and e.value.id in self.list_items \
-                    and isinstance(e.slice, (gast.Name, gast.Constant)):
-                return self.list_items[e.value.id]
-            elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
-            if elts is not None and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
-                i = e.slice.value
-                if -len(elts) <= i < len(elts):
-                    return elts[i]  # `theta, omega = 1.0, 0.0`: seq = (1.0, 0.0); theta = seq[0]
-            return ARRAY if self.kind_of(e.value) == ARRAY else OTHER
+            return self.subscript_kind(e)
         return OTHER
+
+    def subscript_kind(self, e):
+        """The kind of `v[key]`."""
+        items = self.dict_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
+        if items is not None and isinstance(e.slice, gast.Constant) and _const_key(e.slice.value) \
+                and e.slice.value in items:
+            return items[e.slice.value]  # p = {"a": x}; p["a"]: read only so, never changed
+        if isinstance(e.value, gast.Name) and isinstance(e.slice, (gast.Name, gast.Constant)):
+            if self.global_items_kind(e.value.id) == ARRAY:
+                return ARRAY  # XS[t] of a global list of arrays
+            if e.value.id in self.list_items:
+                return self.list_items[e.value.id]  # a list display, only read
+        elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None
+        if elts is not None and isinstance(e.slice, gast.Constant) and type(e.slice.value) is int:
+            i = e.slice.value
+            if -len(elts) <= i < len(elts):
+                return elts[i]  # `theta, omega = 1.0, 0.0`: seq = (1.0, 0.0); theta = seq[0]
+        return ARRAY if self.kind_of(e.value) == ARRAY else OTHER
 
     def call_kind(self, e):
         func = e.func
