@@ -9,7 +9,6 @@ stores into objects of the function's own (made in it, passed in, dataclasses) a
 store through the global's own name are differentiated and checked against central
 differences.
 """
-import inspect
 import sys
 from dataclasses import dataclass
 
@@ -18,33 +17,8 @@ import pytest
 
 import adjoint_s2s as ad
 from adjoint_s2s.errors import UnsupportedSyntaxError
-from adjoint_s2s.testing import numerical_gradient
 
-
-def _line_of(fn, text):
-    lines, start = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return start + i
-    raise AssertionError(f"{text!r} not in {fn.__name__}")
-
-
-def _refused(fn, x, statement, *words, where=None):
-    """fn is refused (by gradient and by pullback's pullback) at the line of statement
-    (in fn, or in the function where), in this file, with each of words in the message."""
-    for run in (lambda: ad.gradient(fn, x), lambda: ad.pullback(fn, x)[1](1.0)):
-        with pytest.raises(UnsupportedSyntaxError) as info:
-            run()
-        msg = str(info.value)
-        assert f"{__file__}, line {_line_of(where or fn, statement)}" in msg, msg
-        for w in words:
-            assert w in msg, (w, msg)
-
-
-def _agrees(fn, x):
-    got = ad.gradient(fn, x)[0]
-    want = numerical_gradient(fn, x)[0]
-    assert np.allclose(got, want, rtol=1e-6, atol=1e-6), (got, want)
+from .refusals import agrees, line_of, refused
 
 
 class Cfg:
@@ -110,28 +84,28 @@ def class_attribute_through_class(x):
     return Outer.shared.w
 
 
-def test_field_of_global_through_another_name_refused():
-    _refused(alias_of_global, 1.5, "g.w = x * x", "global `G`", "`G.w = value`")
-    _refused(global_changed_by_helper, 1.5, "g.w = x * x", "global `G`", where=_store)
+def test_field_of_global_through_another_namerefused():
+    refused(alias_of_global, 1.5, "g.w = x * x", "global `G`", "`G.w = value`")
+    refused(global_changed_by_helper, 1.5, "g.w = x * x", "global `G`", where=_store)
 
 
-def test_field_of_global_passed_in_refused():
+def test_field_of_global_passed_inrefused():
     with pytest.raises(UnsupportedSyntaxError) as info:
         ad.gradient(global_passed_in, 1.5, G)
-    assert f"{__file__}, line {_line_of(global_passed_in, 'c.w = x * x')}" in str(info.value)
+    assert f"{__file__}, line {line_of(global_passed_in, 'c.w = x * x')}" in str(info.value)
     assert "global `G`" in str(info.value)
 
 
-def test_item_of_global_container_refused():
-    _refused(item_of_global_list, 1.5, "OBJS[0].w = x * x", "`OBJS[0]`, held by the module's global `OBJS`")
-    _refused(item_of_global_list_by_name, 1.5, "o.w = x * x", "`OBJS`")
-    _refused(item_of_global_dict, 1.5, 'BY_NAME["a"].w = x * x', "`BY_NAME`")
+def test_item_of_global_containerrefused():
+    refused(item_of_global_list, 1.5, "OBJS[0].w = x * x", "`OBJS[0]`, held by the module's global `OBJS`")
+    refused(item_of_global_list_by_name, 1.5, "o.w = x * x", "`OBJS`")
+    refused(item_of_global_dict, 1.5, 'BY_NAME["a"].w = x * x', "`BY_NAME`")
 
 
-def test_class_attribute_object_refused():
-    _refused(class_attribute_through_instance, 1.5, "o.shared.w = x * x",
+def test_class_attribute_objectrefused():
+    refused(class_attribute_through_instance, 1.5, "o.shared.w = x * x",
              "`Outer.shared`, held by the module's global `Outer`", "own in `__init__`")
-    _refused(class_attribute_through_class, 1.5, "Outer.shared.w = x * x", "`Outer.shared`")
+    refused(class_attribute_through_class, 1.5, "Outer.shared.w = x * x", "`Outer.shared`")
 
 
 class Model:
@@ -199,10 +173,10 @@ def item_of_a_class_attribute(x):
     return Shelf.objs[0].w * 2.0
 
 
-def test_object_held_deeper_refused():
-    _refused(nested_item, 1.5, "NESTED[0][0].w = x * x", "`NESTED[0][0]`, held by")
-    _refused(item_of_a_field, 1.5, "SHELF.items[0].w = x * x", "`SHELF.items[0]`, held by")
-    _refused(item_of_a_class_attribute, 1.5, "Shelf.objs[0].w = x * x", "`Shelf.objs[0]`")
+def test_object_held_deeperrefused():
+    refused(nested_item, 1.5, "NESTED[0][0].w = x * x", "`NESTED[0][0]`, held by")
+    refused(item_of_a_field, 1.5, "SHELF.items[0].w = x * x", "`SHELF.items[0]`, held by")
+    refused(item_of_a_class_attribute, 1.5, "Shelf.objs[0].w = x * x", "`Shelf.objs[0]`")
 
 
 def _read_g(n):
@@ -216,19 +190,19 @@ def read_in_plain_call(x, c):
     return _read_g(2)  # no active argument: run as plain Python, G.w a constant
 
 
-def test_method_of_global_refused():
-    _refused(methods_of_global, 1.5, "self.w = x * x", "global `MODEL`", where=Model.set)
-    _refused(method_then_global_read, 1.5, "self.w = x * x", "`MODEL`", where=Model.set)
+def test_method_of_globalrefused():
+    refused(methods_of_global, 1.5, "self.w = x * x", "global `MODEL`", where=Model.set)
+    refused(method_then_global_read, 1.5, "self.w = x * x", "`MODEL`", where=Model.set)
 
 
-def test_field_of_global_object_refused():
-    _refused(field_of_global, 1.5, "HOLDER.sub.w = x * x", "`HOLDER.sub`, held by")
+def test_field_of_global_objectrefused():
+    refused(field_of_global, 1.5, "HOLDER.sub.w = x * x", "`HOLDER.sub`, held by")
 
 
-def test_read_in_a_plain_call_refused():
+def test_read_in_a_plain_callrefused():
     with pytest.raises(UnsupportedSyntaxError) as info:
         ad.gradient(read_in_plain_call, 1.5, G)
-    assert f"{__file__}, line {_line_of(read_in_plain_call, 'c.w = x * x')}" in str(info.value)
+    assert f"{__file__}, line {line_of(read_in_plain_call, 'c.w = x * x')}" in str(info.value)
 
 
 def module_attribute_alias(x):
@@ -237,8 +211,8 @@ def module_attribute_alias(x):
     return _this_module.G.w * 2.0
 
 
-def test_global_of_a_module_refused():
-    _refused(module_attribute_alias, 1.5, "g.w = x * x", "global `G`")
+def test_global_of_a_modulerefused():
+    refused(module_attribute_alias, 1.5, "g.w = x * x", "global `G`")
 
 
 def argument_only(x, c):
@@ -292,12 +266,12 @@ def argument_fields(x, c):
 
 
 def test_ordinary_stores_differentiated():
-    _agrees(global_by_own_name, 1.5)
-    _agrees(made_here, 1.5)
-    _agrees(dataclass_fields, 0.7)
+    agrees(global_by_own_name, 1.5)
+    agrees(made_here, 1.5)
+    agrees(dataclass_fields, 0.7)
     got = ad.gradient(argument_fields, 1.5, Cfg())[0]
     assert np.isclose(got, 9.0), got  # d(3 x^2)/dx at 1.5
-    _agrees(lambda x: argument_fields(x, Cfg()), 1.5)
+    agrees(lambda x: argument_fields(x, Cfg()), 1.5)
 
 
 def test_second_order_through_own_name():

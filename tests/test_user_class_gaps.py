@@ -11,7 +11,6 @@ and checked against central differences. A field stored into an object whose cla
 its fields in ``__slots__`` (no ``__dict__``) kept the old field's gradient: slots are
 now followed through the field store like a ``__dict__``'s fields, and differentiated.
 """
-import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,34 +20,9 @@ import adjoint_s2s as ad
 from adjoint_s2s.errors import UnsupportedSyntaxError
 from adjoint_s2s.testing import numerical_gradient
 
+from .refusals import agrees, refused
+
 X2 = np.array([0.5, -1.0])
-
-
-def _line_of(fn, text):
-    """The line of the user's file where text first appears in fn's source."""
-    lines, start = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return start + i
-    raise AssertionError(f"{text!r} not in {fn.__name__}")
-
-
-def _refused(fn, x, statement, *words, where=None):
-    """fn is refused (by gradient and by pullback's pullback) at the line of statement
-    (in fn, or in the function where), in this file, with each of words in the message."""
-    for run in (lambda: ad.gradient(fn, x), lambda: ad.pullback(fn, x)[1](1.0)):
-        with pytest.raises(UnsupportedSyntaxError) as info:
-            run()
-        msg = str(info.value)
-        assert f"{__file__}, line {_line_of(where or fn, statement)}" in msg, msg
-        for w in words:
-            assert w in msg, (w, msg)
-
-
-def _agrees(fn, x):
-    got = ad.gradient(fn, x)[0]
-    want = numerical_gradient(fn, x)[0]
-    assert np.allclose(got, want, rtol=1e-6, atol=1e-6), (got, want)
 
 
 # ----- a class with its own __setitem__ ------------------------------------------------------
@@ -135,14 +109,14 @@ def dict_subclass_setitem(x):
     (custom_setitem_constant, "v[0] = 0.0"),
     (_fill, "v[0] = x[1] * 3"),
 ])
-def test_own_setitem_is_refused(fn, statement):
+def test_own_setitem_isrefused(fn, statement):
     run = custom_setitem_in_helper if fn is _fill else fn
-    _refused(run, X2.copy(), statement, "class Vec", "`__setitem__`",
+    refused(run, X2.copy(), statement, "class Vec", "`__setitem__`",
              "obj.__setitem__(key, value)", where=fn)
 
 
-def test_dict_subclass_with_own_setitem_is_refused():
-    _refused(dict_subclass_setitem, X2.copy(), 'd["a"] = x[0]', "class Doubling")
+def test_dict_subclass_with_own_setitem_isrefused():
+    refused(dict_subclass_setitem, X2.copy(), 'd["a"] = x[0]', "class Doubling")
 
 
 def explicit_setitem_call(x):
@@ -168,7 +142,7 @@ def plain_containers(x):
 
 @pytest.mark.parametrize("fn", [explicit_setitem_call, own_getitem_only, plain_containers])
 def test_way_out_and_ordinary_items_are_differentiated(fn):
-    _agrees(fn, X2.copy())
+    agrees(fn, X2.copy())
 
 
 def test_explicit_setitem_gives_the_new_value():
@@ -268,9 +242,9 @@ def descriptor_set(x):
     (own_setattr, "s.a = x", ("its own `__setattr__`", "class Twice")),
     (descriptor_set, "d.val = x", ("`__set__` of its descriptor `val`", "a Doubler")),
 ])
-def test_store_taken_over_by_the_class_is_refused(fn, statement, words):
+def test_store_taken_over_by_the_class_isrefused(fn, statement, words):
     where = SetInInit.__init__ if fn is property_set_in_init else fn
-    _refused(fn, 0.5, statement, *words, where=where)
+    refused(fn, 0.5, statement, *words, where=where)
 
 
 def property_through_method(x):
@@ -301,7 +275,7 @@ def plain_attribute_stores(x):
 
 @pytest.mark.parametrize("fn", [property_through_method, property_getters, plain_attribute_stores])
 def test_way_out_and_ordinary_stores_are_differentiated(fn):
-    _agrees(fn, 0.5)
+    agrees(fn, 0.5)
 
 
 def test_property_way_out_value():
@@ -422,8 +396,8 @@ def global_array_through_field(x):
     (global_list_through_field, "r.log.append(x * x)", ("module's global `LOG`",)),
     (global_array_through_field, "r.arr[0] = x * x", ("module's global `GARR`",)),
 ])
-def test_shared_container_changed_through_an_instance_is_refused(fn, statement, words):
-    _refused(fn, 2.0, statement, "self.", *words)
+def test_shared_container_changed_through_an_instance_isrefused(fn, statement, words):
+    refused(fn, 2.0, statement, "self.", *words)
 
 
 class Own:
@@ -455,7 +429,7 @@ def class_array_read(x):
 
 @pytest.mark.parametrize("fn", [own_containers, class_float_counter, class_array_read])
 def test_own_containers_and_class_constants_are_differentiated(fn):
-    _agrees(fn, 2.0)
+    agrees(fn, 2.0)
 
 
 # ----- fields kept in __slots__: followed through the field store like a __dict__'s -------
@@ -510,7 +484,7 @@ def slotted_dataclass_store(x):
 @pytest.mark.parametrize("fn", [slot_store, slot_store_by_method, slots_in_a_list,
                                 slotted_dataclass_store])
 def test_slot_stores_are_differentiated(fn):
-    _agrees(fn, 1.5)
+    agrees(fn, 1.5)
     # second order: against differences of the gradient
     got = ad.gradient(lambda t: ad.gradient(fn, t)[0], 1.5)[0]
     want = numerical_gradient(lambda t: ad.gradient(fn, t)[0], 1.5)[0]
