@@ -383,3 +383,55 @@ def test_lists_of_numbers_only_read_have_number_items(lists_mod, name):
     text = ad.show_adjoint(f, 0.7)
     if name == "weights":
         assert "_rt.binop" not in text and "dispatched at run time" not in text, text
+
+
+INACTIVE = '''
+def written_ahead_constants(x):
+    items = [1.0, 2.0, 3.0]  # no gradient flows into it: a plain list
+    s = 0.0
+    for v in items:
+        items[2] = 5.0  # the plain loop visits 5.0 as its last item
+        s = s + v * x
+    return s
+
+
+def grown_constants(x):
+    items = [1.0, 2.0, 3.0]
+    s = 0.0
+    for v in items:
+        if len(items) < 5:
+            items.append(1.5)
+        s = s + v * x
+    return s
+
+
+def written_after_the_loop(x):
+    items = [1.0, 2.0, 3.0]
+    s = 0.0
+    for i in range(3):
+        for v in items:
+            s = s + v * x
+        items[2] = x  # between loops over it: right
+    return s
+'''
+
+
+@pytest.fixture(scope="module")
+def inactive_mod(tmp_path_factory):
+    m = module_from_source(tmp_path_factory.mktemp("loop_inactive"), "loop_inactive_mod", INACTIVE)
+    yield m
+    ad.refresh()
+
+
+@pytest.mark.parametrize("name", ["written_ahead_constants", "grown_constants"])
+def test_a_list_of_constants_changed_by_the_loop_over_it_is_refused(inactive_mod, name):
+    # the value under pullback was 4.2 where the plain call gives 5.6 (and 6.3)
+    with pytest.raises(ad.AdjointError, match="inside a loop over it"):
+        ad.pullback(getattr(inactive_mod, name), 0.7)
+
+
+def test_a_list_written_between_loops_over_it_is_right(inactive_mod):
+    f = inactive_mod.written_after_the_loop
+    y, pb = ad.pullback(f, 0.7)
+    assert y == f(0.7)
+    assert pb(1.0)[0] == pytest.approx((f(0.7 + 1e-6) - f(0.7 - 1e-6)) / 2e-6, rel=1e-6)

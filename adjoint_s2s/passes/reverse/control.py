@@ -195,11 +195,12 @@ class ControlMixin:
         it = s.iter
         target = s.target.id
         seq = None
+        for name in [it.id] + self._iterated_through(it.id) if isinstance(it, gast.Name) else ():
+            if self._refuse_resized(s, name):  # (a list's loop: refused when it runs)
+                self.helpers.add("_rt")
+                fwd.append(f"_rt.loop_writes_list({name}, {name!r})")
         if self.is_active(it) and target in self.active:
             self.helpers.add("_rt")
-            for name in [it.id] + self._iterated_through(it.id):
-                if self._refuse_resized(s, name):  # (a list's loop: refused when it runs)
-                    fwd.append(f"_rt.loop_writes_list({name}, {name!r})")
             seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
             fwd.append(f"{seq} = _rt.seq({src(it)})")
         item = self.namer.fresh(f"{target}_")
