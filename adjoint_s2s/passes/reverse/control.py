@@ -255,7 +255,9 @@ class ControlMixin:
             elif isinstance(v, gast.BinOp) and getattr(v, "augmented", False) \
                     and isinstance(v.left, gast.Name) and v.left.id == name:
                 how = f"`{name} op= ...`"
-            elif isinstance(st, gast.Delete):
+            elif isinstance(st, gast.Delete) and any(
+                    isinstance(d, gast.Subscript) and isinstance(d.value, gast.Name) and d.value.id == name
+                    for d in st.targets):
                 how = f"`del {name}[...]`"
             if how is not None:
                 self.refuse(
