@@ -100,7 +100,7 @@ def re_or_self(g, x):
 
 def conj(x):
     t = type(x)
-    if t is float:
+    if t is float or t is _FLOAT64:
         return x
     if t is _ndarray:
         d = x.dtype
@@ -183,6 +183,8 @@ def unbroadcast(g, like):
         return g
     elif type(g) is float and (type(like) is float or type(like) is np.float64):
         return g  # scalar code (or a float64 scalar, np.mean's result): nothing to undo
+    elif type(g) is _FLOAT64 and (type(like) is float or type(like) is _FLOAT64):
+        return float(g)  # an array's item in scalar code: as the general case below gives it
     elif type(g) is Scattered:
         if type(like) is np.ndarray:
             return g if g.shape == like.shape and g.dtype == like.dtype else g.reduce_to(like)

@@ -25,6 +25,7 @@ def test_scalar_and_seed_keep_values_and_map_zeros():
 
 def test_conj_neg_im_seed_re_or_self():
     assert conj(1 + 2j) == 1 - 2j and conj(3.0) == 3.0
+    assert conj(np.float64(3.0)) == 3.0 and conj(np.complex128(1 + 2j)) == 1 - 2j
     np.testing.assert_array_equal(conj(np.array([1j])), np.array([-1j]))
     assert neg(None) is None and neg((1.0, None)) == (-1.0, None)
     assert im_seed(2.0) == 2j and im_seed(None) is None
@@ -50,6 +51,10 @@ def test_unbroadcast_sums_down_to_the_shape_of_like(gshape, lshape):
 def test_unbroadcast_projects_onto_real_scalars_and_real_arrays():
     assert unbroadcast(np.array([1.0, 2.0]), 1.0) == 3.0
     assert type(unbroadcast(np.float64(2.0), 1.0)) is float
+    # an array's item in scalar code (a float64 gradient of a float64 value): a float
+    got = unbroadcast(np.float64(2.0), np.float64(1.0))
+    assert type(got) is float and got == 2.0
+    assert unbroadcast(np.complex128(1 + 2j), np.float64(1.0)) == 1.0
     assert unbroadcast(1 + 2j, 1.0) == 1.0
     out = unbroadcast(np.array([1 + 1j]), np.zeros(1, np.float32))
     assert out.dtype == np.float32 and out[0] == 1.0
