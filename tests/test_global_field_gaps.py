@@ -293,3 +293,27 @@ def test_global_passed_in_and_not_read_differentiated():
     acc.w = 5.0
     got = ad.gradient(rescale, acc, 3.0)
     assert np.isclose(got[0].w, 6.0) and np.isclose(got[1], 10.0), got
+
+
+LOG = []
+
+
+def global_list_alias_read_back(x):
+    LOG.clear()
+    log = LOG
+    log.append(x * x)
+    return 1.0 + len(LOG) * x + LOG[0]
+
+
+def global_list_alias_read_through_alias(x):
+    LOG.clear()
+    log = LOG
+    log.append(x * x)
+    return log[0]
+
+
+def test_global_list_changed_through_a_local_name_and_read_through_the_global_refused():
+    # (the change made the global's name a local of the generated code: a bare
+    # UnboundLocalError before)
+    refused(global_list_alias_read_back, 1.5, "log.append(x * x)", "`LOG` from outside", "`log = list(LOG)`")
+    agrees(global_list_alias_read_through_alias, 1.5)

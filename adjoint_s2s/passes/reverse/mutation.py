@@ -127,6 +127,15 @@ class MutationMixin(InPlaceMixin):
         )
         if not others:
             return rev
+        outside = [z for z in others if z not in self.locals]
+        if outside:  # a global (or captured) name: it cannot be named again here
+            z = outside[0]
+            self.refuse(
+                f"`{name}`, the object the name `{z}` from outside this function also holds, "
+                f"changed in place and read again through `{z}`",
+                f"adjoint_s2s follows the change through `{name}` only: `{z}` would show it "
+                f"without its gradient. Read it through `{name}` after the change, or change "
+                f"a copy (`{name} = list({z})`, `{z}.copy()`) and return it")
         recipes = []
         ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
         for z in others:
