@@ -117,3 +117,15 @@ def no_variant(nargs, kwnames):
         what += f" and the keyword{'s' if len(kwnames) != 1 else ''} {', '.join(kwnames)}"
     return (f"no variant of its rule takes {what} (an argument the rule declines, see "
             f"docs/numpy.md, or one more than the function's signature)")
+
+
+def outside_alias_message(name, other):
+    """(what, way out) for a change in place of the object `name` holds while `other`, a
+    global (or captured) name for it, is read afterwards: the generated code cannot name
+    `other` again after the change."""
+    what = (f"`{name}`, the object the name `{other}` from outside this function also holds, "
+            f"changed in place and read again through `{other}`")
+    hint = (f"adjoint_s2s follows the change through `{name}` only: `{other}` would show it "
+            f"without its gradient. Read it through `{name}` after the change, or change a "
+            f"copy (`{name} = list({other})`, `{other}.copy()`) and return it")
+    return what, hint

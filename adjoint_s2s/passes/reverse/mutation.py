@@ -29,7 +29,7 @@ import numpy as np
 from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
 from ..codegen import Restore, src
-from ...errors import shared_write_message
+from ...errors import outside_alias_message, shared_write_message
 from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
@@ -127,15 +127,8 @@ class MutationMixin(InPlaceMixin):
         )
         if not others:
             return rev
-        outside = [z for z in others if z not in self.locals]
-        if outside:  # a global (or captured) name: it cannot be named again here
-            z = outside[0]
-            self.refuse(
-                f"`{name}`, the object the name `{z}` from outside this function also holds, "
-                f"changed in place and read again through `{z}`",
-                f"adjoint_s2s follows the change through `{name}` only: `{z}` would show it "
-                f"without its gradient. Read it through `{name}` after the change, or change "
-                f"a copy (`{name} = list({z})`, `{z}.copy()`) and return it")
+        for z in (z for z in others if z not in self.locals):  # a global: not named again here
+            self.refuse(*outside_alias_message(name, z))
         recipes = []
         ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
         for z in others:
