@@ -20,6 +20,7 @@ import types
 
 
 from . import rules as R, runtime, source
+from .kinds import static_attr
 from .naming import Namer, names_in
 from .passes import activity, anf, check, cleanup, codegen, inline, projected, reverse, scalarize, sparse, tape
 
@@ -35,7 +36,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
         lines, noted[0] if noted is not None else None,
     )
-    if noted is None or noted[1] or inlined.callees or inlined.local:
+    if noted is None or noted[1] or inlined.callees or inlined.local or inlined.objects:
         check.check(node, filename)
         user_names = names_in(node)
     else:  # nothing check rejects (it would pass), and the names the copy met
@@ -45,12 +46,18 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"))
     scalarize.scalarize_items(node, user_names)
     info = function_info(fn, node, filename, globals_)
+    for rep in inlined.objects:  # the class's functions the code inlined: guarded
+        for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
+            info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
     facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
         facts.callee_globals = frozenset(facts.callee_globals) | frozenset(inlined.callees)
     rev = reverse.Generator(node, info, facts, taken=namer.taken)
     for f in inlined.callees.values():
         rev.deps[f] = R.version(f)
+    for rep in inlined.objects:
+        for f in rep.functions.values():
+            rev.deps[f] = R.version(f)
     draft = rev.generate()
     plan = tape.plan(draft, rev.namer)
     fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))

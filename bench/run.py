@@ -242,6 +242,7 @@ TARGETS = {
     "mlp_xent_32": (1.4, "hand"),
     "pendulum_unpack": (1.2, "form"),
     "pendulum_helper": (1.2, "form"),
+    "pendulum_object": (1.2, "form"),
     "seq_list": (1.2, "form"),
     "ode_min": (1.5, "form"),
     "loop_helper": (1.5, "form"),

@@ -222,6 +222,27 @@ def pendulum_helper(k):
     return theta
 
 
+class _Pendulum:
+    """The pendulum's state as an object, stepped by a method (the object-oriented form)."""
+
+    def __init__(self, k):
+        self.k = k
+        self.theta = 1.0
+        self.omega = 0.0
+
+    def step(self, dt):
+        self.omega = self.omega - dt * self.k * math.sin(self.theta)
+        self.theta = self.theta + dt * self.omega
+
+
+def pendulum_object(k):
+    """The same pendulum, its state the fields of an object stepped by a method."""
+    p = _Pendulum(k)
+    for _ in range(1000):
+        p.step(0.01)
+    return p.theta
+
+
 PENDULUM_STEPS = 1000
 PENDULUM_DT = 0.01
 
@@ -678,6 +699,8 @@ WORKLOADS = [
              "the same, the loop body in a helper returning (theta, omega)", group="pendulum"),
     Workload("pendulum_global", pendulum_global, pendulum_grad, (9.81,),
              "the same, step count and dt read from module globals", group="pendulum"),
+    Workload("pendulum_object", pendulum_object, pendulum_grad, (9.81,),
+             "the same, the state an object's fields, p.step(dt) a method", group="pendulum"),
     Workload("seq_stacked", seq_stacked, seq_grad, _SEQ_ARGS,
              "tanh RNN over a global (50, 16, 8) array, XS[t]; d/d(Wx, Wh)", group="seq"),
     Workload("seq_list", seq_list, seq_grad, _SEQ_ARGS,

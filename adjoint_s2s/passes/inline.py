@@ -44,15 +44,18 @@ guard) and f's rule version (a rule registered for f later drops it). The inline
 statements keep f's line numbers (same file), so errors and comments name f's lines; the
 first one carries the call's line and ``(inlined f)`` for the generated comments.
 """
-import builtins
 import types
 
 import gast
 
 from ..naming import names_in
 from .inline_callees import arguments, callee, callee_body, local_body, local_defaults
-from .local_functions import DEFS, first_call, local_defs, local_name
+from .local_functions import DEFS, first_call, fresh_name as _fresh_name, local_defs, local_name
+from .local_objects import replace_local_objects
 
+# what makes a replaced object's fields plain variables, checked at each call with the
+# functions inlined (local_objects.py): C.__setattr__ = ... makes the code again
+CLASS_GUARDS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__")
 ENABLED = [True]  # tests switch it off (then refresh()) to test the direct calls of emit
 
 
@@ -64,6 +67,7 @@ class Inlined:
     def __init__(self):
         self.callees = {}
         self.local = set()
+        self.objects = []  # local_objects.Replaced: objects turned into variables
 
 
 def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtime_code, check, lines=None,
@@ -82,7 +86,8 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     # passes that resolve the call)
     g = fn.__globals__
     defs = local_defs(node)
-    if not any(n in defs or type(g.get(n)) is types.FunctionType for n in (names_in(node) if names is None else names)):
+    kinds = {type(g.get(n)) for n in (names_in(node) if names is None else names) if n in g}
+    if not defs and types.FunctionType not in kinds and type not in kinds:
         return out
     ctx = _Ctx(fn, filename, globals_, function_node, fresh_copy, runtime_code, node, out)
     # arguments given to the body as they are: plain locals (no cell another function
@@ -92,6 +97,8 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     ctx.lines = lines
     ctx.local_defs = defs
     ctx.defined = {}  # the local functions defined so far in the walk: name -> FunctionDef
+    if type in kinds and not ctx.blocked:
+        out.objects = replace_local_objects(node, ctx, _expand)
     _walk_block(node.body, ctx, top=True)
     return out
 
@@ -225,8 +232,9 @@ def _hoisted(s, ctx):
     return _expand(new, call, prepared, ctx)
 
 
-def _expand(s, call, prepared, ctx):
-    """The statements that replace s, which calls what _prepare made ready."""
+def _expand(s, call, prepared, ctx, record=True):
+    """The statements that replace s, which calls what _prepare made ready. record: note
+    the callee as one the caller's code rests on (local_objects notes its own)."""
     f, fname, got, args = prepared
     body, params, ret, lines, free = got
     rename, binds = _bind_params(s, args, fname, params, body, free, ctx)
@@ -253,7 +261,7 @@ def _expand(s, call, prepared, ctx):
     new[0].inlined = (f"{outer[0]}, {fname}",) + outer[1:] if outer else (fname, text, lo)
     if f is None:
         ctx.out.local.add(fname)
-    else:
+    elif record:
         ctx.out.callees[call.func.id] = f
     return new
 
@@ -331,16 +339,6 @@ def _split_assign(s, ret):
 
 def _fresh(name, fname, ctx):
     return _fresh_name(f"{name}_{fname.strip('_')}" if fname.strip("_") else f"{name}_inl", ctx)
-
-
-def _fresh_name(base, ctx):
-    cand = base
-    i = 1
-    while cand in ctx.taken or cand in ctx.fn.__globals__ or hasattr(builtins, cand):
-        i += 1
-        cand = f"{base}_{i}"
-    ctx.taken.add(cand)
-    return cand
 
 
 def _assign(target, value, at):

@@ -118,6 +118,14 @@ def _body(tree, fname, lines, ctx, local):
     body = body[:-1]
     if not _inlinable_body(body + [ret], fname, ctx):
         return None
+    free = free_names(body, ret, params, ctx, local)
+    return None if free is None else (body, params, ret, lines, free)
+
+
+def free_names(body, ret, params, ctx, local):
+    """The names f's body (and returned expression) reads from outside, now taken in the
+    caller; None when f may not be inlined: a global f reads is one of the caller's own
+    names (a local function reads the caller's), or exists nowhere yet."""
     local_names = set(params)
     for st in body:
         local_names |= names_in(st, gast.Store)
@@ -133,7 +141,7 @@ def _body(tree, fname, lines, ctx, local):
         if n not in g and n not in bi and not (local and n in ctx.own):
             return None  # a name f reads that exists nowhere yet: leave it to the call
     ctx.taken |= free
-    return body, params, ret, lines, free
+    return free
 
 
 def _inlinable_body(stmts, fname, ctx):

@@ -2,6 +2,8 @@
 and calls inside expressions: which local functions (``def f`` or ``f = lambda``) are
 defined once at the caller's top level and never bound again, a lambda written as the
 def it stands for, and the call of an expression that runs first."""
+import builtins
+
 import gast
 
 
@@ -77,14 +79,15 @@ _CONDITIONAL = (
 )
 
 
-def first_call(e, ready):
+def first_call(e, ready, by_name=True):
     """(call, parent, field, index in the field's list or None, ready(call)): the call
     of e, by name and ready(call) not None, that may run before everything else in e
     does: no call (or walrus) of e completes before Python starts evaluating it (the
     calls in its own arguments run before its body either way), and it is not in a part
     evaluated only on some paths or in an order of its own (`and`, `or`, `a if c else
     b`, a chained comparison, a comprehension, a dict display); None when there is none.
-    Such a part, or a walrus, counts as a call where it stands."""
+    Such a part, or a walrus, counts as a call where it stands. by_name: only calls of
+    a name are asked of ready (else a method's too)."""
     done = 0  # the calls completed so far, in the order of evaluation
     stack = [(e, None, None, None, None)]
     while stack:
@@ -92,7 +95,7 @@ def first_call(e, ready):
         cls = node.__class__
         if entered is not None:  # leaving node: what it evaluates has run
             if cls is gast.Call:
-                if entered == 0 and node.func.__class__ is gast.Name:
+                if entered == 0 and (node.func.__class__ is gast.Name or not by_name):
                     got = ready(node)
                     if got is not None:
                         return node, parent, field, index, got
@@ -116,3 +119,15 @@ def first_call(e, ready):
 
 
 _EFFECTS = (gast.Call, gast.NamedExpr)
+
+
+def fresh_name(base, ctx):
+    """base, or base_2, base_3...: the first that is no name taken in the caller, no global
+    of its module and no builtin (then taken)."""
+    cand = base
+    i = 1
+    while cand in ctx.taken or cand in ctx.fn.__globals__ or hasattr(builtins, cand):
+        i += 1
+        cand = f"{base}_{i}"
+    ctx.taken.add(cand)
+    return cand

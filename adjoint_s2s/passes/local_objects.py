@@ -1,0 +1,444 @@
+"""Objects that stay local become local variables (scalar replacement), before inlining.
+
+``o = Model(k)`` followed by ``o.step(dt)`` calls and ``o.x`` reads, where nothing ever
+sees ``o`` itself, is ordinary arithmetic on a few variables written as an object: the
+class's ``__init__`` and methods are inlined with ``self`` standing for ``o``, and each
+field ``o.x`` becomes a variable of the caller (``o_x``). The reverse pass then knows the
+kinds of the fields (the object had none: every operation on a field was dispatched at
+run time, a pullback closure per operation), and no field store is needed at all.
+
+Only what keeps the meaning exactly is replaced:
+
+- ``o`` is a local of the caller bound once, at its top level, by ``o = C(args)``, and is
+  read only as ``o.attr``: a field read or written, a constant of the class read, or a
+  method called (``o.m(args)``, as a statement, an assignment's or return's value, or
+  inside an expression where inline.py would take a call out, and where what the
+  statement evaluates before the call is only names and constants: the body may change
+  what an operator would have read first). Passed, returned, stored, compared,
+  printed or captured by a nested function, its identity would show: left alone.
+- C is a global of the caller naming a class of the caller's file: no base but object,
+  no metaclass, no ``__new__``, ``__getattr__``, ``__getattribute__``, ``__setattr__``,
+  ``__delattr__``, ``__slots__`` or ``__del__`` of its own, no rule; its ``__init__`` and
+  the methods called are plain functions of the same module and file (no decorator,
+  closure, ``*args``/``**kwargs``/keyword-only parameter, generator, rule; small; no
+  nested scope; one return at the end, or none) that use their ``self`` only as
+  ``self.attr`` and never rebind it (no recursion: 64 bodies at most per object).
+- Every field (an attribute stored on o anywhere) is first met as ``o.f = value`` at the
+  top level, its value not reading it (so it is bound before any read, as Python's
+  instance dict would be); no field is also an attribute of the class; a read of any
+  other attribute is a constant of the class (a number, a string, None or a tuple of
+  them), read as ``C.attr``.
+
+The caller's code then rests on C's identity (a global: emit's guard) and on each
+function inlined as an attribute of C (``C.step = other`` or a rule registered for it
+makes the code again, as for inlined helpers).
+"""
+import types
+
+import gast
+
+from .. import rules as R
+from ..naming import ADJOINT_PREFIX, names_in
+from .inline_callees import MAX_STATEMENTS, arguments, free_names
+from .local_functions import first_call, fresh_name as _fresh_name
+
+MAX_EXPANSIONS = 64  # inlined bodies per object (methods calling methods: no recursion)
+_OWN_DUNDERS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__",
+                "__del__")
+_NO_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200  # *args, **kwargs, generators, coroutines
+_CONSTANTS = (int, float, complex, bool, str, type(None))
+_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp, gast.SetComp,
+           gast.DictComp, gast.GeneratorExp)
+_REFUSED = _NESTED + (gast.Global, gast.Nonlocal, gast.Import, gast.ImportFrom, gast.Delete, gast.Yield,
+                      gast.YieldFrom, gast.Await, gast.AsyncFor, gast.AsyncWith)
+
+
+class Replaced:
+    """An object replaced: its class, the global naming it, and {attribute: function} of
+    C's functions inlined (what the caller's code rests on)."""
+
+    def __init__(self, name, cls):
+        self.name = name
+        self.cls = cls
+        self.functions = {}
+
+
+def replace_local_objects(node, ctx, expand):
+    """Replace the objects of node's top level that qualify (rewritten in place); the
+    list of Replaced. expand(s, call, prepared, ctx) -> the statements inlining a call
+    (inline._expand)."""
+    out = []
+    i = 0
+    while i < len(node.body):
+        s = node.body[i]
+        i += 1
+        found = _candidate(s, ctx)
+        if found is None:
+            continue
+        o, cname, cls = found
+        if not _uses_ok(node, o, s, ctx):
+            continue
+        backup = [ctx.fresh_copy(x) for x in node.body]
+        rep = Replaced(cname, cls)
+        try:
+            done = _replace(node, o, s, cname, cls, rep, ctx, expand)
+        except _GiveUp:
+            done = False
+        if done:
+            out.append(rep)
+        else:  # (the statements from here on are the copies: looked at again)
+            node.body[:] = backup
+    return out
+
+
+class _GiveUp(Exception):
+    """The object does not qualify after all: the caller's tree is put back."""
+
+
+def _candidate(s, ctx):
+    """(o, the class's global name, the class) of `o = C(args)`, C a plain class, else None."""
+    if not (s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name
+            and s.value.__class__ is gast.Call and s.value.func.__class__ is gast.Name):
+        return None
+    cname = s.value.func.id
+    if cname in ctx.own or type(ctx.fn.__globals__.get(cname)) is not type:
+        return None
+    cls = ctx.globals.get(cname)  # (read through the recording globals: guarded by identity)
+    if cls.__mro__ != (cls, object) or any(d in cls.__dict__ for d in _OWN_DUNDERS):
+        return None
+    try:
+        if cls in R.SPECIAL or cls in R.PRIMITIVES or cls in R.NONDIFF or R.lookup_user(cls) is not None:
+            return None
+    except TypeError:
+        return None
+    if _function(cls, "__init__", ctx) is None:
+        return None
+    return s.targets[0].id, cname, cls
+
+
+def _function(cls, name, ctx):
+    """cls's own plain function `name` when it may be inlined, else None."""
+    f = cls.__dict__.get(name)
+    fn = ctx.fn
+    if (type(f) is not types.FunctionType or f.__globals__ is not fn.__globals__ or f.__closure__ is not None
+            or f.__code__.co_filename != fn.__code__.co_filename or f.__code__.co_flags & _NO_FLAGS
+            or f.__code__.co_kwonlyargcount or f.__code__.co_freevars or f.__code__.co_cellvars
+            or f.__code__.co_argcount < 1 or ctx.runtime_code(f.__code__)
+            or getattr(f, "__wrapped__", None) is not None):
+        return None
+    try:
+        if f in R.SPECIAL or f in R.PRIMITIVES or f in R.NONDIFF or R.lookup_user(f) is not None:
+            return None
+    except TypeError:
+        return None
+    return f
+
+
+def _uses_ok(node, o, ctor, ctx):
+    """Is o a plain local bound only by ctor (at node's top level), read only as
+    `o.attr` after it, and mentioned in no nested scope?"""
+    code = ctx.fn.__code__
+    if (o in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] or o in code.co_cellvars
+            or o in code.co_freevars or o not in ctx.plain):
+        return False
+    seen_ctor = False
+    for s in node.body:
+        if s is ctor:
+            seen_ctor = True
+            if o in names_in(s.value):
+                return False
+            continue
+        for name, parent, nested in _mentions(s, o):
+            if not seen_ctor or nested or name.ctx.__class__ is not gast.Load or parent.__class__ is not gast.Attribute:
+                return False
+    return seen_ctor
+
+
+def _mentions(tree, o):
+    """(Name, its parent, whether in a nested scope) for each Name of tree named o."""
+    stack = [(tree, None, False)]
+    while stack:
+        n, parent, nested = stack.pop()
+        if n.__class__ is gast.Name:
+            if n.id == o:
+                yield n, parent, nested
+            continue
+        inner = nested or isinstance(n, _NESTED)
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if isinstance(v, list):
+                stack.extend((x, n, inner) for x in v if isinstance(x, gast.AST))
+            elif isinstance(v, gast.AST):
+                stack.append((v, n, inner))
+
+
+class _State:
+    def __init__(self, o, ctor, cname, cls, rep, ctx, expand):
+        self.o, self.ctor, self.cname, self.cls, self.rep = o, ctor, cname, cls, rep
+        self.ctx, self.expand = ctx, expand
+        self.expansions = 0
+
+
+def _replace(node, o, ctor, cname, cls, rep, ctx, expand):
+    """Inline the constructor and every method call of o, then turn its fields into
+    variables. False (or _GiveUp) when o does not qualify after all."""
+    st = _State(o, ctor, cname, cls, rep, ctx, expand)
+    _walk(node.body, st)
+    fields, reads = {}, set()  # field -> its first top-level statement
+    for s in node.body:
+        for name, parent, nested in _mentions(s, o):
+            if nested or parent.__class__ is not gast.Attribute or parent.value is not name:
+                return False
+            c = parent.ctx.__class__
+            if c is gast.Store:
+                fields.setdefault(parent.attr, None)
+            elif c is gast.Load:
+                reads.add(parent.attr)
+            else:
+                return False
+    if any(f in k.__dict__ for f in fields for k in cls.__mro__):
+        return False  # a field that is also an attribute of the class (or a method)
+    for c in reads - set(fields):
+        if c not in cls.__dict__ or not _constant(cls.__dict__[c]):
+            return False  # a method not called, or anything but a constant of the class
+    if not _bound_first(node.body, o, fields) or _holds_global(node, o, ctx):
+        return False
+    # o.x is o_x (x_of_b for an object b: b_x would read as the adjoint of x)
+    names = {f: _fresh_name(f"{f}_of_{o}" if f"{o}_".startswith(ADJOINT_PREFIX) else f"{o}_{f}", ctx)
+             for f in sorted(fields)}
+    _Fields(o, names, cname).visit(node)
+    return True
+
+
+def _holds_global(node, o, ctx):
+    """Is a field given a value read from a module global that is a container or an
+    object (`self.log = LOG`)? Kept an object: what a change through the field does to
+    the global is checked, and named, as `self.log` (runtime.user_classes)."""
+    for s in gast.walk(node):
+        if s.__class__ is gast.Assign and any(
+                t.__class__ is gast.Attribute and t.value.__class__ is gast.Name and t.value.id == o
+                for t in s.targets):
+            for n in names_in(s.value, gast.Load):
+                if n not in ctx.own and n in ctx.fn.__globals__ and not isinstance(
+                        ctx.globals.get(n), _SHARED_OK):
+                    return True
+    return False
+
+
+_SHARED_OK = _CONSTANTS + (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
+
+
+def _constant(v):
+    return type(v) in _CONSTANTS or type(v) is tuple and all(_constant(x) for x in v)
+
+
+def _bound_first(body, o, fields):
+    """Is every field first met, in the order of the top-level statements, as `o.f =
+    value` whose value does not read o.f?"""
+    left = set(fields)
+    for s in body:
+        met = {parent.attr for _, parent, _ in _mentions(s, o)} & left
+        if not met:
+            continue
+        if (len(met) > 1 or s.__class__ is not gast.Assign or len(s.targets) != 1
+                or s.targets[0].__class__ is not gast.Attribute or s.targets[0].attr not in met
+                or any(p.attr in met for _, p, _ in _mentions(s.value, o))):
+            return False
+        left -= met
+    return True
+
+
+class _Fields(gast.NodeTransformer):
+    """o.f -> its variable (read, written or updated in place); o.c -> C.c."""
+
+    def __init__(self, o, names, cname):
+        self.o, self.names, self.cname = o, names, cname
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        v = node.value
+        if v.__class__ is not gast.Name or v.id != self.o:
+            return node
+        name = self.names.get(node.attr)
+        if name is None:
+            new = gast.Attribute(value=gast.Name(id=self.cname, ctx=gast.Load(), annotation=None, type_comment=None),
+                                 attr=node.attr, ctx=gast.Load())
+            gast.copy_location(new.value, node)
+        else:
+            new = gast.Name(id=name, ctx=node.ctx, annotation=None, type_comment=None)
+        return gast.copy_location(new, node)
+
+
+def _walk(stmts, st):
+    """Inline, in place, the constructor and the method calls of st.o in stmts (nested
+    blocks too, never nested scopes); the statements inlined are walked in turn."""
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        new = _expand_stmt(s, st)
+        if new is None:
+            new = _hoisted(s, st)
+            if new is not None:
+                stmts[i:i] = new
+                continue
+        else:
+            stmts[i:i + 1] = new
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and not isinstance(s, _NESTED):
+                _walk(block, st)
+        for h in getattr(s, "handlers", None) or ():
+            _walk(h.body, st)
+        i += 1
+
+
+def _expand_stmt(s, st):
+    """The statements replacing s, the constructor or a statement whose value is a
+    method call of o; else None."""
+    if s is st.ctor:
+        f = st.rep.functions["__init__"] = _function(st.cls, "__init__", st.ctx)
+        new = _inline(s, s.value, f, "__init__", st)
+        last = new.pop()  # `o = None`: o is never read as itself
+        assert isinstance(last, gast.Assign) and last.targets[0].__class__ is gast.Name  # noqa: S101
+        return new
+    if s.__class__ not in (gast.Assign, gast.Expr, gast.Return) or s.value is None:
+        return None
+    m = _method_of(s.value, st)
+    return None if m is None else _inline(s, s.value, _method(m, st), m, st)
+
+
+def _method_of(call, st):
+    """m when call is `o.m(args)`, else None."""
+    if call.__class__ is not gast.Call:
+        return None
+    f = call.func
+    if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and f.value.id == st.o:
+        return f.attr
+    return None
+
+
+def _method(m, st):
+    f = _function(st.cls, m, st.ctx)
+    if f is None:
+        raise _GiveUp
+    st.rep.functions[m] = f
+    return f
+
+
+def _inline(s, call, f, fname, st):
+    st.expansions += 1
+    if st.expansions > MAX_EXPANSIONS:
+        raise _GiveUp  # (recursion, direct or through other methods)
+    got = _method_body(f, st.ctx)
+    if got is None:
+        raise _GiveUp
+    args = arguments(call, got[1][1:], f.__defaults__ or ())
+    if args is None:
+        raise _GiveUp
+    self_arg = gast.Name(id=st.o, ctx=gast.Load(), annotation=None, type_comment=None)
+    return st.expand(s, call, (f, fname, got, [self_arg] + args), st.ctx, record=False)
+
+
+def _hoisted(s, st):
+    """[`t = o.m(args)` inlined...] put before s, which now reads t, when s calls o.m
+    inside a larger expression where inline.py would take a call out, and nothing s
+    evaluates before the call reads o (the body may change o's fields); else None."""
+    if s.__class__ not in (gast.Assign, gast.Expr, gast.Return) or s.value is None:
+        return None
+    found = first_call(s.value, lambda c: _method_of(c, st), by_name=False)
+    if found is None:
+        return None
+    call, parent, field, index, m = found
+    if not _only_names_before(s.value, call):
+        return None
+    t = _fresh_name(f"{m}_value", st.ctx)
+    new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
+                      value=call, type_comment=None)
+    gast.copy_location(new, s)
+    new.end_lineno = getattr(s, "end_lineno", None)
+    read = gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None)
+    if index is None:
+        setattr(parent, field, read)
+    else:
+        getattr(parent, field)[index] = read
+    return _inline(new, call, _method(m, st), m, st)
+
+
+def _only_names_before(root, call):
+    """Is everything root evaluates before call starts a name or a constant? The body of
+    a method may change what a value computed before it read (o's fields, an array it
+    writes into), never what a name is bound to: hoisted, the call runs before the
+    operators that in Python took their operands' values first."""
+    path = _path(root, call)
+    for parent, child in zip(path, path[1:]):
+        for sib in _children(parent):
+            if sib is child:
+                break
+            v = sib.value if sib.__class__ is gast.keyword else sib
+            if v.__class__ is not gast.Name and v.__class__ is not gast.Constant:
+                return False
+    return True
+
+
+def _path(root, target):
+    """The nodes from root down to target (target in root's tree)."""
+    stack = [(root, [root])]
+    while stack:
+        n, path = stack.pop()
+        if n is target:
+            return path
+        stack.extend((c, path + [c]) for c in _children(n))
+    return [root, target]  # (not reached: first_call found target in root)
+
+
+def _children(node):
+    """node's expressions (and keywords), in the order Python evaluates them."""
+    for f in node._fields:
+        v = getattr(node, f, None)
+        for x in v if isinstance(v, list) else (v,):
+            if isinstance(x, (gast.expr, gast.keyword)):
+                yield x
+
+
+def _method_body(f, ctx):
+    """(body without the final return, parameter names, returned expression, lines, the
+    names it reads from outside) of a copy of f's tree, or None when f may not be
+    inlined: inline_callees' conditions, except that self's fields may be read and
+    written, and f may call what it likes (its body becomes the caller's own code, and
+    nothing but `self.attr` can reach the object)."""
+    try:
+        tree, filename, lines = ctx.function_node(f)
+    except Exception:
+        return None
+    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef) or tree.decorator_list:
+        return None
+    try:
+        ctx.check(ctx.fresh_copy(tree))
+    except Exception:
+        return None
+    tree = ctx.fresh_copy(tree)
+    a = tree.args
+    if a.vararg or a.kwarg or a.kwonlyargs:
+        return None
+    params = [p.id for p in a.posonlyargs + a.args]
+    body = list(tree.body)
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # the docstring
+    ret = gast.Constant(value=None, kind=None)
+    if body and isinstance(body[-1], gast.Return):
+        ret = body[-1].value or ret
+        body = body[:-1]
+    count = 0
+    for s in body + [ret]:
+        for n in gast.walk(s):
+            if isinstance(n, _REFUSED) or n.__class__ is gast.Return:
+                return None
+            count += isinstance(n, gast.stmt)
+        for name, parent, nested in _mentions(s, params[0]):
+            if nested or name.ctx.__class__ is not gast.Load or parent.__class__ is not gast.Attribute:
+                return None  # self itself seen, rebound or captured
+    if count > MAX_STATEMENTS:
+        return None
+    free = free_names(body, ret, params, ctx, False)
+    return None if free is None else (body, params, ret, lines, free)
