@@ -33,6 +33,7 @@ The caller's code then rests on C's identity (a global: emit's guard) and on eac
 function inlined as an attribute of C (``C.step = other`` or a rule registered for it
 makes the code again, as for inlined helpers).
 """
+import dataclasses
 import types
 
 import gast
@@ -104,16 +105,37 @@ def _candidate(s, ctx):
     if cname in ctx.own or type(ctx.fn.__globals__.get(cname)) is not type:
         return None
     cls = ctx.globals.get(cname)  # (read through the recording globals: guarded by identity)
-    if cls.__mro__ != (cls, object) or any(d in cls.__dict__ for d in _OWN_DUNDERS):
+    frozen = _dataclass_init(cls, frozen=True) is not None  # (its own __setattr__ refuses: no store is made)
+    if cls.__mro__ != (cls, object) or any(d in cls.__dict__ for d in _OWN_DUNDERS if not (
+            frozen and d in ("__setattr__", "__delattr__"))):
         return None
     try:
         if cls in R.SPECIAL or cls in R.PRIMITIVES or cls in R.NONDIFF or R.lookup_user(cls) is not None:
             return None
     except TypeError:
         return None
-    if _function(cls, "__init__", ctx) is None:
+    if _function(cls, "__init__", ctx) is None and _dataclass_init(cls) is None and not frozen:
         return None
     return s.targets[0].id, cname, cls
+
+
+def _dataclass_init(cls, frozen=False):
+    """(field names, their defaults) of a dataclass whose generated __init__ is
+    `self.f = f` for each field in order (no __post_init__, no InitVar, keyword-only
+    field or default_factory), else None. frozen: only a frozen one (whose fields are
+    then stored nowhere else: Python would refuse the store)."""
+    params = cls.__dict__.get("__dataclass_params__")
+    init = cls.__dict__.get("__init__")
+    if params is None or params.frozen != frozen or not params.init or "__post_init__" in cls.__dict__ \
+            or type(init) is not types.FunctionType:
+        return None
+    fields = dataclasses.fields(cls)
+    code = init.__code__
+    if code.co_argcount != len(fields) + 1 or code.co_kwonlyargcount or any(
+            not f.init or getattr(f, "kw_only", False) or f.default_factory is not dataclasses.MISSING
+            for f in fields):
+        return None
+    return [f.name for f in fields], [f.default for f in fields if f.default is not dataclasses.MISSING]
 
 
 def _function(cls, name, ctx):
@@ -149,9 +171,26 @@ def _uses_ok(node, o, ctor, ctx):
                 return False
             continue
         for name, parent, nested in _mentions(s, o):
-            if not seen_ctor or nested or name.ctx.__class__ is not gast.Load or parent.__class__ is not gast.Attribute:
+            if not seen_ctor or nested:
+                return False
+            if name.ctx.__class__ is gast.Load:
+                if parent.__class__ is not gast.Attribute and not (
+                        parent.__class__ is gast.Call and parent.func is name):  # o(args): o.__call__
+                    return False
+            elif not (parent.__class__ is gast.Assign and len(parent.targets) == 1 and parent.targets[0] is name
+                      and _rebinding(parent.value, o, ctor.value.func.id)):
                 return False
     return seen_ctor
+
+
+def _rebinding(e, o, cname):
+    """Is e a value o may be bound to again: `C(args)` (a new object of the class) or
+    `o.m(args)` (a method whose body, inlined, must end in one)?"""
+    if e.__class__ is not gast.Call:
+        return False
+    f = e.func
+    return (f.__class__ is gast.Name and f.id == cname
+            or f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and f.value.id == o)
 
 
 def _mentions(tree, o):
@@ -177,12 +216,20 @@ class _State:
         self.o, self.ctor, self.cname, self.cls, self.rep = o, ctor, cname, cls, rep
         self.ctx, self.expand = ctx, expand
         self.expansions = 0
+        self.ctors = 0  # the objects bound to o (more than one: o is bound again)
+        self.props = set()  # the class's properties read as calls
+        self.init_fields = set()  # the fields __init__'s top level stores
+        self.frozen = _dataclass_init(cls, frozen=True)
+        self.dataclass = (_dataclass_init(cls) or self.frozen) if _function(cls, "__init__", ctx) is None else None
 
 
 def _replace(node, o, ctor, cname, cls, rep, ctx, expand):
     """Inline the constructor and every method call of o, then turn its fields into
     variables. False (or _GiveUp) when o does not qualify after all."""
     st = _State(o, ctor, cname, cls, rep, ctx, expand)
+    props = st.props = _properties(cls) if cls.__dict__.get("property", property) is property else set()
+    if props and ctx.fn.__globals__.get("property", property) is property:
+        _Properties(o, props).visit(node)
     _walk(node.body, st)
     fields, reads = {}, set()  # field -> its first top-level statement
     for s in node.body:
@@ -191,13 +238,18 @@ def _replace(node, o, ctor, cname, cls, rep, ctx, expand):
                 return False
             c = parent.ctx.__class__
             if c is gast.Store:
+                if st.frozen is not None and not getattr(parent, "init_store", False):
+                    return False  # a store Python refuses (FrozenInstanceError)
                 fields.setdefault(parent.attr, None)
             elif c is gast.Load:
                 reads.add(parent.attr)
             else:
                 return False
-    if any(f in k.__dict__ for f in fields for k in cls.__mro__):
+    own = set(st.dataclass[0]) if st.dataclass is not None else set()  # (their defaults: class attributes)
+    if any(f in k.__dict__ for f in set(fields) - own for k in cls.__mro__):
         return False  # a field that is also an attribute of the class (or a method)
+    if st.ctors > 1 and not set(fields) <= st.init_fields:
+        return False  # bound again: a field the new object would not have yet
     for c in reads - set(fields):
         if c not in cls.__dict__ or not _constant(cls.__dict__[c]):
             return False  # a method not called, or anything but a constant of the class
@@ -296,8 +348,11 @@ def _walk(stmts, st):
 def _expand_stmt(s, st):
     """The statements replacing s, the constructor or a statement whose value is a
     method call of o; else None."""
-    if s is st.ctor:
-        f = st.rep.functions["__init__"] = _function(st.cls, "__init__", st.ctx)
+    if (s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name
+            and s.targets[0].id == st.o and s.value.__class__ is gast.Call
+            and s.value.func.__class__ is gast.Name and s.value.func.id == st.cname):
+        st.ctors += 1  # a new object of the class, bound to o (again)
+        f = st.rep.functions["__init__"] = st.cls.__dict__["__init__"]
         new = _inline(s, s.value, f, "__init__", st)
         last = new.pop()  # `o = None`: o is never read as itself
         assert isinstance(last, gast.Assign) and last.targets[0].__class__ is gast.Name  # noqa: S101
@@ -309,35 +364,97 @@ def _expand_stmt(s, st):
 
 
 def _method_of(call, st):
-    """m when call is `o.m(args)`, else None."""
+    """m when call is `o.m(args)` (`__call__` for `o(args)`), else None."""
     if call.__class__ is not gast.Call:
         return None
     f = call.func
     if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and f.value.id == st.o:
         return f.attr
+    if f.__class__ is gast.Name and f.id == st.o:
+        return "__call__"
     return None
 
 
 def _method(m, st):
+    """The function o.m(...) calls: C's own plain function m, or the getter of C's
+    property m (whose reads are calls here, see _Properties)."""
     f = _function(st.cls, m, st.ctx)
+    if f is None and m in _properties(st.cls):
+        f = _function(_Getter(st.cls.__dict__[m].fget), "fget", st.ctx)
     if f is None:
         raise _GiveUp
     st.rep.functions[m] = f
     return f
 
 
+class _Getter:
+    """A property's getter as a namespace's function (what _function asks of a class)."""
+
+    def __init__(self, fget):
+        self.__dict__ = {"fget": fget}
+
+
+def _properties(cls):
+    """The names of cls's own properties that only get (no setter, no deleter)."""
+    return {n for n, v in cls.__dict__.items()
+            if type(v) is property and v.fset is None and v.fdel is None and v.fget is not None}
+
+
+class _Properties(gast.NodeTransformer):
+    """`o.p`, p a property of the class, read as the call `o.p()` (its getter runs there:
+    inlined like a method)."""
+
+    def __init__(self, o, names):
+        self.o, self.names = o, names
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        v = node.value
+        if (node.attr in self.names and v.__class__ is gast.Name and v.id == self.o
+                and node.ctx.__class__ is gast.Load):
+            call = gast.Call(func=node, args=[], keywords=[])
+            return gast.copy_location(call, node)
+        return node
+
+
 def _inline(s, call, f, fname, st):
     st.expansions += 1
     if st.expansions > MAX_EXPANSIONS:
         raise _GiveUp  # (recursion, direct or through other methods)
-    got = _method_body(f, st.ctx)
+    getter = fname in st.props and st.cls.__dict__[fname].fget is f
+    got = _method_body(f, st.ctx, getter) if fname != "__init__" or st.dataclass is None else _synthesised(s, st)
     if got is None:
         raise _GiveUp
-    args = arguments(call, got[1][1:], f.__defaults__ or ())
+    if fname == "__init__":
+        self_name = got[1][0]
+        st.init_fields = {t.attr for x in got[0] if x.__class__ is gast.Assign for t in x.targets
+                          if t.__class__ is gast.Attribute and t.value.__class__ is gast.Name
+                          and t.value.id == self_name}
+    defaults = st.dataclass[1] if fname == "__init__" and st.dataclass is not None else f.__defaults__ or ()
+    args = arguments(call, got[1][1:], defaults)
     if args is None:
         raise _GiveUp
     self_arg = gast.Name(id=st.o, ctx=gast.Load(), annotation=None, type_comment=None)
     return st.expand(s, call, (f, fname, got, [self_arg] + args), st.ctx, record=False)
+
+
+def _synthesised(s, st):
+    """What _method_body gives for a dataclass's generated __init__: `self.f = f` for
+    each field (st.dataclass: the fields and their defaults), at the call's line."""
+    names, defaults = st.dataclass
+    body = []
+    for n in names:
+        target = gast.Attribute(value=gast.Name(id="self", ctx=gast.Load(), annotation=None, type_comment=None),
+                                attr=n, ctx=gast.Store())
+        x = gast.Assign(targets=[target], value=gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None),
+                        type_comment=None)
+        gast.copy_location(x, s)
+        x.end_lineno = getattr(s, "end_lineno", None)
+        x.no_origin = True  # (under the call's own comment)
+        target.init_store = True  # (the one store a frozen dataclass makes)
+        body.append(x)
+    st.ctx.taken |= set(names) | {"self"}
+    return body, ["self"] + names, gast.Constant(value=None, kind=None), st.ctx.lines, set()
 
 
 def _hoisted(s, st):
@@ -401,7 +518,7 @@ def _children(node):
                 yield x
 
 
-def _method_body(f, ctx):
+def _method_body(f, ctx, getter=False):
     """(body without the final return, parameter names, returned expression, lines, the
     names it reads from outside) of a copy of f's tree, or None when f may not be
     inlined: inline_callees' conditions, except that self's fields may be read and
@@ -411,8 +528,10 @@ def _method_body(f, ctx):
         tree, filename, lines = ctx.function_node(f)
     except Exception:
         return None
-    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef) or tree.decorator_list:
-        return None
+    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef) or tree.decorator_list and not (
+            getter and len(tree.decorator_list) == 1 and tree.decorator_list[0].__class__ is gast.Name
+            and tree.decorator_list[0].id == "property"):
+        return None  # (a property's getter: its one decorator, the builtin itself)
     try:
         ctx.check(ctx.fresh_copy(tree))
     except Exception:
