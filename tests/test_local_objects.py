@@ -475,3 +475,23 @@ def test_calls_of_the_object_and_its_properties_inlined():
     assert ad.pullback(called_and_property, 0.8)[0] == called_and_property(0.8)
     agrees(called_and_property, 0.8)
     agrees(with_property, 0.8)
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b * a
+
+    def swap(self):
+        self.a, self.b = self.b, self.a
+
+
+def fields_by_tuple(x):
+    p = Pair(x, 2.0)
+    p.swap()
+    return p.a * math.sin(p.b)
+
+
+def test_fields_stored_by_tuple_assignment():
+    assert "(inlined __init__)" in ad.show_adjoint(fields_by_tuple, 0.8)
+    assert ad.pullback(fields_by_tuple, 0.8)[0] == fields_by_tuple(0.8)
+    agrees(fields_by_tuple, 0.8)

@@ -286,15 +286,18 @@ def _constant(v):
 
 def _bound_first(body, o, fields):
     """Is every field first met, in the order of the top-level statements, as `o.f =
-    value` whose value does not read o.f?"""
+    value` (or `o.f, o.g = values`) whose value does not read it?"""
     left = set(fields)
     for s in body:
         met = {parent.attr for _, parent, _ in _mentions(s, o)} & left
         if not met:
             continue
-        if (len(met) > 1 or s.__class__ is not gast.Assign or len(s.targets) != 1
-                or s.targets[0].__class__ is not gast.Attribute or s.targets[0].attr not in met
-                or any(p.attr in met for _, p, _ in _mentions(s.value, o))):
+        if s.__class__ is not gast.Assign or len(s.targets) != 1:
+            return False
+        t = s.targets[0]
+        stored = t.elts if t.__class__ in (gast.Tuple, gast.List) else [t]
+        if not met <= {x.attr for x in stored if x.__class__ is gast.Attribute and x.value.__class__ is gast.Name
+                       and x.value.id == o} or any(p.attr in met for _, p, _ in _mentions(s.value, o)):
             return False
         left -= met
     return True
