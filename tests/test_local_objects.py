@@ -495,3 +495,14 @@ def test_fields_stored_by_tuple_assignment():
     assert "(inlined __init__)" in ad.show_adjoint(fields_by_tuple, 0.8)
     assert ad.pullback(fields_by_tuple, 0.8)[0] == fields_by_tuple(0.8)
     agrees(fields_by_tuple, 0.8)
+
+
+def made_and_called_at_once(x):
+    return Layer(x, 0.5)(2.0) + Osc(x).energy() * Pair(x, 3.0).a
+
+
+def test_an_object_made_and_used_in_one_expression_is_replaced():
+    text = ad.show_adjoint(made_and_called_at_once, 0.8)
+    assert text.count("(inlined __init__)") == 3 and "call_method" not in text, text
+    assert ad.pullback(made_and_called_at_once, 0.8)[0] == made_and_called_at_once(0.8)
+    agrees(made_and_called_at_once, 0.8)

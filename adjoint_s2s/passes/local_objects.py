@@ -72,6 +72,10 @@ def replace_local_objects(node, ctx, expand):
     i = 0
     while i < len(node.body):
         s = node.body[i]
+        named = _named_receiver(s, ctx)
+        if named is not None:  # `C(args).m(...)`: `c = C(args)` first, then `c.m(...)`
+            node.body.insert(i, named)
+            continue
         i += 1
         found = _candidate(s, ctx)
         if found is None:
@@ -90,6 +94,36 @@ def replace_local_objects(node, ctx, expand):
         else:  # (the statements from here on are the copies: looked at again)
             node.body[:] = backup
     return out
+
+
+def _named_receiver(s, ctx):
+    """`c = C(args)` taken out of s (an assignment, expression statement or return whose
+    value reads `C(args).attr` or calls `C(args)(x)`, C a class, where C(args) is the first call s runs and
+    only names and constants are evaluated before it), s rewritten to read c.attr; else
+    None. The object is then a candidate like any other (the order of evaluation is the
+    same either way)."""
+    if s.__class__ not in (gast.Assign, gast.Expr, gast.Return) or s.value is None:
+        return None
+
+    def ready(c):
+        return c if type(ctx.fn.__globals__.get(c.func.id)) is type and c.func.id not in ctx.own else None
+
+    found = first_call(s.value, ready)
+    if found is None:
+        return None
+    call, parent, field, index, _ = found
+    if not (parent.__class__ is gast.Attribute and field == "value" or parent.__class__ is gast.Call
+            and field == "func") or not _only_names_before(s.value, call):
+        return None  # (C(args)(x) calls its __call__)
+    c = _fresh_name(call.func.id.lower(), ctx)
+    setattr(parent, field, gast.copy_location(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None),
+                                              call))
+    new = gast.Assign(targets=[gast.Name(id=c, ctx=gast.Store(), annotation=None, type_comment=None)], value=call,
+                      type_comment=None)
+    gast.copy_location(new, s)
+    new.end_lineno = getattr(s, "end_lineno", None)
+    ctx.plain.add(c)
+    return new
 
 
 class _GiveUp(Exception):
@@ -472,7 +506,7 @@ def _hoisted(s, st):
     call, parent, field, index, m = found
     if not _only_names_before(s.value, call):
         return None
-    t = _fresh_name(f"{m}_value", st.ctx)
+    t = _fresh_name(f"{m.strip('_')}_value", st.ctx)  # (call_value for __call__)
     new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
                       value=call, type_comment=None)
     gast.copy_location(new, s)
