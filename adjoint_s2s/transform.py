@@ -3,7 +3,8 @@
 Each pass is one call, in order; each module's docstring says what the pass reads and
 writes. ``emit.py`` compiles the text, registers it with linecache, caches and binds it.
 
-    inline    small leaf helpers of the same module: their bodies in place of the calls
+    inline    small leaf helpers of the same module: their bodies in place of the calls;
+              objects made here and read only by field: their fields as variables
     check     refuse what cannot be differentiated, before anything is rewritten
     anf       normalise: one operation per statement, temporaries named for what they hold
     scalarize a dict display's item read by key: the name it was made from
