@@ -408,7 +408,11 @@ def render():
     lines.append("## No gradient\n")
     lines.append(
         "These return constants, integers or booleans: their results are treated as "
-        "constants (rounding and `sign` have a zero derivative almost everywhere).\n"
+        "constants (rounding and `sign` have a zero derivative almost everywhere). So is "
+        "any cast to an integer or bool dtype, as `int(v)` is: `x.astype(int)`, a `dtype=` "
+        "an integer or bool dtype (`np.asarray(x, dtype=int)`, `np.sum(x, dtype=int)`), "
+        "`np.int64(v)`, and a value written into an integer or bool array (`k[i] = v`, "
+        "`np.full_like(k, v)`).\n"
     )
     names = _nondiff_names(R.NONDIFF)
     lines.append(", ".join(f"`{n}`" for n in names) + "\n")

@@ -31,6 +31,7 @@ import gast
 
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
 from ..naming import names_in
+from .casts import casts_to_integers
 from .invariance import shift_free
 from .liveness import live_after, stmt_targets
 # the questions of one expression, and what the reverse pass reads from here by name
@@ -394,8 +395,9 @@ class Activity(Queries):
             value_active = self.value_active(s.value)
             if not value_active and isinstance(s.value, gast.Call):
                 f = s.value.func
-                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in act:
-                    value_active = True  # a method of an active object (lst.pop())
+                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in act \
+                        and not casts_to_integers(s.value, None, self.resolve, self.kind_of):
+                    value_active = True  # a method of an active object (lst.pop()), but v.astype(int)
             if isinstance(tgt, gast.Name):
                 if value_active and self.kinds.get(tgt.id) != CONST:
                     act.add(tgt.id)

@@ -20,6 +20,7 @@ import numpy as np
 from .. import rules as R
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
 from ..naming import _CHILD_FIELDS, child_fields, names_in
+from .casts import casts_to_integers
 
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
@@ -466,7 +467,7 @@ class Queries:
             return bool(self.reads(e) & self.active)
         if cls is gast.Call:
             obj = self.resolve(e.func)
-            if obj is not None and self._no_tangent(obj):
+            if (obj is not None and self._no_tangent(obj)) or casts_to_integers(e, obj, self.resolve, self.kind_of):
                 return False
             return bool(self.reads(e) & self.active)
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):

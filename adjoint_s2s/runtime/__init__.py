@@ -72,6 +72,7 @@ from .accumulate import (
 )
 from .numeric import (
     digamma,
+    integral_dtype,
     matmul_adjoint_a,
     matmul_adjoint_b,
     np_pad_transpose,
@@ -186,6 +187,7 @@ __all__ = [
     "hand_over",
     "im",
     "im_seed",
+    "integral_dtype",
     "in_place",
     "index_get",
     "insert",

@@ -237,6 +237,8 @@ def setitem_grad_acc(b_new, old, idx, v, acc_):
     row's adjoint is added straight into v's accumulator when only the calling variables
     hold the two arrays, with no copy of the row. (Generated loops call it once a trip:
     the globals it reads are bound to module names, the cheap tests come first.)"""
+    if type(old) is _ndarray and old.dtype is not _F64 and old.dtype.kind in "biu":
+        return _cast_write_grad(b_new, idx), acc_
     if type(b_new) is not _ndarray or type(v) is not _ndarray:
         b_old, g_v = setitem_grad(b_new, old, idx, v)
         return b_old, acc(acc_, g_v)
@@ -321,12 +323,28 @@ def _row_grad(b_new, idx, v, private):
     return b_old, g_v
 
 
+def _cast_write_grad(b_new, idx):
+    """The gradient of the container old of ``old[idx] = v`` when old holds integers or
+    bools (setitem_grad): b_new with the written part zero (a copy: another adjoint may
+    be the same array). v's values were cast, which has no gradient."""
+    if b_new is None or isinstance(b_new, AbstractZero):
+        return None
+    if isinstance(b_new, Thunk):
+        b_new = b_new.unthunk()
+    b_old = np.array(b_new)
+    b_old[idx] = 0
+    return b_old
+
+
 def setitem_grad(b_new, old, idx, v=None):
     """Adjoint of new = setitem(old, idx, v): (gradient of old, gradient of v).
 
     A value broadcast into several places (a scalar into a slice) gets the sum. Where an
     index array repeats a position, only the element written last reaches the result: the
-    others get a zero gradient."""
+    others get a zero gradient. Into an integer or bool array, v is cast (truncated, or
+    tested for nonzero): it gets no gradient, as from ``int(v)``."""
+    if type(old) is _ndarray and old.dtype is not _F64 and old.dtype.kind in "biu":
+        return _cast_write_grad(b_new, idx), None
     if type(b_new) is np.ndarray and type(v) is np.ndarray:  # an array row into an array
         private = b_new.base is None and b_new.flags.writeable and sys.getrefcount(b_new) <= _PRIVATE_REFS
         return _row_grad(b_new, idx, v, private)

@@ -118,6 +118,7 @@ from ..rules.numpy.decompositions import (
 from ..rules.numpy.constructors import (
     np_arange_adjoint,
     np_array_adjoint,
+    np_full_like_adjoint,
     np_geomspace_adjoint,
     np_item_adjoint,
     np_logspace_adjoint,
@@ -290,6 +291,7 @@ __all__ = [
     "np_append_adjoint_values",
     "np_arange_adjoint",
     "np_array_adjoint",
+    "np_full_like_adjoint",
     "np_atleast_adjoint",
     "np_average_adjoint_a",
     "np_average_adjoint_weights",

@@ -267,10 +267,10 @@ def _primitive_source(prim, params):
         lines.append("    if out is not None: raise NotDifferentiableError(OUT)")
     lines += [f"    ans = fn({call_args})", "    def back(g):"]
     lines.append("        g = seed(g)")
-    lines.append(f"        if g is None: return ({'None, ' * len(params)})")
+    cast = " or _rt.integral_dtype(dtype)" if "dtype" in params else ""  # a cast: as int()
+    lines.append(f"        if g is None{cast}: return ({'None, ' * len(params)})")
     outs = []
-    mapping = {p: p for p in params}
-    mapping.update(ans="ans", g="g")
+    mapping = dict({p: p for p in params}, ans="ans", g="g")
     # the helpers that take adjoints (kind "other": acc, setitem_grad, ...) take None for
     # a zero of unknown shape: its cotangent is passed on as it is, not summed to a number
     fit = "fit_other" if prim.kind == "other" else "unbroadcast"

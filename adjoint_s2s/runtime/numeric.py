@@ -33,6 +33,18 @@ def digamma(x):
     return acc_ + math.log(x) - 0.5 / x - series
 
 
+def integral_dtype(dtype):
+    """Does the dtype= argument dtype (a dtype, a type, a name such as "int64") hold
+    integers or bools? A cast to one is piecewise constant: no gradient goes through it,
+    as through int(). None (the default) keeps the input's dtype."""
+    if dtype is None:
+        return False
+    try:
+        return np.dtype(dtype).kind in "biu"
+    except TypeError:
+        return False
+
+
 def trunc_div(x, y):
     return float(math.trunc(x / y))
 

@@ -441,6 +441,7 @@ nondifferentiable_builtin(
     dispatch._takes_keywords,
     methods._method_rule,
     numeric.trunc_div,
+    numeric.integral_dtype,
     emit.pair_for,
     emit.entry_for,
     emit.cache_key,

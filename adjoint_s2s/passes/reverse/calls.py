@@ -39,6 +39,7 @@ from ..activity import (
 from ..codegen import Restore, src
 from ... import rules as R
 from ...naming import ADJOINT_PREFIX
+from ..casts import inline_dtype
 from .shifted import shifted_name
 from .common import (
     MAYBE,
@@ -327,6 +328,8 @@ class CallsMixin:
             if k not in _NUM_CONST:
                 return None
         pairs = list(zip(bound, values))
+        if "dtype" in bound and not inline_dtype(values[bound.index("dtype")], self.resolve):
+            return None  # a cast to integers, or a dtype known when it runs: the rule's run-time version
         if "out" in bound and any(p == "out" and not (isinstance(v, gast.Constant) and v.value is None)
                                   for p, v in pairs):
             return None  # out=: the run-time version of the rule refuses it

@@ -10,6 +10,7 @@ from .shape import _fill_from_lists, _integer_dtype, _item_index, _list_dtypes, 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "np_arange_adjoint",
     "np_array_adjoint",
+    "np_full_like_adjoint",
     "np_geomspace_adjoint",
     "np_item_adjoint",
     "np_logspace_adjoint",
@@ -42,7 +43,8 @@ rule(np.asanyarray, "a, dtype=None", adjoints={"a": "_rt.np_array_adjoint(g, a)"
 rule(np.copy, "a", "1")
 
 
-rule(_np("astype"), "x, dtype", "1", None, note="the gradient keeps the input's dtype")
+rule(_np("astype"), "x, dtype", "1", None,
+     note="the gradient keeps the input's dtype; none to an integer or bool dtype (a cast)")
 
 
 rule(np.full, "shape, fill_value, dtype=None", None, "1", None)
@@ -136,7 +138,18 @@ rule(np.geomspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0", adj
 })
 
 
-rule(np.full_like, "a, fill_value, dtype=None", None, "1", None)
+def np_full_like_adjoint(g, fill_value, ans):
+    """np.full_like(a, v): v gets Σ g, none when the result holds integers or bools (a's
+    dtype, or dtype=): v was cast, as by int(). (A zero, not None: inlined templates
+    of array rules add to what they give.)"""
+    if np.asarray(ans).dtype.kind in "biu":
+        return np_fit(np.zeros(np.shape(fill_value)), fill_value)
+    return np_fit(g, fill_value)
+
+
+rule(np.full_like, "a, fill_value, dtype=None",
+     adjoints={"fill_value": "_rt.np_full_like_adjoint(g, fill_value, ans)"},
+     note="to fill_value (none into integers or bools: a cast)")
 
 
 # ----- array methods ------------------------------------------------------------------------
@@ -299,6 +312,10 @@ nondifferentiable_builtin(np.broadcast, np.broadcast_shapes, reason="it computes
 
 
 # ----- numpy scalar types used as conversions ----------------------------------------------
+nondifferentiable_builtin(  # np.int64(v), np.uint8(v), np.bool_(v): as int(v) and bool(v)
+    *sorted({t for t in np.sctypeDict.values() if np.dtype(t).kind in "biu"}, key=str),
+    reason="it converts to an integer or a bool",
+)
 for _scalar in (np.float64, np.float32, np.complex128):
     rule(_scalar, "x", "1", kind="same", path=f"np.{_scalar.__name__}",
          section="Constructors and conversions")
