@@ -28,6 +28,7 @@ from .sites import _at, _met_while, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
 from .structure import field, GradList, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
+from .protocols import has_objects, object_call, table_rule
 
 
 # ----- dispatch ---------------------------------------------------------------------------
@@ -58,7 +59,8 @@ def call(f, /, *args, **kwargs):
         ):
             return _function_pair(f, args)(*args)
         return hit[1](*args)
-    return resolve(f, len(args))(*args)
+    pair = resolve(f, len(args))  # (float(obj), sum(obj) of a user class: protocols.py)
+    return object_call(f, pair, args, {}) if has_objects(args) and table_rule(f) else pair(*args)
 
 
 def _attribute_fits(module_ref, attr, fact):
@@ -68,7 +70,7 @@ def _attribute_fits(module_ref, attr, fact):
     if base is None:
         return False
     v = static_attr(base, attr)
-    if type(fact) is type:
+    if isinstance(fact, type):  # (an enum's member: its class's type is EnumType)
         return type(v) is fact
     if type(fact) is tuple:
         return type(v) is np.ndarray and v.dtype.kind == fact[1]
@@ -183,8 +185,7 @@ def _function_pair(f, args):
 
 def _hashable(obj):
     try:
-        hash(obj)
-        return True
+        return hash(obj) is not None
     except TypeError:
         return False
 
@@ -537,8 +538,8 @@ def _fields_of(g, names):
 
 
 def _takes_keywords(code):
-    """Whether a pair's pullback ends with the keyword gradients (a flag test, kept out
-    of the differentiated _call_kw: a bit operation on ints has no rule)."""
+    """Whether a pair's pullback ends with the keyword gradients (kept out of the
+    differentiated _call_kw: a bit operation on ints has no rule)."""
     return bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
 
 
@@ -592,6 +593,8 @@ def _call_kw(f, args, kwargs):
                 f, no_variant(len(args), tuple(kwargs)) + _at())
         if pair is None:
             pair = resolve(f, len(args), tuple(kwargs))
+        elif has_objects(args) and table_rule(f):
+            return object_call(f, pair, args, kwargs)
     return pair(*args, **kwargs)
 
 
