@@ -423,6 +423,15 @@ class Activity(Queries):
                 and any(self.value_active(a) for a in call_operands(call))
             ):
                 act.add(f.value.id)
+            elif (  # obj(v): its __call__ too (a local function: what it captured, above)
+                isinstance(f, gast.Name)
+                and f.id in self.locals
+                and f.id not in self.captures
+                and self.kinds.get(f.id, OTHER) == OTHER
+                and self.resolve(f) is None
+                and any(self.value_active(a) for a in call_operands(call))
+            ):
+                act.add(f.id)
         elif isinstance(s, gast.For):
             if self.is_active(s.iter) and self.kinds.get(s.target.id) != CONST:
                 act.add(s.target.id)

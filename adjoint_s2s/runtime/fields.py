@@ -223,6 +223,9 @@ def setattr_grad(obj, name):
         check_store(obj, name)
     if GENERATED_GLOBALS:
         check_global_field(obj, name)
+    if name == "__dict__":  # `obj.__dict__[k] = v` written back: the fields' gradients
+        grads = {k: take_field_grad(obj, k) for k in list(field_names_of(obj))}
+        return {k: v for k, v in grads.items() if v is not None} or None
     return take_field_grad(obj, name)
 
 
