@@ -66,19 +66,33 @@ _TABLE = {}  # callable -> whether its rule comes from the tables of builtins (n
 
 
 def table_rule(f):
-    """Whether f's rule is a built-in one for a builtin or library function (a primitive,
-    a special pair, a non-differentiable builtin), not a user rule nor a helper of ours."""
+    """Whether f's rule is a built-in one for a builtin or library function that takes
+    numbers, arrays or containers (a primitive, a rule that iterates, a non-differentiable
+    builtin), not a user rule nor a helper of ours. (The other special pairs, getattr,
+    functools.partial, ..., take any object.)"""
+    if isinstance(f, (types.FunctionType, types.MethodType)) and not (
+            getattr(f, "__module__", None) or "").startswith(("numpy", "scipy")):
+        return False  # (the user's functions and methods: no table rule, and not kept here)
     try:
         return _TABLE[f]
     except KeyError:
         pass
     except TypeError:
         return False
-    got = f is not super and R.lookup_user(f) is None and (
-        f in R.SPECIAL or bool(R.PRIMITIVES.get(f)) or f in R.NONDIFF
+    got = R.lookup_user(f) is None and (
+        f in _ITERATED or f is builtins.reversed or f is builtins.next
+        or bool(R.PRIMITIVES.get(f)) or f in R.NONDIFF
     ) and not (getattr(f, "__module__", None) or "").startswith("adjoint_s2s")
+    if len(_TABLE) > 4096:  # (classes made again and again: bounded)
+        _TABLE.clear()
     _TABLE[f] = got
     return got
+
+
+def _no_tangent(y):
+    if isinstance(y, tuple):
+        return all(_no_tangent(v) for v in y)
+    return isinstance(y, _NO_TANGENT)
 
 
 R.ON_CHANGE.append(_TABLE.clear)
@@ -158,6 +172,10 @@ def object_call(f, pair, args, kwargs):
     if mod in ("math", "cmath") and f not in _ITERATED and not kwargs:
         # math.sqrt(obj) takes the number obj.__float__() gives (cmath: __complex__)
         to = float if mod == "math" else complex
+        for a in args:
+            if user_object(a) and _python_method(a, f"__{to.__name__}__") is None:
+                f(*args)  # Python's TypeError, or a number through a C method (__index__)
+                _refuse(f, a, f"{type(a).__name__}.__{to.__name__}__ is not written in Python")
         conv = [call(to, a) if user_object(a) else None for a in args]
         vals = [a if c is None else c[0] for a, c in zip(args, conv)]
         y, pb = pair(*vals)
@@ -182,7 +200,7 @@ def object_call(f, pair, args, kwargs):
         return y, lambda g: (None,) + tuple(pb(g)[1:]) + (None,) * (len(args) - 1)
     if f in R.NONDIFF and f not in (float, complex):
         y = f(*args, **kwargs)  # len(obj), isinstance(obj, C), str(obj): no tangent space
-        if isinstance(y, _NO_TANGENT):
+        if _no_tangent(y):
             n = len(args)
             return y, (lambda g: (None,) * (n + 1) + ({},)) if kwargs else (lambda g: (None,) * (n + 1))
         _refuse(f, obj, f"it gave a {type(y).__name__}, which may depend on the object's fields")
