@@ -10,6 +10,7 @@ and a write into ``obj.__dict__`` were read as constants; iterating an object (i
 through AD and the gradients agree with central differences; what cannot be followed is
 refused with the construct, the user's line and the way out.
 """
+import collections.abc
 import enum
 import functools
 import math
@@ -255,7 +256,7 @@ def it_list(x):
     return list(Bag([x, 2.0]))[0] * x
 
 
-def it_next(x):
+def it_next_of_iter(x):
     return next(iter(Bag([x * x, 2.0])))
 
 
@@ -294,7 +295,41 @@ def unpack_zip(x):
     return xs[0] * ys[1]
 
 
-@pytest.mark.parametrize("fn", [it_sum, it_for, it_for_indexed, it_max, it_list, it_next,
+class AbcSeq(collections.abc.Sequence):
+    """Its __iter__ is the library's mixin, reading self[0], self[1], ..."""
+
+    def __init__(self, v):
+        self.vals = v
+
+    def __getitem__(self, i):
+        return self.vals[i] * 3.0
+
+    def __len__(self):
+        return len(self.vals)
+
+
+def it_abc_sum(x):
+    return sum(AbcSeq([x, 2.0 * x]))
+
+
+def it_abc_for(x):
+    s = 0.0
+    for v in AbcSeq([x, x * x]):
+        s += v
+    return s
+
+
+def it_abc_comprehension(x):
+    a = [v * v for v in AbcSeq([x, 2.0])]
+    return a[0] + a[1]
+
+
+@pytest.mark.parametrize("fn", [it_abc_sum, it_abc_for, it_abc_comprehension])
+def test_iterating_a_library_sequence(fn):
+    agrees(fn, X)
+
+
+@pytest.mark.parametrize("fn", [it_sum, it_for, it_for_indexed, it_max, it_list, it_next_of_iter,
                                 it_zip, it_enumerate, it_reversed, it_map, it_sum_indexed,
                                 unpack_object, unpack_starred, unpack_zip])
 def test_iterating_an_object(fn):
@@ -322,9 +357,25 @@ def it_iterator(x):
     return sum(Countdown(x))
 
 
-def test_iterator_class_is_refused():
+def it_iterator_loop(x):
+    s = 0.0
+    for v in Countdown(x):
+        s = s + v
+    return s
+
+
+def it_next(x):
+    return next(Countdown(x * x)) + x  # __next__ called once, through AD
+
+
+def test_next_of_an_iterator_class():
+    agrees(it_next, X)
+
+
+@pytest.mark.parametrize("fn", [it_iterator, it_iterator_loop])
+def test_iterator_class_is_refused(fn):
     with pytest.raises(NotDifferentiableError) as info:
-        ad.gradient(it_iterator, X)
+        ad.gradient(fn, X)
     msg = str(info.value)
     assert "Countdown" in msg and "__iter__" in msg and "test_object_protocols.py" in msg, msg
 

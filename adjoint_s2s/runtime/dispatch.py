@@ -28,7 +28,7 @@ from .sites import _at, _met_while, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
 from .structure import field, GradList, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
-from .protocols import has_objects, object_call, table_rule
+from .protocols import PLAIN, has_objects, object_call, table_rule
 
 
 # ----- dispatch ---------------------------------------------------------------------------
@@ -59,8 +59,11 @@ def call(f, /, *args, **kwargs):
         ):
             return _function_pair(f, args)(*args)
         return hit[1](*args)
-    pair = resolve(f, len(args))  # (float(obj), sum(obj) of a user class: protocols.py)
-    return object_call(f, pair, args, {}) if has_objects(args) and table_rule(f) else pair(*args)
+    pair = resolve(f, len(args))
+    for a in args:  # float(obj), sum(obj) of an object of a user class: protocols.py
+        if type(a) not in PLAIN and has_objects(args) and table_rule(f):
+            return object_call(f, pair, args, {})
+    return pair(*args)
 
 
 def _attribute_fits(module_ref, attr, fact):
@@ -205,9 +208,8 @@ def resolve(f, nargs, kwnames=()):
             y, pb = call(fn, obj, *args, **kwargs)
 
             def bound_method_pullback(g):
-                # d(self) is the bound method's tangent; the gradients of a mutable
-                # object's fields stay in the store, as for obj.name(...) (call_method):
-                # a write of a field before the call (obj.a = v) takes them from there
+                # d(self) is the bound method's tangent; a mutable object's field gradients
+                # stay in the store (call_method): a field write before the call takes them
                 grads = pb(g)
                 return (grads[1],) + tuple(grads[2:])
 
@@ -232,9 +234,8 @@ def resolve(f, nargs, kwnames=()):
             y, pb = call(call_, f, *args, **kwargs)
 
             def callable_object_pullback(g):
-                # the object's tangent is the function's; the gradients of its fields stay
-                # in the store, as for a method (call_method): a write of a field before
-                # the call (m.w = v) takes them from there
+                # the object's tangent is the function's; its field gradients stay in the
+                # store (call_method): a field write before the call (m.w = v) takes them
                 grads = pb(g)
                 return tuple(grads[1:])
 
@@ -379,8 +380,7 @@ def _plain_dataclass_pair(cls):
         n = len(args)
 
         def constructor_pullback(g):
-            # field by field from the store (take_field_grad: differentiated again,
-            # unlike a bulk take of every field, so second order sees the reads)
+            # field by field from the store (take_field_grad: second order sees the reads)
             g = unthunk(g)
             vals = []
             for name in names:
@@ -506,8 +506,7 @@ def _dataclass_post_init_pair(cls):
             g = unthunk(g)
             for k in field_names(obj):  # g into the store, field by field (add_field_grad:
                 add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
-            # a frozen object's reads in __post_init__ give `self` a structural tangent
-            # (a mutable one's go to the store)
+            # a frozen object's reads in __post_init__ give `self` a tangent (mutable: the store)
             b_self = part(post_pb(None), 1)
             fields = {}
             for name in names:  # one by one: take_field_grad is differentiated again
@@ -529,8 +528,7 @@ def _fields_of(g, names):
     if isinstance(g, Thunk):
         g = g.unthunk()
     if isinstance(g, (Tangent, dict)):
-        # through field (which has a rule): differentiated again, the fields' gradients
-        # pass back into the tangent (reading g._fields directly dropped them)
+        # through field (a rule): differentiated again, the gradients pass back into g
         return [field(g, n) for n in names]
     if isinstance(g, tuple) and not hasattr(g, "_fields"):
         return list(g) + [None] * (len(names) - len(g))
@@ -538,8 +536,7 @@ def _fields_of(g, names):
 
 
 def _takes_keywords(code):
-    """Whether a pair's pullback ends with the keyword gradients (kept out of the
-    differentiated _call_kw: a bit operation on ints has no rule)."""
+    """Whether a pair's pullback ends with the keyword gradients (not in _call_kw: & has no rule)."""
     return bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
 
 

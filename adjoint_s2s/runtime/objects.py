@@ -46,7 +46,7 @@ def getattr_pair(obj, name):
         if got is not None:
             return got
     elif prop is None and isinstance(getattr(type(obj), "__getattr__", None), types.FunctionType):
-        if inspect.getattr_static(obj, name, _MISSING) is _MISSING:  # __getattr__ computes it
+        if _computed(obj, name):  # by __getattr__
             y, pb = call(type(obj).__getattr__, obj, name)
             return y, lambda g: pb(g)[1]
     y = getattr(obj, name)
@@ -110,6 +110,11 @@ def _static_descriptor(cls, name):
         _DESCRIPTORS.clear()
     _DESCRIPTORS[key] = got
     return got
+
+
+def _computed(obj, name):
+    """Whether obj.name is found neither in obj nor in its class (so __getattr__ gives it)."""
+    return inspect.getattr_static(obj, name, _MISSING) is _MISSING
 
 
 def _descriptor_get(obj, name, desc):

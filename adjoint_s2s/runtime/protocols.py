@@ -19,7 +19,6 @@ rule would hand its gradient back as if the object were a number (lost, a zero).
 - any other builtin with a rule is refused, naming the builtin, the class and the way out.
 """
 import builtins
-import cmath
 import math
 import operator
 import types
@@ -29,14 +28,14 @@ import numpy as np
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError
 from ..tangents import AbstractZero, Thunk, add
-from .sites import _at
+from .sites import _at, is_library_code
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 _NOT_OBJECTS = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset,
                 np.ndarray, np.generic, type, types.ModuleType, BaseException, AbstractZero,
                 Thunk)
 _USER = {}  # type -> whether its instances are objects of a user class
-_PLAIN = frozenset({float, int, bool, complex, str, list, tuple, dict, np.ndarray, np.float64,
+PLAIN = frozenset({float, int, bool, complex, str, list, tuple, dict, np.ndarray, np.float64,
                     type(None), slice, range, type})
 
 
@@ -57,7 +56,7 @@ def user_object(v):
 def has_objects(args):
     """Whether one of args is an object of a user class (a quick look at the types first)."""
     for a in args:
-        if type(a) not in _PLAIN and user_object(a):
+        if type(a) not in PLAIN and user_object(a):
             return True
     return False
 
@@ -139,9 +138,6 @@ _NO_TANGENT = (bool, int, str, bytes, type(None), type, range, np.bool_, np.inte
 def object_call(f, pair, args, kwargs):
     """(y, pullback) of f(*args, **kwargs), f a builtin with a rule and one of args an
     object of a user class: see the module docstring."""
-    from .dispatch import call  # (dispatch imports this module)
-    from .operators import binop
-
     obj = next(a for a in args if user_object(a))
     meth_name = _UNARY.get(f)
     if meth_name is not None and not kwargs and user_object(args[0]):
@@ -170,24 +166,7 @@ def object_call(f, pair, args, kwargs):
         _refuse(f, obj, "its __divmod__ is not written in Python")
     mod = getattr(f, "__module__", None)
     if mod in ("math", "cmath") and f not in _ITERATED and not kwargs:
-        # math.sqrt(obj) takes the number obj.__float__() gives (cmath: __complex__)
-        to = float if mod == "math" else complex
-        for a in args:
-            if user_object(a) and _python_method(a, f"__{to.__name__}__") is None:
-                f(*args)  # Python's TypeError, or a number through a C method (__index__)
-                _refuse(f, a, f"{type(a).__name__}.__{to.__name__}__ is not written in Python")
-        conv = [call(to, a) if user_object(a) else None for a in args]
-        vals = [a if c is None else c[0] for a, c in zip(args, conv)]
-        y, pb = pair(*vals)
-
-        def number_method_pullback(g):
-            grads = pb(g)
-            out = [grads[0]]
-            for i, c in enumerate(conv):
-                out.append(grads[i + 1] if c is None else c[1](grads[i + 1])[1])
-            return tuple(out)
-
-        return y, number_method_pullback
+        return _number_call(f, pair, args, float if mod == "math" else complex)
     if f in _ITERATED:
         return _iterated_call(f, pair, args, kwargs)
     if f is builtins.reversed and len(args) == 1 and not kwargs:
@@ -205,6 +184,27 @@ def object_call(f, pair, args, kwargs):
             return y, (lambda g: (None,) * (n + 1) + ({},)) if kwargs else (lambda g: (None,) * (n + 1))
         _refuse(f, obj, f"it gave a {type(y).__name__}, which may depend on the object's fields")
     _refuse(f, obj)
+
+
+def _number_call(f, pair, args, to):
+    """math.sqrt(obj): the rule of f on the number obj.__float__() gives (cmath: __complex__),
+    through AD."""
+    for a in args:
+        if user_object(a) and _python_method(a, f"__{to.__name__}__") is None:
+            f(*args)  # Python's TypeError, or a number through a C method (__index__)
+            _refuse(f, a, f"{type(a).__name__}.__{to.__name__}__ is not written in Python")
+    conv = [call(to, a) if user_object(a) else None for a in args]
+    vals = [a if c is None else c[0] for a, c in zip(args, conv)]
+    y, pb = pair(*vals)
+
+    def number_method_pullback(g):
+        grads = pb(g)
+        out = [grads[0]]
+        for i, c in enumerate(conv):
+            out.append(grads[i + 1] if c is None else c[1](grads[i + 1])[1])
+        return tuple(out)
+
+    return y, number_method_pullback
 
 
 def _iterated_call(f, pair, args, kwargs):
@@ -244,8 +244,6 @@ def _iterated_call(f, pair, args, kwargs):
 
 
 def _reversed(obj):
-    from .dispatch import call, resolve
-
     meth = _python_method(obj, "__reversed__")
     if meth is not None:
         y, pb = call(meth, obj)
@@ -265,10 +263,8 @@ def object_items(obj):
     """(the list of obj's items, pullback from the list's gradient to obj's), obj's items
     being what its __iter__ (else its __getitem__ from 0 on) hands out, through AD; None
     when obj does not iterate with methods written in Python."""
-    from .dispatch import call, resolve
-
     typ = type(obj)
-    it_meth = getattr(typ, "__iter__", None)
+    it_meth = _own_iter(typ)
     if isinstance(it_meth, types.FunctionType):
         if _python_method(obj, "__next__") is not None:
             raise NotDifferentiableError(
@@ -288,11 +284,19 @@ def object_items(obj):
     return None
 
 
+def _own_iter(typ):
+    """typ's __iter__, None where it is a library's mixin (collections.abc.Sequence's reads
+    self[0], self[1], ...: the class's own __getitem__ is what computes)."""
+    meth = getattr(typ, "__iter__", None)
+    if isinstance(meth, types.FunctionType) and (
+            is_library_code(meth.__code__) or meth.__code__.co_filename.startswith("<frozen")):
+        return None
+    return meth
+
+
 def _indexed_items(obj):
     """obj[0], obj[1], ... up to the IndexError, each read through AD: Python's iteration
     over an object with a __getitem__ and no __iter__."""
-    from .dispatch import call
-
     meth = _python_method(obj, "__getitem__")
     items, pbs = [], []
     i = 0
@@ -379,3 +383,9 @@ def recorder_item(rec, idx):
 
     y = [rec.taken[k] for k in ks]
     return (y if type(idx) is slice else y[0]), unpacked_pullback
+
+
+# the dispatch imports this module (through structure.py, whose loops come here): imported
+# last, so that it finds this module complete
+from .dispatch import call, resolve  # noqa: E402
+from .operators import binop  # noqa: E402

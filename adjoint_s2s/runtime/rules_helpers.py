@@ -14,7 +14,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure, user_classes
+from . import accumulate, dispatch, methods, mutation, numeric, objects, operators, project, protocols, sites, structure, user_classes
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -444,6 +444,14 @@ nondifferentiable_builtin(
     emit.pair_for,
     emit.entry_for,
     emit.cache_key,
+    methods._static,
+    objects._static_descriptor,
+    objects._computed,
+    protocols.user_object,
+    protocols.has_objects,
+    protocols.table_rule,
+    protocols._python_method,
+    protocols._own_iter,
     reason="it selects code, it does not compute with differentiable values",
 )
 nondifferentiable_builtin(shifted_zeros, reason="it gives where a - m is 0 (a boolean array), or None")

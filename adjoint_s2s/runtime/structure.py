@@ -11,7 +11,6 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 from .sites import user_call_site
-from .protocols import loop_adjoint, loop_items, user_object
 
 
 # ----- structure: tuples, lists, dicts, objects, closures ------------------------------------
@@ -310,3 +309,8 @@ def seq(it):
         if items is not None:
             return items
     return list(it)
+
+
+# loops over objects of user classes (seq, seq_adjoint) go through their methods, which the
+# dispatch runs: imported last (the dispatch imports this module), complete when called
+from .protocols import loop_adjoint, loop_items, user_object  # noqa: E402
