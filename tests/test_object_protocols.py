@@ -481,3 +481,44 @@ def test_refusal_names_the_builtin():
 
     with pytest.raises((MissingAdjointError, TypeError)):
         ad.gradient(f, X)
+
+
+# ----- second order -------------------------------------------------------------------------
+
+
+def second_float(x):
+    return float(Money(x * x))
+
+
+def second_abs(x):
+    return abs(Money(x)).amt * x
+
+
+def second_sum(x):
+    return sum(Bag([x * x, x])) * x
+
+
+def second_math(x):
+    return math.exp(Money(x))
+
+
+def _first(fn):
+    return lambda x: ad.gradient(fn, x)[0]
+
+
+@pytest.mark.parametrize("fn", [second_float, second_abs, second_sum, second_math])
+def test_second_order(fn):
+    agrees(_first(fn), X)
+
+
+def second_loop(x):
+    t = 0.0
+    for v in Bag([x * x, x]):
+        t = t + v * v
+    return t
+
+
+def test_second_order_loop_over_object_is_refused():
+    with pytest.raises(NotDifferentiableError) as info:
+        ad.gradient(_first(second_loop), X)
+    assert "Bag" in str(info.value) and "list(obj)" in str(info.value)

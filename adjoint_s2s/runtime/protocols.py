@@ -53,6 +53,13 @@ def user_object(v):
     return got
 
 
+def _first_object(args):
+    for a in args:
+        if user_object(a):
+            return a
+    return None
+
+
 def has_objects(args):
     """Whether one of args is an object of a user class (a quick look at the types first)."""
     for a in args:
@@ -138,7 +145,7 @@ _NO_TANGENT = (bool, int, str, bytes, type(None), type, range, np.bool_, np.inte
 def object_call(f, pair, args, kwargs):
     """(y, pullback) of f(*args, **kwargs), f a builtin with a rule and one of args an
     object of a user class: see the module docstring."""
-    obj = next(a for a in args if user_object(a))
+    obj = _first_object(args)
     meth_name = _UNARY.get(f)
     if meth_name is not None and not kwargs and user_object(args[0]):
         meth = _python_method(args[0], meth_name)
@@ -186,6 +193,17 @@ def object_call(f, pair, args, kwargs):
     _refuse(f, obj)
 
 
+def object_pair(f, nargs):
+    """The pair ``call(f, ...)`` runs on objects of user classes (object_call), as a function
+    to differentiate again (the rule of ``call`` at second order)."""
+    pair = resolve(f, nargs)
+
+    def object_call_pair(*args):
+        return object_call(f, pair, args, {})
+
+    return object_call_pair
+
+
 def _number_call(f, pair, args, to):
     """math.sqrt(obj): the rule of f on the number obj.__float__() gives (cmath: __complex__),
     through AD."""
@@ -231,7 +249,7 @@ def _iterated_call(f, pair, args, kwargs):
         # rules that take any value there
         if f is builtins.map:
             return pair(*args, **kwargs)
-        _refuse(f, next(a for a in args if user_object(a)))
+        _refuse(f, _first_object(args))
     y, pb = pair(*new, **kwargs)
 
     def iterated_object_pullback(g):

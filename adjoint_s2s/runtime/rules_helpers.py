@@ -5,7 +5,7 @@ differentiated again for nested gradients.
 import numpy as np
 
 from .. import emit, kinds
-from ..errors import MutationError
+from ..errors import MutationError, NotDifferentiableError
 from ..rules import lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 from ..rules import scalar_adjoints as hs
 from ..rules.numpy.constructors import np_item_adjoint, np_tolist_adjoint
@@ -411,6 +411,14 @@ def forget_fields_pair(obj):
     return None, forget_fields_pullback
 
 
+@special(protocols.loop_adjoint)
+def loop_adjoint_pair(obj, g):
+    # the items' pullbacks a loop over an object kept are a side channel, as the stores are
+    raise NotDifferentiableError(
+        f"a for loop over a {type(obj).__name__} (iterated by its own methods) is not "
+        "differentiated twice: loop over list(obj) instead")
+
+
 nondifferentiable_builtin(
     mutation.check_shared,
     mutation.check_held,
@@ -449,6 +457,7 @@ nondifferentiable_builtin(
     objects._computed,
     protocols.user_object,
     protocols.has_objects,
+    protocols._first_object,
     protocols.table_rule,
     protocols._python_method,
     protocols._own_iter,
