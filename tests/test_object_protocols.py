@@ -290,6 +290,11 @@ def unpack_starred(x):
     return a * b[1]
 
 
+def unpack_starred_unused(x):
+    a, *b = Bag([x, 2.0, x * x])
+    return a * 2.0
+
+
 def unpack_zip(x):
     xs, ys = zip(*[(x, 1.0), (2.0, x)])
     return xs[0] * ys[1]
@@ -331,7 +336,8 @@ def test_iterating_a_library_sequence(fn):
 
 @pytest.mark.parametrize("fn", [it_sum, it_for, it_for_indexed, it_max, it_list, it_next_of_iter,
                                 it_zip, it_enumerate, it_reversed, it_map, it_sum_indexed,
-                                unpack_object, unpack_starred, unpack_zip])
+                                unpack_object, unpack_starred, unpack_starred_unused,
+                                unpack_zip])
 def test_iterating_an_object(fn):
     agrees(fn, X)
 

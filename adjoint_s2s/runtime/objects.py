@@ -12,6 +12,7 @@ from ..tangents import AbstractZero, Tangent, add
 from .sites import _at, _Attribute
 from .project import im_seed, real, seed
 from .accumulate import _list_slice_grad, getitem_grad, part_adjoint
+from .structure import part
 from .fields import add_field_grad, is_mutable_object, take_field_grad
 from .dispatch import call
 from .methods import call_method
@@ -36,8 +37,15 @@ def attr_grad(obj, name, g):
 def getattr_pair(obj, name):
     """(y, pullback) of obj.name; properties written in Python are differentiated."""
     prop = getattr(type(obj), name, None)
-    if prop is None and not isinstance(obj, _NUMERIC_VALUES):
-        prop = _static_descriptor(type(obj), name)  # one whose __get__ fails on the class
+    if prop is None and type(obj) not in _PLAIN_VALUES:
+        prop = _HOOKS.get((type(obj), name), _MISSING)  # (found before: one lookup)
+        if prop is _MISSING:  # a descriptor whose __get__ fails on the class, __getattr__
+            prop = _class_hook(type(obj), name)
+        if prop is _GETATTR:  # the class has a __getattr__ of its own
+            if _computed(obj, name):
+                y, pb = call(type(obj).__getattr__, obj, name)
+                return y, lambda g: pb(g)[1]
+            prop = None
     if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
         y, pb = call(prop.fget, obj)
         return y, lambda g: pb(g)[1]
@@ -45,10 +53,6 @@ def getattr_pair(obj, name):
         got = _descriptor_get(obj, name, prop)  # a descriptor's __get__, a cached_property
         if got is not None:
             return got
-    elif prop is None and isinstance(getattr(type(obj), "__getattr__", None), types.FunctionType):
-        if _computed(obj, name):  # by __getattr__
-            y, pb = call(type(obj).__getattr__, obj, name)
-            return y, lambda g: pb(g)[1]
     y = getattr(obj, name)
     if isinstance(obj, _NUMERIC_VALUES) and not isinstance(obj, bool):
         return y, _numeric_attr_pullback(obj, name)
@@ -92,23 +96,25 @@ _NUMERIC_VALUES = (int, float, complex, np.number, np.ndarray)
 _MISSING = object()
 
 
-_DESCRIPTORS = {}  # (class, name) -> the descriptor the class holds under name, or None
+_PLAIN_VALUES = frozenset((int, float, complex, bool, np.float64, np.ndarray, list, tuple, dict))
+_HOOKS = {}  # (class, name) -> what the class runs to give obj.name (see _class_hook)
+_GETATTR = object()
 
 
-def _static_descriptor(cls, name):
+def _class_hook(cls, name):
+    """What cls runs for obj.name where getattr(cls, name) found nothing: the descriptor
+    it holds (one whose __get__, written in Python, fails when read on the class), _GETATTR
+    where it has a __getattr__ of its own, or None."""
     key = (cls, name)
-    try:
-        return _DESCRIPTORS[key]
-    except KeyError:
-        pass
-    except TypeError:  # (an unhashable class)
-        return None
+    got = _HOOKS.get(key, _MISSING)
+    if got is not _MISSING:
+        return got
     got = inspect.getattr_static(cls, name, None)
     if not isinstance(getattr(type(got), "__get__", None), types.FunctionType):
-        got = None
-    if len(_DESCRIPTORS) > 4096:  # (classes made again and again: bounded)
-        _DESCRIPTORS.clear()
-    _DESCRIPTORS[key] = got
+        got = _GETATTR if isinstance(getattr(cls, "__getattr__", None), types.FunctionType) else None
+    if len(_HOOKS) > 4096:  # (classes made again and again: bounded)
+        _HOOKS.clear()
+    _HOOKS[key] = got
     return got
 
 
@@ -254,7 +260,11 @@ def _item_of(items, items_pullback, idx):
 
     def unpacked_item_pullback(g):
         grads = [None] * n
-        grads[idx] = g
+        if type(idx) is slice:  # `a, *b = obj`: b is list(obj[1:])
+            for j, k in enumerate(range(*idx.indices(n))):
+                grads[k] = part(g, j)
+        else:
+            grads[idx] = g
         return items_pullback(grads)
 
     return items[idx], unpacked_item_pullback

@@ -453,7 +453,7 @@ nondifferentiable_builtin(
     emit.entry_for,
     emit.cache_key,
     methods._static,
-    objects._static_descriptor,
+    objects._class_hook,
     objects._computed,
     protocols.user_object,
     protocols.has_objects,
