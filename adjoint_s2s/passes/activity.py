@@ -415,22 +415,31 @@ class Activity(Queries):
         if isinstance(call, gast.Call):
             # a method given an active value (positional, starred or keyword) may keep it
             # in its object, whether or not its result is used: the object becomes active
-            f = call.func
-            if (
-                isinstance(f, gast.Attribute)
-                and isinstance(f.value, gast.Name)
-                and (f.value.id in self.locals or f.value.id in self._params)  # no union per statement
-                and self.kinds.get(f.value.id, OTHER) == OTHER  # numbers, arrays: no
-                and self.resolve(f) is None
-                and any(self.value_active(a) for a in call_operands(call))
-            ):
-                act.add(f.value.id)
+            keeper = self._keeper(call.func)
+            if keeper is not None and any(self.value_active(a) for a in call_operands(call)):
+                act.add(keeper)
         elif isinstance(s, gast.For):
             if self.is_active(s.iter) and self.kinds.get(s.target.id) != CONST:
                 act.add(s.target.id)
         elif isinstance(s, gast.FunctionDef):
             if free_names_of_function(s) & act:
                 act.add(s.name)
+
+    def _keeper(self, f):
+        """The object a call of f may keep its arguments in, or None: obj for
+        obj.method(...) (a method not resolved here) and for obj(...) (its __call__; a
+        local function keeps them in what it captured: may_mutate)."""
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+            name = f.value.id
+            if name not in self.locals and name not in self._params:  # (no union per statement)
+                return None
+        elif isinstance(f, gast.Name) and f.id in self.locals and f.id not in self.captures:
+            name = f.id
+        else:
+            return None
+        if self.kinds.get(name, OTHER) != OTHER or self.resolve(f) is not None:
+            return None  # numbers, arrays: no
+        return name
 
     def _captures(self):
         """Local def/lambda name -> the names it captures."""

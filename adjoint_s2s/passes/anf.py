@@ -333,7 +333,7 @@ class Normalizer(Targets):
             pass  # module.fn or obj.method: the chain is resolved by the reverse pass
         elif isinstance(func, gast.Attribute):
             # a method of a value read from an expression (A.T.sum()): the receiver gets a
-            # name, so that its gradient has somewhere to go
+            # name, so that its gradient has somewhere to go (super() gets its arguments)
             recv = func.value
             hint = f"{recv.value.id}_{recv.attr}" if (
                 isinstance(recv, gast.Attribute) and isinstance(recv.value, gast.Name)
@@ -341,6 +341,9 @@ class Normalizer(Targets):
             func = gast.Attribute(value=self.atom(recv, out, hint), attr=func.attr, ctx=gast.Load())
         elif not isinstance(func, gast.Name):
             func = self.atom(func, out, "fn")
+        if (isinstance(func, gast.Name) and func.id == "super" and not node.args
+                and not node.keywords and self.first_param and "super" in self.static_names):
+            node.args = [T.name("__class__"), T.name(self.first_param)]
         args = []
         for x in node.args:
             if isinstance(x, gast.Starred):
@@ -589,6 +592,8 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
         namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),
         plain_enumerate,
     )
+    first = fn_node.args.posonlyargs + fn_node.args.args
+    norm.first_param = first[0].id if first else None
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     fn_node.picks = frozenset(norm.picks)

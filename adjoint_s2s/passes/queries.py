@@ -27,6 +27,7 @@ SCALAR = (REAL, COMPLEX)
 NUMERIC = (REAL, COMPLEX, ARRAY)
 
 
+_BY_METHOD = (round, math.floor, math.ceil, math.trunc)  # of an object: its __round__ & co.
 _INT_OF_NUMBERS = frozenset(
     (math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.floor, math.ceil, math.trunc)
     + ((math.lcm,) if hasattr(math, "lcm") else ()))
@@ -334,7 +335,8 @@ class Queries:
         if obj in R.NONDIFF if hashable(obj) else False:
             # no gradient flows through it, but its value may still be written into
             # (a = np.zeros(n); a[i] = x): the kind says what the value is
-            if obj in (len, int, round, hash, id, ord):
+            if obj in (len, int, hash, id, ord) or obj is round and not (
+                    e.args and self.kind_of(e.args[0]) == OTHER):  # (obj.__round__: any)
                 return REAL
             if obj in _INT_OF_NUMBERS:  # an int, of numbers (an object's __floor__ aside)
                 return REAL if all(self.kind_of(a) in (REAL, CONST) for a in e.args) else OTHER
@@ -467,7 +469,10 @@ class Queries:
             return bool(self.reads(e) & self.active)
         if cls is gast.Call:
             obj = self.resolve(e.func)
-            if (obj is not None and self._no_tangent(obj)) or casts_to_integers(e, obj, self.resolve, self.kind_of):
+            if obj is not None and self._no_tangent(obj) and not (
+                    obj in _BY_METHOD and e.args and self.kind_of(e.args[0]) == OTHER):
+                return False  # (round(obj) runs obj.__round__, which may return anything)
+            if casts_to_integers(e, obj, self.resolve, self.kind_of):
                 return False
             return bool(self.reads(e) & self.active)
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):

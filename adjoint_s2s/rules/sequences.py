@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import runtime as _rt
 from ..errors import NotDifferentiableError
+from ..runtime.protocols import recorder_item
 from ..tangents import Tangent, add
 from ..tangents import part_value as _part
 from ..tangents import value_or_none as _seed
@@ -115,11 +116,12 @@ class _Recorder:
     Its gradient is a list of item gradients, not a tangent of its fields: it has no
     __dict__, so the core does not track it as a mutable object."""
 
-    __slots__ = ("_it", "taken", "__weakref__")
+    __slots__ = ("_it", "taken", "start", "__weakref__")
 
     def __init__(self, it):
         self._it = it
         self.taken = []
+        self.start = None
 
     def __iter__(self):
         return self
@@ -128,6 +130,10 @@ class _Recorder:
         v = next(self._it)
         self.taken.append(v)
         return v
+
+    def unpacked(self, idx):
+        """(item, pullback) of item idx of what is left (`a, b = zip(...)`)."""
+        return recorder_item(self, idx)
 
 
 @special(_Recorder)
@@ -185,8 +191,8 @@ def sum_pair(*args, **kwargs):
         g = _seed(g)
         per_item = [None] * n
         for i in range(n - 1, -1, -1):
-            if g is None:
-                break
+            # (g None too: the sum of objects of a mutable class has its gradient in
+            # their fields, in the store, which each + passes on to its operands)
             g, per_item[i] = pbs[i](g)
             g = _seed(g)
         it_grad = _collect(iterable, per_item)

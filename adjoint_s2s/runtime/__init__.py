@@ -14,6 +14,7 @@ written anywhere in adjoint_s2s is). The run time, split by concern:
     dispatch.py       call, resolve: user rule, built-in rule, transformed source; constructors
     methods.py        call_method and the table of method rules
     objects.py        attribute and item reads (getattr_pair, getitem_pair)
+    protocols.py      builtins given an object of a user class: its methods, or refused
     mutation.py       list methods, setitem, calls that keep their arguments
     operators.py      binop, unop on values the generator could not type
     rules_calls.py    rules of the dispatch and mutation helpers (nested gradients)

@@ -28,6 +28,7 @@ from .sites import _at, _met_while, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
 from .structure import field, GradList, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
+from .protocols import PLAIN, has_objects, object_call, table_rule
 
 
 # ----- dispatch ---------------------------------------------------------------------------
@@ -58,7 +59,11 @@ def call(f, /, *args, **kwargs):
         ):
             return _function_pair(f, args)(*args)
         return hit[1](*args)
-    return resolve(f, len(args))(*args)
+    pair = resolve(f, len(args))
+    for a in args:  # float(obj), sum(obj) of an object of a user class: protocols.py
+        if type(a) not in PLAIN and has_objects(args) and table_rule(f):
+            return object_call(f, pair, args, {})
+    return pair(*args)
 
 
 def _attribute_fits(module_ref, attr, fact):
@@ -68,7 +73,7 @@ def _attribute_fits(module_ref, attr, fact):
     if base is None:
         return False
     v = static_attr(base, attr)
-    if type(fact) is type:
+    if isinstance(fact, type):  # (an enum's member: its class's type is EnumType)
         return type(v) is fact
     if type(fact) is tuple:
         return type(v) is np.ndarray and v.dtype.kind == fact[1]
@@ -183,8 +188,7 @@ def _function_pair(f, args):
 
 def _hashable(obj):
     try:
-        hash(obj)
-        return True
+        return hash(obj) is not None
     except TypeError:
         return False
 
@@ -204,9 +208,8 @@ def resolve(f, nargs, kwnames=()):
             y, pb = call(fn, obj, *args, **kwargs)
 
             def bound_method_pullback(g):
-                # d(self) is the bound method's tangent; the gradients of a mutable
-                # object's fields stay in the store, as for obj.name(...) (call_method):
-                # a write of a field before the call (obj.a = v) takes them from there
+                # d(self) is the bound method's tangent; a mutable object's field gradients
+                # stay in the store (call_method): a field write before the call takes them
                 grads = pb(g)
                 return (grads[1],) + tuple(grads[2:])
 
@@ -231,9 +234,8 @@ def resolve(f, nargs, kwnames=()):
             y, pb = call(call_, f, *args, **kwargs)
 
             def callable_object_pullback(g):
-                # the object's tangent is the function's; the gradients of its fields stay
-                # in the store, as for a method (call_method): a write of a field before
-                # the call (m.w = v) takes them from there
+                # the object's tangent is the function's; its field gradients stay in the
+                # store (call_method): a field write before the call (m.w = v) takes them
                 grads = pb(g)
                 return tuple(grads[1:])
 
@@ -378,8 +380,7 @@ def _plain_dataclass_pair(cls):
         n = len(args)
 
         def constructor_pullback(g):
-            # field by field from the store (take_field_grad: differentiated again,
-            # unlike a bulk take of every field, so second order sees the reads)
+            # field by field from the store (take_field_grad: second order sees the reads)
             g = unthunk(g)
             vals = []
             for name in names:
@@ -505,8 +506,7 @@ def _dataclass_post_init_pair(cls):
             g = unthunk(g)
             for k in field_names(obj):  # g into the store, field by field (add_field_grad:
                 add_field_grad(obj, k, field(g, k))  # differentiated again, unlike a bulk seed)
-            # a frozen object's reads in __post_init__ give `self` a structural tangent
-            # (a mutable one's go to the store)
+            # a frozen object's reads in __post_init__ give `self` a tangent (mutable: the store)
             b_self = part(post_pb(None), 1)
             fields = {}
             for name in names:  # one by one: take_field_grad is differentiated again
@@ -528,8 +528,7 @@ def _fields_of(g, names):
     if isinstance(g, Thunk):
         g = g.unthunk()
     if isinstance(g, (Tangent, dict)):
-        # through field (which has a rule): differentiated again, the fields' gradients
-        # pass back into the tangent (reading g._fields directly dropped them)
+        # through field (a rule): differentiated again, the gradients pass back into g
         return [field(g, n) for n in names]
     if isinstance(g, tuple) and not hasattr(g, "_fields"):
         return list(g) + [None] * (len(names) - len(g))
@@ -537,8 +536,7 @@ def _fields_of(g, names):
 
 
 def _takes_keywords(code):
-    """Whether a pair's pullback ends with the keyword gradients (a flag test, kept out
-    of the differentiated _call_kw: a bit operation on ints has no rule)."""
+    """Whether a pair's pullback ends with the keyword gradients (not in _call_kw: & has no rule)."""
     return bool(code.co_kwonlyargcount) or bool(code.co_flags & 0x08)
 
 
@@ -592,6 +590,8 @@ def _call_kw(f, args, kwargs):
                 f, no_variant(len(args), tuple(kwargs)) + _at())
         if pair is None:
             pair = resolve(f, len(args), tuple(kwargs))
+        elif has_objects(args) and table_rule(f):
+            return object_call(f, pair, args, kwargs)
     return pair(*args, **kwargs)
 
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 from .project import seed
-from .sites import is_library_file
+from ..errors import NotDifferentiableError
+from .sites import _at, is_library_file
 from .user_classes import GENERATED_GLOBALS, PLAIN_STORES, check_global_field, check_store
 
 
@@ -222,6 +223,9 @@ def setattr_grad(obj, name):
         check_store(obj, name)
     if GENERATED_GLOBALS:
         check_global_field(obj, name)
+    if name == "__dict__":  # `obj.__dict__[k] = v` written back: the fields' gradients
+        grads = {k: take_field_grad(obj, k) for k in list(field_names_of(obj))}
+        return {k: v for k, v in grads.items() if v is not None} or None
     return take_field_grad(obj, name)
 
 
@@ -234,6 +238,14 @@ def _seed_fields(obj, g):
         items = g._fields.items()
     elif isinstance(g, dict):
         items = g.items()
+    elif isinstance(g, (int, float, complex, np.number, np.ndarray, list, tuple)):
+        # a rule took the object for a number or a sequence: its gradient cannot be
+        # placed in the object's fields (never dropped as a zero)
+        raise NotDifferentiableError(
+            f"the gradient of a {type(obj).__name__} object came back as a "
+            f"{type(g).__name__}: a function with a rule for numbers or sequences was given "
+            f"the object itself{_at()}; call the object's own methods in Python where it "
+            "is used as a number or iterated over")
     else:
         items = ((k, getattr(g, k, None)) for k in field_names_of(obj))
     for k, v in items:

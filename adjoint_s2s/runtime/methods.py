@@ -1,5 +1,6 @@
 """``obj.name(*args)`` in differentiated code: method rules (a table keyed by class and
 name), the rule of the NumPy function of the same name, or the method's Python source."""
+import inspect
 import types
 
 import numpy as np
@@ -21,9 +22,14 @@ def call_method(obj, name, /, *args, **kwargs):
         if pair is not None:
             return pair(*args, **kwargs)  # its pullback gives (d(method), *dargs)
     meth = getattr(type(obj), name, None)
-    if isinstance(meth, types.FunctionType):
+    if isinstance(meth, types.FunctionType) and not _static(type(obj), name):
         y, pb = call(meth, obj, *args, **kwargs)
         return y, _drop_first(pb)
+    if isinstance(meth, types.FunctionType):  # a staticmethod, read through the class
+        y, pb = call(meth, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if type(obj) is super:
+        return _super_method(obj, name, args, kwargs)
     if isinstance(meth, (staticmethod,)):
         y, pb = call(meth.__func__, *args, **kwargs)
         return y, lambda g: (None,) + tuple(pb(g)[1:])
@@ -65,6 +71,39 @@ def call_method(obj, name, /, *args, **kwargs):
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
         + _at()
     )
+
+
+_STATIC = {}  # (class, name) -> whether the class's attribute is a staticmethod
+
+
+def _static(cls, name):
+    key = (cls, name)
+    got = _STATIC.get(key)
+    if got is None:
+        if len(_STATIC) > 4096:  # (classes made again and again: bounded)
+            _STATIC.clear()
+        got = _STATIC[key] = isinstance(inspect.getattr_static(cls, name, None), staticmethod)
+    return got
+
+
+def _super_method(obj, name, args, kwargs):
+    """super().name(*args): the method of the base class, bound to the object; the
+    gradient of the super object is the object's."""
+    bound = getattr(obj, name)
+    if isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__ and isinstance(
+            bound.__func__, types.FunctionType):
+        y, pb = call(bound.__func__, bound.__self__, *args, **kwargs)
+        return y, _drop_first(pb)
+    y, pb = call(bound, *args, **kwargs)  # a staticmethod, a classmethod: bound to no object
+    return y, lambda g: (None,) + tuple(pb(g)[1:])
+
+
+def _super_pair(cls, obj):
+    """super(cls, obj): its gradient is obj's (the methods it finds read obj)."""
+    return super(cls, obj), lambda g: (None, None, g)
+
+
+R.SPECIAL[super] = _super_pair
 
 
 def _held_by(obj, name, pb):

@@ -1,18 +1,22 @@
 """Reading attributes and items: ``getattr_pair``, ``getitem_pair``, ``index_get``;
 numbers' and arrays' attributes (``real``, ``T``, ``shape``) by table."""
+import functools
+import inspect
 import types
 
 import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError
-from ..tangents import AbstractZero, Tangent
+from ..tangents import AbstractZero, Tangent, add
 from .sites import _at, _Attribute
 from .project import im_seed, real, seed
 from .accumulate import _list_slice_grad, getitem_grad, part_adjoint
-from .fields import add_field_grad, is_mutable_object
+from .structure import part
+from .fields import add_field_grad, is_mutable_object, take_field_grad
 from .dispatch import call
 from .methods import call_method
+from .protocols import object_items, user_object
 
 
 def attr_grad(obj, name, g):
@@ -33,9 +37,22 @@ def attr_grad(obj, name, g):
 def getattr_pair(obj, name):
     """(y, pullback) of obj.name; properties written in Python are differentiated."""
     prop = getattr(type(obj), name, None)
+    if prop is None and type(obj) not in _PLAIN_VALUES:
+        prop = _HOOKS.get((type(obj), name), _MISSING)  # (found before: one lookup)
+        if prop is _MISSING:  # a descriptor whose __get__ fails on the class, __getattr__
+            prop = _class_hook(type(obj), name)
+        if prop is _GETATTR:  # the class has a __getattr__ of its own
+            if _computed(obj, name):
+                y, pb = call(type(obj).__getattr__, obj, name)
+                return y, lambda g: pb(g)[1]
+            prop = None
     if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
         y, pb = call(prop.fget, obj)
         return y, lambda g: pb(g)[1]
+    if prop is not None and isinstance(getattr(type(prop), "__get__", None), types.FunctionType):
+        got = _descriptor_get(obj, name, prop)  # a descriptor's __get__, a cached_property
+        if got is not None:
+            return got
     y = getattr(obj, name)
     if isinstance(obj, _NUMERIC_VALUES) and not isinstance(obj, bool):
         return y, _numeric_attr_pullback(obj, name)
@@ -76,6 +93,58 @@ def getattr_pair(obj, name):
 
 
 _NUMERIC_VALUES = (int, float, complex, np.number, np.ndarray)
+_MISSING = object()
+
+
+_PLAIN_VALUES = frozenset((int, float, complex, bool, np.float64, np.ndarray, list, tuple, dict))
+_HOOKS = {}  # (class, name) -> what the class runs to give obj.name (see _class_hook)
+_GETATTR = object()
+
+
+def _class_hook(cls, name):
+    """What cls runs for obj.name where getattr(cls, name) found nothing: the descriptor
+    it holds (one whose __get__, written in Python, fails when read on the class), _GETATTR
+    where it has a __getattr__ of its own, or None."""
+    key = (cls, name)
+    got = _HOOKS.get(key, _MISSING)
+    if got is not _MISSING:
+        return got
+    got = inspect.getattr_static(cls, name, None)
+    if not isinstance(getattr(type(got), "__get__", None), types.FunctionType):
+        got = _GETATTR if isinstance(getattr(cls, "__getattr__", None), types.FunctionType) else None
+    if len(_HOOKS) > 4096:  # (classes made again and again: bounded)
+        _HOOKS.clear()
+    _HOOKS[key] = got
+    return got
+
+
+def _computed(obj, name):
+    """Whether obj.name is found neither in obj nor in its class (so __getattr__ gives it)."""
+    return inspect.getattr_static(obj, name, _MISSING) is _MISSING
+
+
+def _descriptor_get(obj, name, desc):
+    """(y, pullback) of obj.name where the class's attribute desc has a __get__ written in
+    Python, run through AD; None where the instance's own field hides it."""
+    d = getattr(obj, "__dict__", None)
+    if isinstance(desc, functools.cached_property):
+        if d is None or name in d:
+            return None  # computed before: a field
+        if not is_mutable_object(obj):
+            raise NotDifferentiableError(
+                f"the cached_property {type(obj).__name__}.{name} of an object whose fields "
+                f"cannot be written is not differentiated{_at()}: make it a property")
+        y, pb = call(desc.func, obj)
+        d[name] = y  # what functools does: later reads are reads of the field
+
+        def cached_property_pullback(g):
+            return pb(add(g, take_field_grad(obj, name)))[1]  # (the later reads' too)
+
+        return y, cached_property_pullback
+    if d is not None and name in d and getattr(type(desc), "__set__", None) is None:
+        return None  # a non-data descriptor: the instance's field comes first
+    y, pb = call(type(desc).__get__, desc, obj, type(obj))
+    return y, lambda g: pb(g)[2]
 
 
 # attributes of numbers and arrays that are integers, dtypes or flags: no tangent space
@@ -172,5 +241,30 @@ def getitem_pair(obj, idx):
         return obj[idx], lambda g: getitem_grad(obj, idx, g)
     if isinstance(obj, Tangent):  # a tangent read in a pullback differentiated again
         return obj[idx], lambda g: part_adjoint(obj, idx, g)
+    if getattr(type(obj), "__getitem__", None) is None:
+        # `p, q = obj` reads obj[0], obj[1]: for an iterator made by zip, map, ...
+        # (rules/sequences.py) or an object iterated by its __iter__, the items it hands out
+        if getattr(type(obj), "unpacked", None) is not None:
+            return obj.unpacked(idx)
+        got = object_items(obj) if user_object(obj) else None
+        if got is not None:
+            return _item_of(got[0], got[1], idx)
     y, pb = call_method(obj, "__getitem__", idx)
     return y, lambda g: pb(g)[0]
+
+
+def _item_of(items, items_pullback, idx):
+    """items[idx] of a list of items whose pullback gives the gradient of what they came
+    from (runs once per item read: each hands on its own item's part)."""
+    n = len(items)
+
+    def unpacked_item_pullback(g):
+        grads = [None] * n
+        if type(idx) is slice:  # `a, *b = obj`: b is list(obj[1:])
+            for j, k in enumerate(range(*idx.indices(n))):
+                grads[k] = part(g, j)
+        else:
+            grads[idx] = g
+        return items_pullback(grads)
+
+    return items[idx], unpacked_item_pullback

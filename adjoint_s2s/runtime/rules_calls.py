@@ -17,7 +17,7 @@ from ..rules import lookup_user, nondifferentiable_builtin, special
 from ..rules.numpy.base import np_parts
 from ..rules.numpy.shape import np_index_trick_check, np_index_trick_range, np_index_trick_rule
 from ..tangents import AbstractZero, Tangent, unthunk
-from . import accumulate, dispatch, methods, mutation, objects, sites, structure, wrappers
+from . import accumulate, dispatch, methods, mutation, objects, protocols, sites, structure, wrappers
 from .. import kinds
 
 _R = dict(kind="same")
@@ -36,6 +36,8 @@ def first_order_pair(f, args, has_kwargs):
         if pair is not None:
             return pair
         return emit.pair_for(f, emit.cache_key(f, kinds.kinds_of(args)), nargs)
+    if protocols.has_objects(args) and protocols.table_rule(f):  # float(obj): its methods
+        return protocols.object_pair(f, nargs)
     return dispatch.resolve(f, nargs)
 
 

@@ -5,7 +5,7 @@ differentiated again for nested gradients.
 import numpy as np
 
 from .. import emit, kinds
-from ..errors import MutationError
+from ..errors import MutationError, NotDifferentiableError
 from ..rules import lookup_primitive, lookup_user, nondifferentiable_builtin, primitive, special
 from ..rules import scalar_adjoints as hs
 from ..rules.numpy.constructors import np_item_adjoint, np_tolist_adjoint
@@ -14,7 +14,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, operators, project, sites, structure, user_classes
+from . import accumulate, dispatch, methods, mutation, numeric, objects, operators, project, protocols, sites, structure, user_classes
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -411,6 +411,14 @@ def forget_fields_pair(obj):
     return None, forget_fields_pullback
 
 
+@special(protocols.loop_adjoint)
+def loop_adjoint_pair(obj, g):
+    # the items' pullbacks a loop over an object kept are a side channel, as the stores are
+    raise NotDifferentiableError(
+        f"a for loop over a {type(obj).__name__} (iterated by its own methods) is not "
+        "differentiated twice: loop over list(obj) instead")
+
+
 nondifferentiable_builtin(
     mutation.check_shared,
     mutation.check_held,
@@ -445,6 +453,15 @@ nondifferentiable_builtin(
     emit.pair_for,
     emit.entry_for,
     emit.cache_key,
+    methods._static,
+    objects._class_hook,
+    objects._computed,
+    protocols.user_object,
+    protocols.has_objects,
+    protocols._first_object,
+    protocols.table_rule,
+    protocols._python_method,
+    protocols._own_iter,
     reason="it selects code, it does not compute with differentiable values",
 )
 nondifferentiable_builtin(shifted_zeros, reason="it gives where a - m is 0 (a boolean array), or None")

@@ -55,6 +55,8 @@ def field_adjoint(name, g):
 
 
 def seq_adjoint(v, g):
+    if type(v) is not list and user_object(v):
+        return loop_adjoint(v, g)  # (g None too: the items' pullback runs once per loop)
     if g is None or isinstance(g, AbstractZero):
         return None
     if isinstance(v, dict):
@@ -302,4 +304,13 @@ def seq(it):
         return it
     if isinstance(it, dict):
         return list(it)
+    if user_object(it):  # its __iter__ (or __getitem__) through AD: loop_adjoint reverses it
+        items = loop_items(it)
+        if items is not None:
+            return items
     return list(it)
+
+
+# loops over objects of user classes (seq, seq_adjoint) go through their methods, which the
+# dispatch runs: imported last (the dispatch imports this module), complete when called
+from .protocols import loop_adjoint, loop_items, user_object  # noqa: E402

@@ -39,6 +39,20 @@ class _Holder:
 
 
 def b_getattr(x): return getattr(_Holder(x), "v") * getattr(_Holder(x), "w", 2.0)
+class _Base:
+    def __init__(self, v):
+        self.v = v
+
+    def get(self, t):
+        return self.v * t
+
+
+class _Kid(_Base):
+    def get(self, t):
+        return super().get(t) + super(_Kid, self).get(2.0)
+
+
+def b_super(x): return _Kid(x).get(x)
 def b_complex1(x): return complex(x)
 def b_dict_copy(x, y): return dict({"a": x, "b": y})["a"] * y
 def b_dict_fields(x, y): return dict(a=x * y, b=y)["a"] + dict(a=x)["a"] ** 2
@@ -212,6 +226,7 @@ ROWS = [
     Row_("abs", abs, b_abs, [(U(-3, 3, away=(0,)),), (C(),), (Arr((3,)),), (Arr((2, 2), complex_=True),)]),
     Row_("float", float, b_float, [R3, (U(-3, 3),)]),
     Row_("getattr", getattr, b_getattr, [R3], rule="special", dispatch=False),
+    Row_("super", super, b_super, [R3], rule="special", dispatch=False),
     Row_("dict", dict, b_dict_copy, [(U(-3, 3), U(-3, 3))], rule="special", dispatch=False,
          more=[(b_dict_fields, (U(-3, 3), U(-3, 3)))]),
     Row_("complex/1", complex, b_complex1, [R3, (C(),)]),
