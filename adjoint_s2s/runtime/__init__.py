@@ -48,6 +48,7 @@ from .structure import (
     field,
     field_adjoint,
     fn_tangent,
+    items_adjoint,
     fold_self,
     kw_grad,
     kwargs_grad,
