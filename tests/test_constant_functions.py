@@ -389,3 +389,44 @@ def test_heaviside_passes_x2_where_x1_is_zero():
     (g,) = ad.gradient(loss, X)
     np.testing.assert_allclose(g, W * np.array([1.0, 0.0, 1.0, 0.0]))
     agrees(loss, X)
+
+
+# ----- the others that hand out data without a rule: refused, never a zero -------------------
+
+
+def loop_over_nditer(x):
+    s = 0.0
+    for v in np.nditer(x):
+        s = s + v * v
+    return s
+
+
+def loop_over_flat(x):
+    s = 0.0
+    for v in x.flat:
+        s = s + v * v
+    return s
+
+
+def shuffled(x):
+    np.random.seed(0)
+    y = x * 1.0
+    np.random.shuffle(y)
+    return np.sum(y * W)
+
+
+def own_random_state(x):
+    return np.sum(np.random.RandomState(0).permutation(x) * W)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (loop_over_nditer, ["numpy.nditer"]),
+    (loop_over_flat, [".flat", "x.ravel()"]),
+    (shuffled, ["shuffle"]),
+    (own_random_state, ["RandomState.permutation"]),
+])
+def test_data_without_a_rule_is_refused(fn, words):
+    with pytest.raises(AdjointError) as info:
+        ad.gradient(fn, X)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
