@@ -8,6 +8,7 @@ import numpy as np
 from .. import nondifferentiable_builtin, special
 from ...errors import NotDifferentiableError
 from ...runtime.structure import part
+from ..sequences import _Recorder
 from .base import np_fit
 
 
@@ -35,8 +36,6 @@ nondifferentiable_builtin(_flat_position, reason="it computes an index")
 def np_ndenumerate_pair(arr):
     """np.ndenumerate(arr), as an iterator that records the items it hands out (as
     enumerate's does): each element's gradient goes back to its place in arr."""
-    from ..sequences import _Recorder  # (the rules of builtins import the run time)
-
     rec = _Recorder(iter(np.ndenumerate(arr)))
 
     def ndenumerate_pullback(g):
