@@ -430,3 +430,46 @@ def test_data_without_a_rule_is_refused(fn, words):
         ad.gradient(fn, X)
     for w in words:
         assert w in str(info.value), (w, str(info.value))
+
+
+# ----- draws inside adjoint_s2s.checkpoint: run again, they must draw the same numbers --------
+
+
+def drawn_inside(loc):
+    return np.random.normal(loc, 2.0) ** 2
+
+
+def seeded_inside(loc):
+    np.random.seed(5)
+    return np.random.normal(loc, 2.0) ** 2
+
+
+def test_checkpoint_of_a_seeded_draw_is_differentiated():
+    def loss(loc):
+        return np.sum(ad.checkpoint(seeded_inside, loc) * W)
+
+    agrees(loss, X)
+    np.testing.assert_allclose(ad.hessian(loss, X), np.diag(2 * W))
+
+
+def test_checkpoint_of_an_unseeded_draw_is_refused():
+    def loss(loc):
+        return np.sum(ad.checkpoint(drawn_inside, loc))
+
+    np.random.seed(0)
+    y, back = ad.pullback(loss, X)
+    with pytest.raises(NotDifferentiableError, match=r"checkpoint\(drawn_inside.*Seed the stream"):
+        back(1.0)
+    # a constant draw too: run again, its other numbers would change the gradient
+    def scaled(x):
+        return np.sum(ad.checkpoint(lambda v: v * np.random.standard_normal(4), x) ** 2)
+
+    with pytest.raises(NotDifferentiableError, match="draws from np.random"):
+        ad.gradient(scaled, X)
+
+
+def test_checkpoint_without_draws_is_unchanged():
+    def loss(x):
+        return np.sum(ad.checkpoint(lambda v: np.sin(v) * v, x))
+
+    agrees(loss, X)
