@@ -50,23 +50,27 @@ def _declined(path, param, why):
 _LOST = "the scale is 0 there, so the draw no longer holds its standard variate"
 
 
-def np_draw_shifted(g, ans, loc, scale, path):
+def np_draw_shifted(g, ans, loc, scale, key):
     """∂/∂scale of loc + scale·ε: g·ε, ε = (draw - loc)/scale. Declined (refused where
-    read) where scale is 0."""
+    read) where scale is 0. key: "np.random.<name>.<parameter>" (a template's string
+    names no parameter on its own: those are replaced by the arguments)."""
     if g is None:
         return None
     scale_ = np.asarray(scale)
     if np.any(scale_ == 0):
-        return _declined(path, "scale", _LOST)
+        path, _, param = key.rpartition(".")
+        return _declined(path, param, _LOST)
     return np_fit(np.asarray(g) * ((np.asarray(ans) - loc) / scale_), scale)
 
 
-def np_draw_scaled(g, ans, scale, path, param="scale"):
-    """∂/∂scale of scale·ε (exponential, gamma, rayleigh): g·draw/scale."""
+def np_draw_scaled(g, ans, scale, key):
+    """∂/∂scale of scale·ε (exponential, gamma, rayleigh): g·draw/scale (key as for
+    np_draw_shifted)."""
     if g is None:
         return None
     scale_ = np.asarray(scale)
     if np.any(scale_ == 0):
+        path, _, param = key.rpartition(".")
         return _declined(path, param, _LOST)
     return np_fit(np.asarray(g) * (np.asarray(ans) / scale_), scale)
 
@@ -97,7 +101,7 @@ def _shift_rule(name, loc="loc", scale="scale"):
     rule(getattr(np.random, name), _SHIFT.replace("loc", loc).replace("scale", scale),
          path=path, adjoints={
              loc: f"_rt.np_fit(g, {loc})",
-             scale: f"_rt.np_draw_shifted(g, ans, {loc}, {scale}, {path!r})",
+             scale: f"_rt.np_draw_shifted(g, ans, {loc}, {scale}, '{path}.{scale}')",
          }, note=f"reparameterised: {loc} + {scale}·ε, ε held fixed")
 
 
@@ -113,20 +117,20 @@ rule(np.random.uniform, "low=0.0, high=1.0, size=None", path="np.random.uniform"
 
 for _name in ("exponential", "rayleigh"):
     rule(getattr(np.random, _name), "scale=1.0, size=None", path=f"np.random.{_name}",
-         adjoints={"scale": f"_rt.np_draw_scaled(g, ans, scale, 'np.random.{_name}')"},
+         adjoints={"scale": f"_rt.np_draw_scaled(g, ans, scale, 'np.random.{_name}.scale')"},
          note="reparameterised: scale·ε, ε held fixed")
 
 
 rule(np.random.gamma, "shape, scale=1.0, size=None", path="np.random.gamma", adjoints={
     "shape": _decline("np.random.gamma", "shape", "its draws are no shift or scale of a fixed one"),
-    "scale": "_rt.np_draw_scaled(g, ans, scale, 'np.random.gamma')",
+    "scale": "_rt.np_draw_scaled(g, ans, scale, 'np.random.gamma.scale')",
 }, note="reparameterised in scale (scale·ε); refused in shape")
 
 
 rule(np.random.lognormal, "mean=0.0, sigma=1.0, size=None", path="np.random.lognormal",
      adjoints={
          "mean": "_rt.np_fit(g * ans, mean)",
-         "sigma": "_rt.np_draw_shifted(g * ans, np.log(ans), mean, sigma, 'np.random.lognormal')",
+         "sigma": "_rt.np_draw_shifted(g * ans, np.log(ans), mean, sigma, 'np.random.lognormal.sigma')",
      }, note="reparameterised: exp(mean + sigma·ε), ε held fixed")
 
 
