@@ -3,9 +3,13 @@
 Each is an ordinary function plus a rule, like a user would write them with
 ``@adjoint`` — and, like any rule, differentiable again when gradients are nested.
 """
+import ctypes
+
 import numpy as np
 
+from . import rules as R
 from .api import _pullback, adjoint, gradient, pullback
+from .errors import NotDifferentiableError
 
 
 def hook(f, x):
@@ -40,17 +44,57 @@ def checkpoint(f, *args):
     """f(*args), keeping only the arguments: the backward pass runs f forward again.
 
     Memory for time: nothing f computes is stored between the passes, and f's side
-    effects happen twice (once in each pass).
+    effects happen twice (once in each pass). A function that draws from np.random's
+    global stream must seed it itself (the run again then draws the same numbers):
+    one whose run again draws other numbers is refused.
     """
     return f(*args)
 
 
+def _stream_mark():
+    """The state of np.random's global stream, compared to tell whether a call drew from
+    it: MT19937's position and three words of its key (drawing moves the position, or,
+    by whole rounds of 624 words, makes a new key), read in place; the state's text for
+    another bit generator."""
+    bg = np.random.get_bit_generator()
+    if bg is not _MT19937[0]:
+        if type(bg).__name__ != "MT19937":
+            return repr(bg.state)
+        _MT19937[:] = [bg, (ctypes.c_uint32 * 625).from_address(bg.ctypes.state_address)]
+    words = _MT19937[1]
+    return (words[624], words[0], words[311], words[623])
+
+
+_MT19937 = [None, None]  # the global stream's MT19937, and its key and position in place
+
+
+def _check_replayed(f, before, after, again):
+    """f drew from the stream in the forward pass (before != after): its run again in
+    the backward pass must have drawn the same numbers, ending where the first ended."""
+    if before != after and again != after:
+        name = getattr(f, "__name__", repr(f))
+        raise NotDifferentiableError(
+            f"adjoint_s2s.checkpoint({name}, ...): {name} draws from np.random's global "
+            f"stream, and the backward pass runs it again from a later point of the stream, "
+            f"drawing other numbers: the gradient would not be that of the value computed. "
+            f"Seed the stream inside {name} (np.random.seed), or draw outside it and pass "
+            f"the draws in"
+        )
+
+
+R.nondifferentiable_builtin(_stream_mark, _check_replayed,
+                            reason="it watches np.random's stream")
+
+
 @adjoint(checkpoint)
 def _checkpoint_rule(f, *args):
+    before = _stream_mark()
     y = f(*args)
+    after = _stream_mark()
 
     def checkpoint_pullback(g):
         back = _pullback(f, *args)[1]
+        _check_replayed(f, before, after, _stream_mark())
         grads = back(g)
         return (grads[0],) + tuple(grads[1:])
 

@@ -390,7 +390,7 @@ def render():
         lines.append(f"| `scipy.special.{name}` | `{params}` | {S.NOTES.get(name, '')} |")
     lines.append("")
     lines.append(", ".join(f"`scipy.special.{n}`" for n in S.NONDIFF)
-                 + ": no gradient (piecewise constant, as `np.sign`).\n")
+                 + ": no gradient (piecewise constant, as `np.sign` of reals).\n")
     lines.extend(_scipy_stats_and_declined())
 
     from adjoint_s2s.rules import scipy_linalg as SL
@@ -408,11 +408,14 @@ def render():
     lines.append("## No gradient\n")
     lines.append(
         "These return constants, integers or booleans: their results are treated as "
-        "constants (rounding and `sign` have a zero derivative almost everywhere). So is "
-        "any cast to an integer or bool dtype, as `int(v)` is: `x.astype(int)`, a `dtype=` "
-        "an integer or bool dtype (`np.asarray(x, dtype=int)`, `np.sum(x, dtype=int)`), "
-        "`np.int64(v)`, and a value written into an integer or bool array (`k[i] = v`, "
-        "`np.full_like(k, v)`).\n"
+        "constants (rounding has a zero derivative almost everywhere; so has `np.sign` of "
+        "reals, while of complex numbers it is z/|z|, with a rule). So is any cast to an "
+        "integer or bool dtype, as `int(v)` is: `x.astype(int)`, a `dtype=` an integer or "
+        "bool dtype (`np.asarray(x, dtype=int)`, `np.sum(x, dtype=int)`), `np.int64(v)`, and "
+        "a value written into an integer or bool array (`k[i] = v`, `np.full_like(k, v)`). "
+        "Draws of np.random with no parameters or of integers are constants too; "
+        "`np.random.permutation` and `np.random.choice` give the gradient back to the items "
+        "they picked.\n"
     )
     names = _nondiff_names(R.NONDIFF)
     lines.append(", ".join(f"`{n}`" for n in names) + "\n")

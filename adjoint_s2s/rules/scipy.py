@@ -133,7 +133,7 @@ NOTES = {
                  "(the sign has none; real inputs only)",
 }
 
-# piecewise constant: a zero derivative almost everywhere (as np.sign)
+# piecewise constant: a zero derivative almost everywhere (as np.sign of reals)
 NONDIFF = ["gammasgn"]
 
 

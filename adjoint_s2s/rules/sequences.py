@@ -90,7 +90,7 @@ def _collect(src, grads):
     if isinstance(src, (list, tuple)):
         out = list(grads) + [None] * (len(src) - len(grads))
         return tuple(out) if isinstance(src, tuple) else out
-    return list(grads)
+    return _rt.items_adjoint(src, list(grads))
 
 
 def _item_grads(src, g, n):
@@ -117,6 +117,7 @@ class _Recorder:
     __dict__, so the core does not track it as a mutable object."""
 
     __slots__ = ("_it", "taken", "start", "__weakref__")
+    _items_adjoint = True  # its gradient is the list of its items'
 
     def __init__(self, it):
         self._it = it

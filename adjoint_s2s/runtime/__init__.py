@@ -49,6 +49,7 @@ from .structure import (
     field,
     field_adjoint,
     fn_tangent,
+    items_adjoint,
     fold_self,
     kw_grad,
     kwargs_grad,

@@ -15,6 +15,8 @@ from ..rules.numpy.elementwise import (
     np_clip_below,
     np_clip_inside,
     np_copysign_partial,
+    np_heaviside_partial,
+    np_sign_adjoint,
     np_float_power_base_partial,
     np_fmax_share,
     np_max_share,
@@ -178,6 +180,11 @@ from ..rules.numpy.scipy_special import (
     sp_special,
     sp_trigamma,
 )
+from ..rules.numpy.draws import (
+    np_draw_scaled,
+    np_draw_shifted,
+    np_draw_uniform,
+)
 from ..rules.numpy.fft import (
     np_fft_adjoint,
     np_fftn_adjoint,
@@ -304,6 +311,7 @@ __all__ = [
     "np_convolve_adjoint_a",
     "np_convolve_adjoint_v",
     "np_copysign_partial",
+    "np_heaviside_partial",
     "np_correlate_adjoint_a",
     "np_correlate_adjoint_v",
     "np_cross_adjoint_a",
@@ -316,6 +324,9 @@ __all__ = [
     "np_diff_adjoint",
     "np_dot_adjoint_a",
     "np_dot_adjoint_b",
+    "np_draw_scaled",
+    "np_draw_shifted",
+    "np_draw_uniform",
     "np_dstack_adjoint",
     "np_ediff1d_adjoint",
     "np_ediff1d_adjoint_begin",
@@ -404,6 +415,7 @@ __all__ = [
     "np_rollaxis_adjoint",
     "np_select_adjoint",
     "np_select_adjoint_default",
+    "np_sign_adjoint",
     "np_sinc_partial",
     "np_slogdet_adjoint",
     "np_solve_adjoint_a",

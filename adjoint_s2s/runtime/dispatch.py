@@ -26,7 +26,7 @@ from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 from .. import adapters, emit
 from .sites import _at, _met_while, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
-from .structure import field, GradList, part, with_defaults, with_kw_defaults
+from .structure import field, GradList, items_adjoint, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
 from .protocols import PLAIN, has_objects, object_call, table_rule
 
@@ -426,7 +426,7 @@ def _sequence_pair(cls):
                 return (None, None)
             if isinstance(src_, (list, tuple)):
                 return (None, type(src_)(unthunk(g)))
-            return (None, list(g))
+            return (None, items_adjoint(src_, list(g)))
 
         return obj, sequence_pullback
 

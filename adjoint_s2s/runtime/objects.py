@@ -31,7 +31,8 @@ def attr_grad(obj, name, g):
             return np.real(g) if np.iscomplexobj(obj) else g
         if name == "imag":
             return 1j * np.real(g)
-    raise NotDifferentiableError(f"no gradient for the attribute .{name} of {type(obj).__name__}")
+    hint = "; use x.ravel() (its elements, in the same order)" if name == "flat" else ""
+    raise NotDifferentiableError(f"no gradient for the attribute .{name} of {type(obj).__name__}{hint}")
 
 
 def getattr_pair(obj, name):

@@ -5,6 +5,7 @@ the arguments of a call (``*starred``, keywords, defaults).
     2.0
 """
 import types
+import weakref
 
 import numpy as np
 
@@ -68,7 +69,49 @@ def seq_adjoint(v, g):
         return tuple(g)
     if isinstance(v, np.ndarray):
         return np.asarray(g)
-    return list(g)
+    return items_adjoint(v, list(g))
+
+
+def _iterates_in_python(cls):
+    """Does cls hand out its items through methods of its own written in Python?"""
+    for name in ("__iter__", "__next__", "__getitem__"):
+        if isinstance(getattr(cls, name, None), types.FunctionType):
+            return True
+    return False
+
+
+_ITERATED_AT = weakref.WeakKeyDictionary()  # object -> the site of the loop over it
+
+
+def _weakrefable(obj):
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def items_adjoint(src, grads):
+    """The gradients of the items handed out by iterating src, as the gradient of src: a
+    list, which the rule that made src (map, zip, np.ndenumerate...: a class marked
+    ``_items_adjoint``) takes back. An object whose own Python methods hand out its items
+    has no such rule: its tangent is its fields', and a list would be dropped there
+    (a zero gradient where the items carry data). Refused instead, when any item has
+    a gradient."""
+    cls = type(src)
+    if getattr(cls, "_items_adjoint", False) or not _iterates_in_python(cls):
+        return grads
+    if all(g is None or isinstance(g, AbstractZero) for g in grads):
+        return grads
+    site = _ITERATED_AT.get(src) if _weakrefable(src) else None
+    site = site or user_call_site()
+    raise NotDifferentiableError(
+        f"the items of a {cls.__module__}.{cls.__qualname__} object, handed out by its own "
+        f"__iter__/__next__/__getitem__ (iterated in differentiated code"
+        f"{f' at {site[1]}, line {site[2]}' if site else ''}), carry a gradient that adjoint_s2s cannot give "
+        f"back to the object; iterate over the list or array it holds instead (for an "
+        f"array's elements with their indices: zip(np.ndindex(x.shape), x.ravel()))"
+    )
 
 
 _LABEL_KEYS = (str, bytes, bool, type(None), int, np.integer)
@@ -308,6 +351,11 @@ def seq(it):
         items = loop_items(it)
         if items is not None:
             return items
+    if _iterates_in_python(type(it)) and not getattr(type(it), "_items_adjoint", False):
+        try:  # where the loop is, for the refusal its pullback may raise (items_adjoint)
+            _ITERATED_AT[it] = user_call_site()
+        except TypeError:  # no weak references to it
+            pass
     return list(it)
 
 

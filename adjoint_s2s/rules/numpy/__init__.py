@@ -31,10 +31,13 @@ with ``None`` for outputs that got no gradient.
     gradient.py       np.gradient, with unit spacing or with spacings
     vectorize.py      np.vectorize, element by element through the function's own pair
     ufunc_methods.py  np.add.reduce, np.multiply.accumulate, np.add.outer, ...; np.add.at refused
+    draws.py          np.random's draws: reparameterised, permutation/choice pass the data on
+    iteration.py      np.ndenumerate, np.broadcast: their items' gradients back to the arrays
+                      (imported by rules/__init__.py after rules/sequences.py, whose recorder it uses)
 
 Importing this package registers the rules, section by section, in that order.
 """
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg, scipy_signal  # noqa: F401,E402
 from . import fft, linalg_more, shape_more, samples, quantiles, nan_reductions, gradient  # noqa: F401,E402
-from . import vectorize, ufunc_methods  # noqa: F401,E402
+from . import vectorize, ufunc_methods, draws  # noqa: F401,E402

@@ -278,17 +278,6 @@ for _name, _fn in [
 # =====================================================================================
 # No gradient
 # =====================================================================================
-_random = [
-    getattr(np.random, n)
-    for n in (
-        "rand", "randn", "random", "random_sample", "normal", "uniform", "randint", "choice",
-        "permutation", "standard_normal", "seed", "default_rng", "binomial", "poisson",
-        "exponential", "beta", "gamma", "multivariate_normal",
-    )
-    if hasattr(np.random, n)
-]
-
-
 nondifferentiable_builtin(
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
@@ -296,19 +285,18 @@ nondifferentiable_builtin(
     np.indices, np.diag_indices, np.tril_indices, np.triu_indices,
     np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
     np.nanargmax, np.nanargmin, np.searchsorted, np.digitize, np.count_nonzero,
-    np.sign, np.signbit, np.heaviside, np.floor, np.ceil, np.round, np.around, np.rint,
+    np.signbit, np.floor, np.ceil, np.round, np.around, np.rint,
     np.trunc, np.fix, np.floor_divide,
     np.isnan, np.isinf, np.isfinite, np.isclose, np.allclose, np.array_equal,
     np.iscomplex, np.isreal,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.any, np.all,
-    *_random,
     reason="its result is constant, integer-valued or boolean",
 )
-# shapes only: the adjoint helpers of average and logsumexp call them, and are
-# differentiated again at second order
-nondifferentiable_builtin(np.broadcast, np.broadcast_shapes, reason="it computes a shape")
+# shapes only: the adjoint helpers of average and logsumexp call it, and are
+# differentiated again at second order (np.broadcast hands out the elements: iteration.py)
+nondifferentiable_builtin(np.broadcast_shapes, reason="it computes a shape")
 
 
 # ----- numpy scalar types used as conversions ----------------------------------------------

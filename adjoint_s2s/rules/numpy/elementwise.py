@@ -18,6 +18,8 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_clip_below",
     "np_clip_inside",
     "np_copysign_partial",
+    "np_heaviside_partial",
+    "np_sign_adjoint",
     "np_float_power_base_partial",
     "np_fmax_share",
     "np_max_share",
@@ -308,6 +310,37 @@ def np_copysign_partial(x1, x2):
 
 
 rule(np.copysign, "x1, x2", "_rt.np_copysign_partial(x1, x2)", None)
+
+
+# sign of a complex number is z/|z| (NumPy 2; the sign of its real part before)
+_SIGN_IS_UNIT = bool(np.sign(3 + 4j) == 0.6 + 0.8j)
+
+
+def np_sign_adjoint(g, x, ans):
+    """sign: piecewise constant for reals (no gradient); for complex z (NumPy 2) the unit
+    w = z/|z|, whose adjoint is (g - Re(conj(g)·w)·w)/|z| (0 at 0)."""
+    if g is None or not _SIGN_IS_UNIT or not np.iscomplexobj(x):
+        return None
+    z = np.asarray(x)
+    w = np.asarray(ans)
+    g = np.asarray(g)
+    r = np.abs(z)
+    safe = np.where(r == 0, 1, r)
+    out = np.where(r == 0, 0, (g - np.real(np.conj(g) * w) * w) / safe)
+    return np_fit(out, x)
+
+
+rule(np.sign, "x", kind="other", adjoints={"x": "_rt.np_sign_adjoint(g, x, ans)"},
+     note="none for reals (piecewise constant); complex z: z/|z| (0 at 0)")
+
+
+def np_heaviside_partial(x1):
+    """heaviside(x1, x2) is x2 where x1 is 0 (piecewise constant in x1)."""
+    return np.asarray(x1) == 0
+
+
+rule(np.heaviside, "x1, x2", None, "_rt.np_heaviside_partial(x1)",
+     note="to x2 where x1 is 0; none to x1 (piecewise constant)")
 
 
 def np_clip_inside(a, lo, hi):

@@ -550,7 +550,130 @@ UFUNC_ROWS = [
     Row("c_-matrices", "np.c_", f_c_matrices, [(A(2, 3), A(2)), (A(3, 2), A(3, 2))]),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS
+
+# ----- draws of np.random, iteration, sign, heaviside (tests/test_constant_functions.py) --------
+
+
+def f_normal(loc, scale):
+    np.random.seed(0)
+    return np.random.normal(loc, scale)
+
+
+def f_normal_size(loc, scale):
+    np.random.seed(0)
+    return np.random.normal(loc, scale, size=(3, 4))
+
+
+def f_uniform(low, high):
+    np.random.seed(0)
+    return np.random.uniform(low, low + high)
+
+
+def f_laplace(loc, scale):
+    np.random.seed(0)
+    return np.random.laplace(loc, scale)
+
+
+def f_gumbel(loc, scale):
+    np.random.seed(0)
+    return np.random.gumbel(loc, scale)
+
+
+def f_logistic(loc, scale):
+    np.random.seed(0)
+    return np.random.logistic(loc, scale)
+
+
+def f_lognormal(mean, sigma):
+    np.random.seed(0)
+    return np.random.lognormal(mean, 0.2 * sigma)
+
+
+def f_exponential(scale):
+    np.random.seed(0)
+    return np.random.exponential(scale)
+
+
+def f_rayleigh(scale):
+    np.random.seed(0)
+    return np.random.rayleigh(scale, size=(2, 3))
+
+
+def f_gamma(scale):
+    np.random.seed(0)
+    return np.random.gamma(2.5, scale)
+
+
+def f_beta_fixed(x):
+    np.random.seed(0)
+    return x * np.random.beta(2.0, 3.0, size=np.shape(x))
+
+
+def f_mvn(mean):
+    np.random.seed(0)
+    return np.random.multivariate_normal(mean, np.eye(3) + 0.5, size=2)
+
+
+def f_permutation(x):
+    np.random.seed(0)
+    return np.random.permutation(x)
+
+
+def f_choice(x):
+    np.random.seed(0)
+    return np.random.choice(x, size=(2, 3))
+
+
+def f_choice_kw(x):
+    np.random.seed(0)
+    return np.random.choice(x, 3, replace=False, p=[0.1, 0.2, 0.3, 0.4])
+
+
+def f_ndenumerate(x):
+    out = []
+    for i, v in np.ndenumerate(x):
+        out.append(v * v * (1.0 + sum(i)))
+    return np.array(out)
+
+
+def f_broadcast(x, y):
+    out = []
+    for a, b in np.broadcast(x, y):
+        out.append(a * b)
+    return np.array(out)
+
+
+def f_sign(x):
+    return np.sign(x) + 0.5 * x  # (a real x's gradient: 0.5, sign adding none)
+
+
+def f_heaviside(h):
+    return np.heaviside(np.array([0.0, 1.0, 0.0, -2.0]), h)
+
+
+DRAW_ROWS = [
+    Row("random.normal", np.random.normal, f_normal, [(A(4), P(4)), (S(), P(4)), (A(4), S("pos"))]),
+    Row("random.normal-size", np.random.normal, f_normal_size, [(A(4), P(4)), (A(3, 1), S("pos"))]),
+    Row("random.uniform", np.random.uniform, f_uniform, [(A(4), P(4)), (S(), P(2, 3))]),
+    Row("random.laplace", np.random.laplace, f_laplace, [(A(4), P(4))]),
+    Row("random.gumbel", np.random.gumbel, f_gumbel, [(A(4), P(4))]),
+    Row("random.logistic", np.random.logistic, f_logistic, [(A(4), P(4))]),
+    Row("random.lognormal", np.random.lognormal, f_lognormal, [(A(4), P(4))]),
+    Row("random.exponential", np.random.exponential, f_exponential, [P(4), P(2, 2)]),
+    Row("random.rayleigh", np.random.rayleigh, f_rayleigh, [P(3), S("pos")]),
+    Row("random.gamma", np.random.gamma, f_gamma, [P(4)]),
+    Row("random.beta-fixed", np.random.beta, f_beta_fixed, [A(4)]),
+    Row("random.multivariate_normal", np.random.multivariate_normal, f_mvn, [A(3)]),
+    Row("random.permutation", np.random.permutation, f_permutation, [A(5), A(3, 2)]),
+    Row("random.choice", np.random.choice, f_choice, [A(4)]),
+    Row("random.choice-kw", np.random.choice, f_choice_kw, [A(4)]),
+    Row("ndenumerate", np.ndenumerate, f_ndenumerate, [A(4), A(2, 3)]),
+    Row("broadcast", np.broadcast, f_broadcast, [(A(3), A(3)), (A(2, 1), A(3)), (S(), A(2))]),
+    Row("sign", np.sign, f_sign, [A(4)], cplx=True),
+    Row("heaviside", np.heaviside, f_heaviside, [A(4)]),
+]
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS
 
 
 def _params():

@@ -341,6 +341,10 @@ NO_KEYWORD_SWEEP = {
     "np.einsum": "no keyword parameters the rule takes (*operands); see the sublist tests below",
     "np.atleast_1d": "*arys only", "np.atleast_2d": "*arys only", "np.atleast_3d": "*arys only",
 }
+# draws: each call draws other numbers; tests/rules/numpy/test_rules_more.py's rows and
+# tests/test_constant_functions.py check them seeded, keyword calls too
+NO_KEYWORD_SWEEP.update({p: "a draw (checked seeded elsewhere)" for p in RULES
+                         if p.startswith("np.random.")})
 
 # tuple outputs whose later entries the rule does not differentiate (no cotangent fed)
 DROP = {
