@@ -106,6 +106,11 @@ def describe(fn):
     name = short_name(fn)
     code = getattr(fn, "__code__", None)
     if code is not None:
+        from .source import ORIGINS  # (a def inside differentiated code: the user's one)
+
+        mapped = ORIGINS.get(code.co_filename, {}).get(code.co_firstlineno)
+        if mapped is not None:
+            return f"{code.co_name} ({mapped[0]}, line {mapped[1]})"
         return f"{name} ({code.co_filename}, line {code.co_firstlineno})"
     return name
 
