@@ -102,12 +102,15 @@ def short_name(fn):
     return f"{mod}.{qual}"
 
 
+# generated filename -> {generated line: (user file, user line)} (source.ORIGINS): a def
+# inside differentiated code is described by the user's file and line
+ORIGINS = {}
+
+
 def describe(fn):
     name = short_name(fn)
     code = getattr(fn, "__code__", None)
     if code is not None:
-        from .source import ORIGINS  # (a def inside differentiated code: the user's one)
-
         mapped = ORIGINS.get(code.co_filename, {}).get(code.co_firstlineno)
         if mapped is not None:
             return f"{code.co_name} ({mapped[0]}, line {mapped[1]})"

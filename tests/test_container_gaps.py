@@ -392,3 +392,53 @@ def test_a_list_slice_written_with_another_length_is_refused(fn, line):
     msg = str(info.value)
     assert f"{inspect.getsourcefile(fn)}, line {line_of(fn, line)}" in msg, msg
     assert "changes the list's length" in msg and "lst = lst[:i] + vs + lst[j:]" in msg
+
+
+# ----- a list's slice is a copy (an array's a view: refused when it runs) ---------------
+def list_slice_copy_written(x):
+    buf = [x, 2.0 * x, 3.0 * x]
+    tail = buf[-2:]
+    tail[0] = 100.0
+    return buf[1] + tail[0] * x + tail[1]
+
+
+def list_slice_then_base_written(x):
+    buf = [x, 2.0 * x, 3.0 * x]
+    tail = buf[-2:]
+    buf[2] = x * x
+    return buf[2] + tail[1] * x
+
+
+def test_a_list_slice_is_a_copy():
+    for fn in (list_slice_copy_written, list_slice_then_base_written):
+        assert ad.pullback(fn, 0.7)[0] == fn(0.7)
+        agrees(fn, 0.7)
+
+
+def _made(x):
+    return np.array([x, 2.0 * x, 3.0 * x])
+
+
+def array_slice_of_unknown_kind_written(x):
+    buf = _made(x)
+    tail = buf[-2:]
+    tail[0] = 100.0
+    return buf[1] + tail[0] * x + tail[1]
+
+
+def list_slice_holding_the_same_rows(x):
+    buf = [[x], [2.0 * x]]
+    tail = buf[1:]
+    tail[0][0] = 7.0
+    return buf[1][0] + tail[0][0] * x
+
+
+@pytest.mark.parametrize("fn, line, words", [
+    (array_slice_of_unknown_kind_written, "tail[0] = 100.0", "`buf` names the same container or a view"),
+    (list_slice_holding_the_same_rows, "tail[0][0] = 7.0", "while `buf` holds it"),
+])
+def test_a_slice_sharing_with_its_base_is_refused_when_it_runs(fn, line, words):
+    with pytest.raises(ad.MutationError) as info:
+        ad.gradient(fn, 0.7)
+    msg = str(info.value)
+    assert f"{inspect.getsourcefile(fn)}, line {line_of(fn, line)}" in msg and words in msg, msg

@@ -228,16 +228,11 @@ def setitem(obj, idx, v):
     tobj = type(obj)
     if tobj is not list and tobj is not dict and own_setitem(tobj):
         refuse_own_setitem(tobj)
-    if type(idx) is slice and isinstance(obj, list):
-        _check_slice_length(obj, idx, v)
-    if tobj is list:
-        out = list(obj)
-        out[idx] = v
-    elif tobj is dict:
-        out = dict(obj)
-        out[idx] = v
-    elif isinstance(obj, (list, dict)):  # a subclass (defaultdict, OrderedDict, Counter,
-        out = copy.copy(obj)  # the user's): its copy keeps its type, fields, default, order
+    if isinstance(obj, (list, dict)):
+        if type(idx) is slice and isinstance(obj, list):
+            _check_slice_length(obj, idx, v)
+        # a subclass's copy keeps its type and behaviour (defaultdict, OrderedDict, the user's)
+        out = list(obj) if tobj is list else dict(obj) if tobj is dict else copy.copy(obj)
         out[idx] = v
     elif isinstance(obj, tuple):  # the write-back of `t[0][0] = v`
         return _tuple_write_back(obj, idx, v)
@@ -297,31 +292,13 @@ def keeping(keep, f, args, run, kwargs):
     if "*" in keep:
         keep = tuple(k for k in keep if k != "*") + tuple(
             (i, "") for i in range(len(args))) + tuple((k, "") for k in kwargs)
-    # a list, dict or set an argument holds changes in place in the callee, as in
-    # Python, but the caller's gradient of it would not see the change: compared after
-    # (position, name, object): only where the argument does hold the object now
-    held = [k for k in keep if type(k) is tuple and len(k) == 3 and k[2] is not True
-            and k[2] is not _arg(args, kwargs, k[0]) and _holds(_arg(args, kwargs, k[0]), k[2], 4, set())]
-    held_items = [(k, _items(k[2])) for k in held if type(k[2]) in (list, dict, set)]
-    # (position, name, True): a list, dict or set read out of the container `name` that
-    # the caller reads again: changed in place by the callee, compared after
-    inner = [(k, a, _items(a)) for k in keep if type(k) is tuple and len(k) == 3 and k[2] is True
-             for a in (_arg(args, kwargs, k[0]),) if type(a) in (list, dict, set)]
-    # what a kept argument holds inside a list, tuple or dict (`mm[0]`), changed in place
-    nested = [(k, c, before) for k in keep if type(k) is not tuple or len(k) == 2 or k[2] is True
-              for c, before in inner_containers(_arg(args, kwargs, k if type(k) is not tuple else k[0]), 4, set(), [])]
+    held, watched = _watch(keep, args, kwargs)
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
-        for k, before in held_items:
-            if _items(k[2]) != before:
-                raise _written_held(f, k[0], k[1])
-        for k, a, before in inner:
-            if _items(a) != before:
-                raise _written_inner(f, k[0], k[1])
-        for k, c, before in nested:
+        for c, before, (error, i, via) in watched:
             if _items(c) != before:
-                raise _changed_inside(f, *((k, None) if type(k) is not tuple else k[:2]))
+                raise error(f, i, via)
         if len(_REPLACED) > mark or len(_REBOUND) > rmark:
             written = [r for r in _REPLACED[mark:]] + [old for old, _ in _REBOUND[rmark:]]
             for k in held:  # an object an argument holds, copied on write
@@ -335,6 +312,29 @@ def keeping(keep, f, args, run, kwargs):
         if not _KEEP_DEPTH:
             _REPLACED.clear()
             _REBOUND.clear()
+
+
+def _watch(keep, args, kwargs):
+    """What keeping compares after the call: (the entries (position, name, object) whose
+    argument does hold the object now, [(a list, dict or set, what it holds now, (the
+    error if that changes, position, name))]). Watched: an object an argument holds
+    that the caller reads again by name; an argument read out of the container `name`
+    (position, name, True); what a kept argument holds inside a list, tuple or dict
+    (`mm[0]`). The callee changes them in place, as Python does, but the caller's
+    gradient of them would not see the change."""
+    held = [k for k in keep if type(k) is tuple and len(k) == 3 and k[2] is not True
+            and k[2] is not _arg(args, kwargs, k[0]) and _holds(_arg(args, kwargs, k[0]), k[2], 4, set())]
+    watched = [(k[2], _items(k[2]), (_written_held, k[0], k[1])) for k in held
+               if type(k[2]) in (list, dict, set)]
+    for k in keep:
+        if type(k) is tuple and len(k) == 3 and k[2] is not True:
+            continue
+        i, via = k[:2] if type(k) is tuple else (k, None)
+        a = _arg(args, kwargs, i)
+        if type(k) is tuple and len(k) == 3 and type(a) in (list, dict, set):
+            watched.append((a, _items(a), (_written_inner, i, via)))
+        watched += [(c, before, (_changed_inside, i, via)) for c, before in inner_containers(a, 4, set(), [])]
+    return held, watched
 
 
 def _check_kept(f, keep, args, kwargs, replaced, rebound, written):
