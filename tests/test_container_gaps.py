@@ -15,8 +15,13 @@ each case is checked against central differences (or its value against the plain
   KeyError, a method gone. Copies keep the type now. And a list slice written with
   another number of items (``m[0:1] = [x, x]``, the list's length changes) gave a gradient
   of 0: refused (the tail, ``m[i:] = vs``, is right and runs).
+* Refusals that were not needed: a list's slice (a copy) written into while the list is
+  read again; ``copy.deepcopy`` of plain data (now a rule: the copy shares nothing), then
+  written into. ``d.setdefault(k, []).append(v)`` stays refused (an inner list changed in
+  place, as W8), its message now giving the way out.
 """
 import collections
+import copy
 import inspect
 
 import numpy as np
@@ -442,3 +447,60 @@ def test_a_slice_sharing_with_its_base_is_refused_when_it_runs(fn, line, words):
         ad.gradient(fn, 0.7)
     msg = str(info.value)
     assert f"{inspect.getsourcefile(fn)}, line {line_of(fn, line)}" in msg and words in msg, msg
+
+
+# ----- copy.deepcopy of plain data; setdefault's way out ---------------------------------
+def deepcopy_then_written(x):
+    cfg = {"a": x, "b": [x, 2.0], "c": np.array([x, 1.0])}
+    c2 = copy.deepcopy(cfg)
+    c2["a"] = 5.0
+    c2["b"][1] = x * x
+    c2["c"][0] = 3.0
+    return cfg["a"] * x + cfg["b"][1] + c2["b"][1] * c2["a"] + cfg["c"][0] * c2["c"][1]
+
+
+def test_a_deep_copy_shares_nothing():
+    fn = deepcopy_then_written
+    assert ad.pullback(fn, 0.7)[0] == fn(0.7)
+    agrees(fn, 0.7)
+    # its pullback is differentiated again: fn = 6 x^2 + x + 2, whose second derivative is 12
+    assert np.allclose(ad.gradient(lambda x: ad.gradient(fn, x)[0], 0.7)[0], 12.0)
+
+
+class _Cfg:
+    def __init__(self, a):
+        self.a = a
+
+
+def deepcopy_of_an_object(x):
+    c = copy.deepcopy(_Cfg(x))
+    return c.a * 2.0
+
+
+def test_a_deep_copy_of_an_object_is_refused():
+    with pytest.raises(ad.MissingAdjointError, match="deep copy of a _Cfg"):
+        ad.gradient(deepcopy_of_an_object, 0.7)
+
+
+def grouped_with_setdefault(x):
+    groups = {}
+    for k, v in [("a", x), ("b", 2.0 * x), ("a", 3.0 * x)]:
+        groups.setdefault(k, []).append(v)
+    return sum(groups["a"]) * 2.0 + groups["b"][0]
+
+
+def grouped_with_get(x):
+    groups = {}
+    for k, v in [("a", x), ("b", 2.0 * x), ("a", 3.0 * x)]:
+        groups[k] = groups.get(k, []) + [v]
+    return sum(groups["a"]) * 2.0 + groups["b"][0]
+
+
+def test_setdefault_then_append_is_refused_with_the_way_out():
+    with pytest.raises(ad.MutationError) as info:
+        ad.gradient(grouped_with_setdefault, 0.7)
+    msg = str(info.value)
+    assert inspect.getsourcefile(grouped_with_setdefault) in msg, msg
+    assert "d[k] = d.get(k, []) + [v]" in msg
+    assert ad.pullback(grouped_with_get, 0.7)[0] == grouped_with_get(0.7)
+    agrees(grouped_with_get, 0.7)

@@ -275,6 +275,7 @@ from .. import runtime as _runtime  # noqa: E402,F401
 from . import numpy as _numpy  # noqa: E402,F401
 from . import operators as _operators  # noqa: E402,F401
 from . import sequences as _sequences  # noqa: E402,F401
+from . import copies as _copies  # noqa: E402,F401
 
 try:
     import scipy.special as _scipy_special  # noqa: F401  (as: `scipy` here is rules/scipy.py)
