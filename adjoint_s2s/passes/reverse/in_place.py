@@ -123,7 +123,8 @@ def containment(fn_node, resolve, may_mutate):
                 isinstance(v, gast.Name) and isinstance(tgt, gast.Name) and v.id != tgt.id
             ):
                 escaped.add(v.id)
-        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and isinstance(node.ctx, gast.Load):
+        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and not isinstance(
+                getattr(node, "ctx", None), gast.Store):  # (a Set has no ctx)
             escaped |= names(node.elts)
         elif isinstance(node, gast.Dict):
             escaped |= names(node.values)
