@@ -253,8 +253,8 @@ class CallsMixin:
                     # it (zero(m.w), then m.w read), or given as another argument too
                     # (`f(y, y[::-1])`: checked when it runs)?
                     via = self._read_again_through(a.id, x, names)
-                    inner = (via or a.id in self.active) and (
-                        a.id in self.field_of or a.id in self._containment()[0])
+                    inner = (via or a.id in self.active) and (a.id in self.field_of or (
+                        bool(self.aliases.get(a.id)) and a.id in self._containment()[0]))
                     if not via and inner and a.id in self.active:
                         via = self._outer_holder(a.id)
                     if via:  # (i, via, True): read out of `via` (its changes in place refused)
