@@ -25,30 +25,29 @@ _PLAIN = {int, float, complex, str, bytes, bool, type(None), np.ndarray, np.floa
 
 
 def inner_containers(c, depth, seen, out):
-    """(container, what it holds now) for each list, dict or set that c holds inside a
-    list, tuple, dict or set (not an object's field itself, followed by the field's own
-    write-back: what such a field holds is), within depth levels: what a callee may
-    change in place (`d["x"].append(v)`) while the caller reads c again."""
-    if depth == 0 or id(c) in seen:
+    """(container, what it holds now) for each list, dict or set that the list, tuple or
+    dict c holds, through lists, tuples and dicts, within depth levels: what a callee may
+    change in place (`d["x"].append(v)`) while the caller reads c again. (An object's
+    fields are not looked into: a field's item changed in place is refused where the
+    callee is transformed, and objects of the run time keep caches there.)"""
+    if depth == 0 or id(c) in seen or not isinstance(c, (list, tuple, dict)):
         return out
     seen.add(id(c))
-    items = contents(c)
+    items = c.values() if isinstance(c, dict) else c
     if not items or set(map(type, items)) <= _PLAIN:
         return out
-    container = isinstance(c, (list, tuple, dict, set, frozenset))
     for item in items:
-        if type(item) in _PLAIN:
-            continue
-        if container and type(item) in (list, dict, set):
+        if isinstance(item, (list, dict, set)):
             out.append((item, _items(item)))
-        inner_containers(item, depth - 1, seen, out)
+        if isinstance(item, (list, tuple, dict)):
+            inner_containers(item, depth - 1, seen, out)
     return out
 
 
 def _items(c):
     """What container c holds now, compared by identity: a list's items in order, a
     dict's keys and values, a set's members."""
-    if type(c) is dict:
+    if isinstance(c, dict):
         return [(k, _Same(v)) for k, v in c.items()]
     if type(c) is set:
         return set(c)
