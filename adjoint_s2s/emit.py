@@ -386,6 +386,9 @@ def _blame_the_users_call(exc, fn):
     code = fn.__code__
     if not runtime._not_users(code.co_filename) or getattr(exc, "_blamed", False):
         return
+    mapped = ORIGINS.get(code.co_filename, {}).get(code.co_firstlineno)
+    if mapped is not None and not runtime._not_users(mapped[0]):
+        return  # a def inside differentiated code: the user's own, read from their file
     site = runtime.user_call_site(callee=True)
     if site is None:
         return

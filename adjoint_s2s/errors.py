@@ -102,10 +102,18 @@ def short_name(fn):
     return f"{mod}.{qual}"
 
 
+# generated filename -> {generated line: (user file, user line)} (source.ORIGINS): a def
+# inside differentiated code is described by the user's file and line
+ORIGINS = {}
+
+
 def describe(fn):
     name = short_name(fn)
     code = getattr(fn, "__code__", None)
     if code is not None:
+        mapped = ORIGINS.get(code.co_filename, {}).get(code.co_firstlineno)
+        if mapped is not None:
+            return f"{code.co_name} ({mapped[0]}, line {mapped[1]})"
         return f"{name} ({code.co_filename}, line {code.co_firstlineno})"
     return name
 

@@ -14,7 +14,7 @@ from collections import OrderedDict, deque
 
 import gast
 
-from .errors import NoSourceError
+from .errors import NoSourceError, ORIGINS as _ORIGINS
 from .togast import ast_to_gast, convert_noting
 
 # The files read, most recently used last: a few are kept (a module's functions are
@@ -31,8 +31,9 @@ _PARSED = OrderedDict()
 
 # generated filename -> {generated line: (user file, user line)}: where each def/lambda
 # of generated code came from (emit fills it), so a function defined inside
-# differentiated code is read from the user's source
-ORIGINS = {}
+# differentiated code is read from the user's source (kept in errors.py, which names
+# such a function by it too)
+ORIGINS = _ORIGINS
 _KEEP_TREES = 16
 
 

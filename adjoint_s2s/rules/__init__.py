@@ -276,6 +276,7 @@ from . import numpy as _numpy  # noqa: E402,F401
 from . import operators as _operators  # noqa: E402,F401
 from . import sequences as _sequences  # noqa: E402,F401
 from .numpy import iteration as _np_iteration  # noqa: E402,F401  (uses sequences' recorder)
+from . import copies as _copies  # noqa: E402,F401
 
 try:
     import scipy.special as _scipy_special  # noqa: F401  (as: `scipy` here is rules/scipy.py)

@@ -21,6 +21,54 @@ def contents(c):
     return fields.values() if isinstance(fields, dict) else ()
 
 
+_PLAIN = {int, float, complex, str, bytes, bool, type(None), np.ndarray, np.float64}
+
+
+def inner_containers(c, depth, seen, out):
+    """(container, what it holds now) for each list, dict or set that the list, tuple or
+    dict c holds, through lists, tuples and dicts, within depth levels: what a callee may
+    change in place (`d["x"].append(v)`) while the caller reads c again. (An object's
+    fields are not looked into: a field's item changed in place is refused where the
+    callee is transformed, and objects of the run time keep caches there.)"""
+    if depth == 0 or id(c) in seen or not isinstance(c, (list, tuple, dict)):
+        return out
+    seen.add(id(c))
+    items = c.values() if isinstance(c, dict) else c
+    if not items or set(map(type, items)) <= _PLAIN:
+        return out
+    for item in items:
+        if isinstance(item, (list, dict, set)):
+            out.append((item, _items(item)))
+        if isinstance(item, (list, tuple, dict)):
+            inner_containers(item, depth - 1, seen, out)
+    return out
+
+
+def _items(c):
+    """What container c holds now, compared by identity: a list's items in order, a
+    dict's keys and values, a set's members."""
+    if isinstance(c, dict):
+        return [(k, _Same(v)) for k, v in c.items()]
+    if type(c) is set:
+        return set(c)
+    return [_Same(v) for v in c]
+
+
+class _Same:
+    """An item compared by identity (what a list, dict or set holds, see _items)."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+    def __eq__(self, other):
+        return self.x is other.x
+
+    def __hash__(self):
+        return id(self.x)
+
+
 def _held_ids(c, depth, seen, out):
     """The ids of what container or object c holds, within depth levels (see _holds)."""
     if depth == 0 or id(c) in seen:
@@ -71,6 +119,20 @@ def _argument_name(f, i):
     return f"its argument #{i + 1}"
 
 
+def _written_inner(f, i, via):
+    """A callee changed in place (its items) a list, dict or set the caller read out of
+    the container or object `via` and reads again through it."""
+    name = short_name(f).rsplit(".", 1)[-1]
+    return MutationError(
+        f"{describe(f)}, called{_at() or ' from differentiated code'}, changes in place "
+        f"(`.append`, `.extend`, `.insert`...) {_argument_name(f, i)}, a list or dict the "
+        f"calling function read out of `{via}` and reads again through `{via}`: the "
+        f"gradient of what is read through `{via}` would not reach the new items. Return "
+        f"the new items from {name} and put them back through `{via}` in the calling "
+        f"function (`{via}[k] = {via}[k] + new`), or pass a copy"
+    )
+
+
 def _written_argument(f, i, via=None, held=False, other=None):
     what = _argument_name(f, i)
     name = short_name(f).rsplit(".", 1)[-1]
@@ -105,6 +167,21 @@ def _written_argument(f, i, via=None, held=False, other=None):
     )
 
 
+def _changed_inside(f, i, via):
+    """A callee changed in place a list or dict held inside argument i (`d["x"].append(v)`),
+    which the caller reads again (through `via`, or by its own name)."""
+    name = short_name(f).rsplit(".", 1)[-1]
+    through = f" through `{via}`" if via else ""
+    return MutationError(
+        f"{describe(f)}, called{_at() or ' from differentiated code'}, changes in place "
+        f"(`.append`, `.extend`, `.insert`...) a list or dict held inside "
+        f"{_argument_name(f, i)}, and the calling function reads it again{through} after "
+        f"the call: the gradient of what is read there would not reach the new items. "
+        f"Write the new item back in {name} (`d[k] = d[k] + [v]`), or return the new "
+        f"items from {name} and put them back in the calling function"
+    )
+
+
 def _written_held(f, i, name):
     what = _argument_name(f, i)
     fname = short_name(f).rsplit(".", 1)[-1]
@@ -118,3 +195,36 @@ def _written_held(f, i, name):
         f"values back through the argument after the call (or return them from {fname}), "
         f"or change `{name}` itself"
     )
+
+
+def _check_slice_length(obj, idx, v):
+    """`lst[i:j] = vs` with another number of items than the slice has changes the
+    list's length: the pullback finds the items by their places after the write, and
+    would give the old ones' gradients to the wrong places. Refused."""
+    n = len(range(*idx.indices(len(obj))))
+    try:
+        k = len(v)
+    except TypeError:
+        return  # (Python raises its own error for the write)
+    if k == n or (  # (the tail replaced, `lst[i:] = vs`: the places before agree)
+        idx.step in (None, 1) and (idx.start is None or idx.start >= 0)
+        and idx.indices(len(obj))[1] == len(obj)
+    ):
+        return
+    raise MutationError(
+        f"writing {k} items into a slice of {n} items of a list (`lst[i:j] = vs`, which "
+        f"changes the list's length) is not supported inside a differentiated function"
+        f"{_at()}: the gradient would reach the wrong items. Build the new list instead "
+        f"(`lst = lst[:i] + vs + lst[j:]`)"
+    )
+
+
+def _tuple_put_back(t, idx, v):
+    """`t[idx][...] = w` on a tuple t (a *args parameter): the item's copy on write v put
+    back into a new tuple. Storing anything else into a tuple fails, as in Python."""
+    old = t[idx]
+    if not isinstance(old, (np.ndarray, list, dict, set)) or type(v) is not type(old):
+        raise TypeError("'tuple' object does not support item assignment")
+    out = list(t)
+    out[idx] = v
+    return tuple(out)

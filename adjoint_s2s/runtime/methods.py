@@ -66,6 +66,8 @@ def call_method(obj, name, /, *args, **kwargs):
             f"{_FOLLOWED[kind]}); the gradient would be lost when the {kind} is read. "
             f"Make the {kind} in this function (or pass it in as an argument) and write "
             f"into it as above; to log a value, write `.{name}(adjoint_s2s.dropgrad(value))`"
+            + ("; for `d.setdefault(k, []).append(v)`, write `d[k] = d.get(k, []) + [v]`"
+               if name == "setdefault" else "")
         )
     raise MissingAdjointError(
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"

@@ -16,7 +16,13 @@ from .argument_writes import (
     _check_shared_arguments,
     _held_ids,
     _written_argument,
+    _changed_inside,
+    _check_slice_length,
+    _items,
+    _tuple_put_back,
     _written_held,
+    _written_inner,
+    inner_containers,
 )
 from .structure import GradList, part
 from .accumulate import _PRIVATE_REFS
@@ -222,11 +228,11 @@ def setitem(obj, idx, v):
     tobj = type(obj)
     if tobj is not list and tobj is not dict and own_setitem(tobj):
         refuse_own_setitem(tobj)
-    if isinstance(obj, list):
-        out = list(obj)
-        out[idx] = v
-    elif isinstance(obj, dict):
-        out = dict(obj)
+    if isinstance(obj, (list, dict)):
+        if type(idx) is slice and isinstance(obj, list):
+            _check_slice_length(obj, idx, v)
+        # a subclass's copy keeps its type and behaviour (defaultdict, OrderedDict, the user's)
+        out = list(obj) if tobj is list else dict(obj) if tobj is dict else copy.copy(obj)
         out[idx] = v
     elif isinstance(obj, tuple):  # the write-back of `t[0][0] = v`
         return _tuple_write_back(obj, idx, v)
@@ -286,18 +292,13 @@ def keeping(keep, f, args, run, kwargs):
     if "*" in keep:
         keep = tuple(k for k in keep if k != "*") + tuple(
             (i, "") for i in range(len(args))) + tuple((k, "") for k in kwargs)
-    # a list, dict or set an argument holds changes in place in the callee, as in
-    # Python, but the caller's gradient of it would not see the change: compared after
-    # (position, name, object): only where the argument does hold the object now
-    held = [k for k in keep if type(k) is tuple and len(k) == 3
-            and k[2] is not _arg(args, kwargs, k[0]) and _holds(_arg(args, kwargs, k[0]), k[2], 4, set())]
-    held_items = [(k, _items(k[2])) for k in held if type(k[2]) in (list, dict, set)]
+    held, watched = _watch(keep, args, kwargs)
     _KEEP_DEPTH += 1
     try:
         out = run(f, *args, **kwargs)
-        for k, before in held_items:
-            if _items(k[2]) != before:
-                raise _written_held(f, k[0], k[1])
+        for c, before, (error, i, via) in watched:
+            if _items(c) != before:
+                raise error(f, i, via)
         if len(_REPLACED) > mark or len(_REBOUND) > rmark:
             written = [r for r in _REPLACED[mark:]] + [old for old, _ in _REBOUND[rmark:]]
             for k in held:  # an object an argument holds, copied on write
@@ -313,15 +314,38 @@ def keeping(keep, f, args, run, kwargs):
             _REBOUND.clear()
 
 
+def _watch(keep, args, kwargs):
+    """What keeping compares after the call: (the entries (position, name, object) whose
+    argument does hold the object now, [(a list, dict or set, what it holds now, (the
+    error if that changes, position, name))]). Watched: an object an argument holds
+    that the caller reads again by name; an argument read out of the container `name`
+    (position, name, True); what a kept argument holds inside a list, tuple or dict
+    (`mm[0]`). The callee changes them in place, as Python does, but the caller's
+    gradient of them would not see the change."""
+    held = [k for k in keep if type(k) is tuple and len(k) == 3 and k[2] is not True
+            and k[2] is not _arg(args, kwargs, k[0]) and _holds(_arg(args, kwargs, k[0]), k[2], 4, set())]
+    watched = [(k[2], _items(k[2]), (_written_held, k[0], k[1])) for k in held
+               if type(k[2]) in (list, dict, set)]
+    for k in keep:
+        if type(k) is tuple and len(k) == 3 and k[2] is not True:
+            continue
+        i, via = k[:2] if type(k) is tuple else (k, None)
+        a = _arg(args, kwargs, i)
+        if type(k) is tuple and len(k) == 3 and type(a) in (list, dict, set):
+            watched.append((a, _items(a), (_written_inner, i, via)))
+        watched += [(c, before, (_changed_inside, i, via)) for c, before in inner_containers(a, 4, set(), [])]
+    return held, watched
+
+
 def _check_kept(f, keep, args, kwargs, replaced, rebound, written):
     """After a keeping call that wrote something: raise MutationError for a kept argument
     copied on write, or holding a written object not put back into it, or rebound while
     the caller reads it by another name; note the value the callee left in the others
     (kept)."""
     for k in keep:  # an argument, or (argument, the other name it is read by)
-        if type(k) is tuple and len(k) == 3:
+        if type(k) is tuple and len(k) == 3 and k[2] is not True:
             continue
-        i, via = k if type(k) is tuple else (k, None)
+        i, via = k[:2] if type(k) is tuple else (k, None)
         via = None if via is False else via  # (a method's argument)
         a = _arg(args, kwargs, i)
         if any(r is a or (type(r) is np.ndarray and type(a) is np.ndarray and np.may_share_memory(r, a))
@@ -349,31 +373,6 @@ def _arg(args, kwargs, i):
 
 
 _REBOUND = []  # (old, new): an argument rebound by `a op= v` while a keeping call runs
-
-
-class _Same:
-    """An item compared by identity (what a list, dict or set holds, see _items)."""
-
-    __slots__ = ("x",)
-
-    def __init__(self, x):
-        self.x = x
-
-    def __eq__(self, other):
-        return self.x is other.x
-
-    def __hash__(self):
-        return id(self.x)
-
-
-def _items(c):
-    """What container c holds now, compared by identity: a list's items in order, a
-    dict's keys and values, a set's members."""
-    if type(c) is dict:
-        return [(k, _Same(v)) for k, v in c.items()]
-    if type(c) is set:
-        return set(c)
-    return [_Same(v) for v in c]
 
 
 _KEPT = {}  # id(argument) -> (argument, the value the callee left in it), for kept()
@@ -464,17 +463,6 @@ def setitem_arg(obj, idx, v):
         del _REPLACED[n:]
         _REBOUND.append((obj, out))
     return out
-
-
-def _tuple_put_back(t, idx, v):
-    """`t[idx][...] = w` on a tuple t (a *args parameter): the item's copy on write v put
-    back into a new tuple. Storing anything else into a tuple fails, as in Python."""
-    old = t[idx]
-    if not isinstance(old, (np.ndarray, list, dict, set)) or type(v) is not type(old):
-        raise TypeError("'tuple' object does not support item assignment")
-    out = list(t)
-    out[idx] = v
-    return tuple(out)
 
 
 def kept(a):

@@ -254,8 +254,12 @@ class CallsMixin:
                     # it (zero(m.w), then m.w read), or given as another argument too
                     # (`f(y, y[::-1])`: checked when it runs)?
                     via = self._read_again_through(a.id, x, names)
-                    if via:
-                        keep.append((i, via))
+                    inner = (via or a.id in self.active) and (a.id in self.field_of or (
+                        bool(self.aliases.get(a.id)) and a.id in self._containment()[0]))
+                    if not via and inner and a.id in self.active:
+                        via = self._outer_holder(a.id)
+                    if via:  # (i, via, True): read out of `via` (its changes in place refused)
+                        keep.append((i, via, True) if inner else (i, via))
                 seen.add(a.id)
         # objects an argument holds (`f([inner])`, `b.scale(s)` of b = Box(inner)) that
         # the caller reads again by their own names: (i, name, None), watched at run time
@@ -265,6 +269,26 @@ class CallsMixin:
                 keep += [(i, n, obj) for n, obj in self.held_and_read_again(a.id, self.cur_stmt)
                          if n != x and obj != x and all(type(k) is not tuple or k[1:] != (n, obj) for k in keep)]
         return tuple(keep)
+
+    def _outer_holder(self, name):
+        """A container or object that `name` was read out of (up the reads) that is read
+        again after the current statement, or a parameter or a captured or global name
+        (read again outside); None if there is none."""
+        element_of = self._containment()[0]
+        live = self.live_after.get(id(self.cur_stmt), frozenset())
+        seen, todo = {name}, sorted(element_of.get(name, ()))
+        while todo:
+            h = todo.pop()
+            if h in seen:
+                continue
+            seen.add(h)
+            if h in live or h in self.info.params or (
+                (h in self.info.freevars or h not in self.locals) and self.resolve(
+                    gast.Name(id=h, ctx=gast.Load(), annotation=None, type_comment=None)) is None
+            ):  # (not a module's or class's attribute)
+                return h
+            todo.extend(sorted(element_of.get(h, ())))
+        return None
 
     def _read_again_through(self, name, x, names):
         """A name, other than name and x, by which the caller may read again what the

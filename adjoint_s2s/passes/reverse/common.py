@@ -10,7 +10,7 @@ import types
 import gast
 import numpy as np
 
-from ..activity import COMPLEX, NUMERIC, OTHER, REAL, SCALAR
+from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR
 from ..cleanup import call_args
 from ..codegen import Block, If, Loop, Release, Restore, src
 from ... import rules as R
@@ -536,3 +536,22 @@ def _params_src(args):
     if args.kwarg:
         parts.append("**" + args.kwarg.id)
     return ", ".join(parts)
+
+
+def _element_index(idx):
+    """Only integers (no slice, ..., None): y[idx] may be an element, not a view."""
+    parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+    return not any(isinstance(p, (gast.Slice, gast.Starred)) for p in parts) and not any(
+        isinstance(p, gast.Constant) and p.value in (None, Ellipsis) for p in parts
+    )
+
+
+def _basic_index(idx, kind_of):
+    """Could indexing with idx give a view (ints, slices, ..., None; not index arrays)?"""
+    parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+    for p in parts:
+        if isinstance(p, gast.Name) and kind_of(p) == ARRAY:
+            return False
+        if isinstance(p, (gast.List, gast.ListComp)):
+            return False
+    return True

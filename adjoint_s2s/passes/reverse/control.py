@@ -112,10 +112,13 @@ class ControlMixin:
         cond_saves = []
         if isinstance(s.test, gast.Name):
             inside = {n for b in (s.body, s.orelse) for st in walk_block(b) for n in stmt_targets(st)}
-            if s.test.id in inside:  # the branch rewrites its own test: keep the decision
+            # a list or dict tested by its truth may change in place later (`if st:
+            # st.pop()`), through any name: the pullback must not test it again
+            truth = self.kinds.get(s.test.id, OTHER) == OTHER
+            if s.test.id in inside or truth:  # keep the decision
                 cond = self.fresh_local("cond", fwd, depth)
                 cond_saves.append(self.saves[-1])
-                fwd.append(f"{cond} = {test}")
+                fwd.append(f"{cond} = bool({test})" if truth else f"{cond} = {test}")
                 test = cond
         before = self.alias_state()
         body, rb = self.block(s.body, depth)

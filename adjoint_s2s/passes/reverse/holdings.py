@@ -22,6 +22,7 @@ the results of its run time's calls (attributes of ``_rt``) are left out: what i
 back from a tape is a value the same name held before (a restore), and what those calls
 give back the transformer follows itself.
 """
+import copy
 import math
 import re
 
@@ -299,4 +300,5 @@ def _makes_new(obj):
     module = getattr(obj, "__module__", None) or ""
     if module.startswith("numpy") or module == "math" or getattr(math, getattr(obj, "__name__", ""), None) is obj:
         return True
-    return obj in (abs, len, float, int, complex, round, range, bool, str)  # (min, max, sorted: items)
+    # (min, max, sorted: items; a deep copy shares nothing that can change)
+    return obj in (abs, len, float, int, complex, round, range, bool, str, copy.deepcopy)

@@ -123,7 +123,8 @@ def containment(fn_node, resolve, may_mutate):
                 isinstance(v, gast.Name) and isinstance(tgt, gast.Name) and v.id != tgt.id
             ):
                 escaped.add(v.id)
-        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and isinstance(node.ctx, gast.Load):
+        elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and not isinstance(
+                getattr(node, "ctx", None), gast.Store):  # (a Set has no ctx)
             escaped |= names(node.elts)
         elif isinstance(node, gast.Dict):
             escaped |= names(node.values)
@@ -279,13 +280,17 @@ class InPlaceMixin:
         name = e.func.value.id
         if name not in self.active and not self._writes_active(s):
             return
-        holders = self._containment()[0].get(name, set())
+        element_of = self._containment()[0]
+        holders = element_of.get(name, set()) | self.holdings().loop_containers(name)
         live = self.live_after.get(id(s), frozenset())
         field = self.field_of.get(name)
         for x in sorted(holders):
-            if x == name or x not in live:
+            if x == name:
                 continue
             if field is not None and field[0] == x and x in self.active:
+                continue
+            if x not in live:
+                self._check_outer_holder(name, x, element_of)
                 continue
             self.refuse(
                 f"changing `{name}` in place while `{x}` holds it (`{name}` was read from "
@@ -294,6 +299,36 @@ class InPlaceMixin:
                 f"values. Build the inner container first and then store it in `{x}` (or "
                 f"read the values back through `{name}`)",
             )
+
+    def _check_outer_holder(self, name, x, element_of):
+        """check_element_write for `x`, holding `name`, not read again here: refused where
+        x (or what holds it, up the reads) is a captured or global name, which the
+        enclosing function reads again (`def rec(v): log[0].append(v)`): the pullback
+        would not hand the written item's gradient on."""
+        below, todo = {x: name}, [x]  # holder -> the name read out of it
+        while todo:
+            h = todo.pop()
+            # (out of a parameter's item: refused when it runs, where the caller reads the
+            # parameter again, runtime.keeping; out of its field, `self.log["x"]`, here)
+            field = self.field_of.get(below[h])
+            field = field if field is not None and field[0] == h else None
+            outside = h in self.info.freevars or h not in self.locals
+            if (h in self.info.params and field) or (h not in self.info.params and outside):
+                item = f"{h}.{field[1]}[k]" if field else f"{h}[k]"
+                whose = ("a parameter (the caller may read it again)" if h in self.info.params
+                         else "a captured or global name (read again outside)")
+                way = (f"instead (`{item} = {item} + [v]`)" if h in self.info.params else
+                       f"after passing `{h}` in as an argument (`{item} = {item} + [v]`)")
+                self.refuse(
+                    f"changing in place (`.append`, `.extend`, `.insert`...) a list or dict "
+                    f"read out of `{h}`, {whose},",
+                    f"the gradient of what is read through `{h}` afterwards would not reach "
+                    f"the written values. Write the new item back through `{h}` {way}",
+                )
+            for up in sorted(element_of.get(h, ())):
+                if up not in below and up != name:
+                    below[up] = h
+                    todo.append(up)
 
     def check_held_elsewhere(self, s, grown):
         """s changes in place, with a gradient, an object read out of a container

@@ -42,6 +42,8 @@ from .common import (
     _VIEW_IF_CONTIGUOUS,
     _VIEW_LISTS,
     _VIEW_METHODS,
+    _basic_index,
+    _element_index,
     _has_starred,
 )
 from .in_place import InPlaceMixin
@@ -320,7 +322,7 @@ class MutationMixin(InPlaceMixin):
             bases = [b for b in bases if b != x]
             if not bases:
                 return
-            if maybe or isinstance(e, gast.Subscript) and self._element_index(e.slice):
+            if maybe or isinstance(e, gast.Subscript) and _element_index(e.slice):
                 self.maybe_views.add(x)  # y[i]: a view of a row, or a number
         group = set(bases)
         for b in bases:
@@ -450,9 +452,11 @@ class MutationMixin(InPlaceMixin):
                     return tuple(sorted(
                         z for z in self.aliases[c] - {c} if self.kinds.get(z) == ARRAY)), True
                 return (), False
-            if self.kind_of(e.value) in SCALAR or not self._basic_index(e.slice):
+            kind = self.kind_of(e.value)
+            if kind in SCALAR or not _basic_index(e.slice, self.kind_of):
                 return (), False
-            return (e.value.id,), False
+            # (a list's slice is a copy, an array's a view: the run tells, check_shared)
+            return (e.value.id,), kind == OTHER
         if cls is gast.Attribute and isinstance(e.value, gast.Name) and e.attr in _VIEW_ATTRS:
             if e.attr == "flat" and e.value.id not in self.active:
                 return (), False  # (no gradient: written in place, as Python, see private)
@@ -488,23 +492,6 @@ class MutationMixin(InPlaceMixin):
         except TypeError:  # an unhashable callee
             pass
         return (), False
-
-    def _element_index(self, idx):
-        """Only integers (no slice, ..., None): y[idx] may be an element, not a view."""
-        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
-        return not any(isinstance(p, (gast.Slice, gast.Starred)) for p in parts) and not any(
-            isinstance(p, gast.Constant) and p.value in (None, Ellipsis) for p in parts
-        )
-
-    def _basic_index(self, idx):
-        """Could indexing with idx give a view (ints, slices, ..., None; not index arrays)?"""
-        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
-        for p in parts:
-            if isinstance(p, gast.Name) and self.kind_of(p) == ARRAY:
-                return False
-            if isinstance(p, (gast.List, gast.ListComp)):
-                return False
-        return True
 
     def setitem(self, tgt, v, fwd, depth):
         obj = tgt.value
@@ -598,3 +585,4 @@ class MutationMixin(InPlaceMixin):
                 st.line(f"_rt.setattr_grad({obj.id}, {tgt.attr!r})")
 
         return recipe
+
