@@ -259,31 +259,29 @@ def _attribute_fits(module_ref, attr, fact):
     return type(fact) is not _FunctionRef or same_function(fact, v)
 
 
-def library_fits(space, get, held):
-    """Whether a library module (or the builtins) still holds the objects the code
-    resolved in it (_library_guard): the names' objects compared as one tuple;
-    a name deleted, or a value compared with no truth value, does not fit."""
-    try:
-        return not (held != get(space))
-    except Exception:
-        return False
-
-
 def globals_fit(g, guard):
     """Whether the data globals the generated code assumed still have its kinds, the
-    names it resolved the same objects, and the modules it read the same attributes."""
+    names it resolved the same objects (a function: with the same code and defaults,
+    same_function written out, as this runs at every cached call of a function with a
+    guard), and the modules it read the same attributes (a library module's as one
+    tuple: a name deleted, or a value compared with no truth value, does not fit)."""
     for name, typ, kind in guard:
+        if typ is LIBRARY:  # np.tanh, math.exp, a builtin: what the library holds still
+            space, get, held = kind
+            try:
+                if held != get(space):
+                    return False
+            except Exception:  # a name deleted, a value with no truth value
+                return False
+            continue
         v = g.get(name, MISSING)
         if typ is None:  # a module, a class, a builtin the code resolved: the same still
             if kind() is not v:
                 return False
             continue
         if typ is FUNCTION:  # a callee the code inlined or calls: the same, unchanged
-            if not same_function(kind, v):
-                return False
-            continue
-        if typ is LIBRARY:  # np.tanh, math.exp, a builtin: what the library holds still
-            if not library_fits(*kind):
+            if (kind() is not v or v is None or v.__code__ is not kind.code
+                    or v.__defaults__ is not kind.defaults or v.__kwdefaults__ is not kind.kwdefaults):
                 return False
             continue
         if typ is MODULE_ATTR:  # hm.act read from the user's module hm (_attribute_guard)

@@ -83,10 +83,8 @@ def own_attribute(obj, name, meth):
     the class, a property or a slot, first; then the instance's __dict__; then the
     class's attribute, meth), or _NONE when it finds nothing there."""
     own = getattr(obj, "__dict__", None)
-    if type(own) is not dict or name not in own:  # (a module's or a class's: their own)
-        return _NONE
-    if isinstance(obj, (type, types.ModuleType)):
-        return _NONE
+    if type(own) is not dict or name not in own or isinstance(obj, (type, types.ModuleType)):
+        return _NONE  # (a class's or a module's __dict__ holds its own attributes)
     kind = type(meth)
     if meth is not None and (hasattr(kind, "__set__") or hasattr(kind, "__delete__")):
         return _NONE
