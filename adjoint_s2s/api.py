@@ -46,8 +46,7 @@ def _pullback(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any,
                 # a bound method: its tangent is its object's, whose field gradients the
                 # method's reads left in the store (as for a callable object)
                 df = _merge_object_fields(df, f.__self__)
-        elif _rt.is_mutable_object(f):
-            # a callable object: the gradients of its fields
+        elif _rt.is_mutable_object(f):  # a callable object: the gradients of its fields
             df = _merge_object_fields(df, f)
         return (df,) + _project_args(grads, args)
 
@@ -81,24 +80,29 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     f's result is not a real scalar (use ``withgradient`` for ``(loss, aux)``, ``pullback``
     or ``jacobian`` otherwise) or when the arguments do not fit f's signature."""
     if type(f) is _FUNCTION and not kwargs:
-        # the hottest path: the argument types of the last cached call (of one or two
-        # arguments, all floats) and its fused forms (fastpath.py), while the names its
-        # code resolved hold the same objects (a plain function only: a bound method
-        # would read its function's attribute; getattr, as a missing attribute raised
-        # and caught costs 0.7 us on every call of a function without the memo)
+        # the hottest path: the last cached call's argument types (one or two floats)
+        # and fused forms, while f's code and the names, callees and library attributes
+        # its code resolved are unchanged (fastpath.remember; getattr: a missing
+        # attribute raised and caught costs 0.7 us per call of a function without it)
         last = getattr(f, "__adjoint_last__", None)
-        if last is not None and args and type(args[0]) is last[0]:
+        if last is not None and args and type(args[0]) is last[0] and f.__code__ is last[5]:
             n = len(args)
             if (n == 2 and type(args[1]) is last[1]) or (n == 1 and last[1] is _ONE_ARGUMENT):
                 g = f.__globals__
                 for name, held in last[4]:
-                    if g.get(name) is not held:
+                    if g.get(name, _MISSING) is not held:
                         break
                 else:
-                    return last[2](*args)
+                    for wanted, get, obj in last[6]:
+                        try:  # (a deleted name, a value with no truth value: no fit)
+                            if wanted != get(obj):
+                                break
+                        except Exception:
+                            break
+                    else:
+                        return last[2](*args)
     if not kwargs and type(f) is _FUNCTION:
-        # the dispatch cache's entry (When gradient is itself differentiated, its rule
-        # differentiates _gradient instead: see the end of this module.)
+        # the dispatch cache's entry (differentiated, gradient's rule takes _gradient)
         hit = fastpath.hit(f, args)
         if hit is not None:
             run = hit[5]
@@ -123,7 +127,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     return _gradient(f, *args, **kwargs)
 
 
-_FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
+_FUNCTION, _ONE_ARGUMENT, _MISSING = fastpath.FUNCTION, fastpath.ONE, fastpath.MISSING
 _F64, _FLOAT64, _NDARRAY = np.dtype(np.float64), np.float64, np.ndarray
 
 

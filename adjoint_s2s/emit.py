@@ -37,9 +37,9 @@ import numpy as np
 from . import rules as R
 from . import adapters, runtime, source, transform
 from .errors import AdjointError, UnsupportedSyntaxError, short_name
-from .guards import (_ARRAY_ITEMS, _MISSING, _attribute_guard, _callee_guard, _data_guard, _fact,
-                     _identity_guard, _same_fact, _weak)
-from .kinds import MODULE_ATTR, OTHER, cache_key
+from .guards import (_ARRAY_ITEMS, MISSING as _MISSING, _attribute_guard, _callee_guard, _data_guard, _fact,
+                     _identity_guard, _library_guard, _same_fact, _weak)
+from .kinds import OTHER, cache_key
 from .passes import activity, check
 from .passes.linetokens import _TOKENS as _tokens
 from .passes.reprint import _print_again, _printed_parts
@@ -187,10 +187,9 @@ class Entry:
                 value = g.get(name, _MISSING)
             if not _same_fact(fact, value):
                 return False
-        for item in self.guard:  # attributes of the user's modules (guards._attribute_guard)
-            if item[1] is MODULE_ATTR and not runtime.globals_fit(g, (item,)):
-                return False
-        return True
+        # and what the guard checks at a call: a callee's callees and their state, the
+        # attributes of modules (guards._callee_guard, _attribute_guard, _library_guard)
+        return runtime.globals_fit(g, self.guard)
 
 
 def refresh():
@@ -334,7 +333,9 @@ def _generate(fn, key):
     entry.home = id(fn.__globals__)
     callees = _callee_guard(fn, gen.facts)
     entry.identity = _identity_guard(entry.assumed, callees)
-    entry.guard = _data_guard(entry.assumed) + callees + entry.identity + _attribute_guard(info.module_attrs)
+    entry.guard = (_data_guard(entry.assumed) + callees + entry.identity
+                   + _attribute_guard(info.module_attrs)
+                   + _library_guard(info.module_attrs, entry.assumed, fn.__globals__))
     for name in info.static_free:
         entry.assumed[("cell", name)] = _weak(info.static_free[name])
     return entry

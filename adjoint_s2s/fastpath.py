@@ -15,13 +15,18 @@ checked). It keeps the entry's identity checks (the functions and modules its gl
 names held when the code was written, ``emit._identity_guard``) as ``(name, object)``
 pairs, which each call checks first, inline.
 """
+import operator
 import types
 
 from . import fuse
-from .runtime.dispatch import globals_fit
+from .kinds import FUNCTION as _CALLEE, LIBRARY, MISSING
+from .runtime.dispatch import globals_fit, same_defaults
 
 FUNCTION = types.FunctionType
 ONE = object()  # the memo's second type for one argument (no value's type is this)
+_MEMO_CHECKS = (None, _CALLEE, LIBRARY)  # the guard items the memo checks (remember)
+_DEFAULTS = operator.attrgetter("__defaults__", "__kwdefaults__")
+_STATE = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
 
 
 def hit(f, args):
@@ -37,11 +42,13 @@ def hit(f, args):
         ]
     except (AttributeError, KeyError):
         return None
-    if found[0] is not None or (found[3] and not globals_fit(f.__globals__, found[3])):
+    if (found[0] is not None or found[-2] is not f.__code__
+            or (found[-1] is not None and not same_defaults(f, found[-1]))
+            or (found[3] and not globals_fit(f.__globals__, found[3]))):
         return None
-    if len(found) < 6:
+    if len(found) < 8:
         found = fuse_hit(f, args, found)
-    if found[2] and n in (1, 2) and all(item[1] is None for item in found[3]):
+    if found[2] and n in (1, 2) and all(item[1] in _MEMO_CHECKS for item in found[3]):
         remember(f, args, found)
     return found
 
@@ -54,8 +61,17 @@ def remember(f, args, found):
         second = type(args[1]) if len(args) == 2 else ONE
         # the objects themselves, not weak references: no call per check, and the memo
         # is replaced at the first call after a rebinding
-        checks = tuple((item[0], item[2]()) for item in found[3])
-        f.__adjoint_last__ = (type(args[0]), second, found[5], found[4], checks)
+        checks = tuple((item[0], item[2]()) for item in found[3] if item[1] is not LIBRARY)
+        more = []  # (wanted, getter, object): the objects' state, checked as one tuple
+        if found[-1] is not None:  # f's keyword defaults (keyword-only parameters)
+            more.append((found[-1], _DEFAULTS, f))
+        for name, kind, ref in found[3]:
+            if kind is _CALLEE:  # a callee: its code and defaults too
+                more.append(((ref.code, ref.defaults, ref.kwdefaults), _STATE, ref()))
+            elif kind is LIBRARY:  # what a library module holds (guards._library_guard)
+                more.append((ref[2], ref[1], ref[0]))
+        f.__adjoint_last__ = (type(args[0]), second, found[5], found[4], checks, found[-2],
+                              tuple(more))
 
 
 def fuse_hit(f, args, found):
@@ -65,7 +81,7 @@ def fuse_hit(f, args, found):
     fused = fuse.fused_for(f, found[1], found[2])
     pairs = f.__adjoint_pairs__
     key = tuple(map(type, args))
-    new = found[:4] + fused
+    new = found[:4] + fused + found[4:6]
     if pairs.get(key) is found:
         pairs[key] = new
     return new
@@ -77,10 +93,16 @@ def last(f, args):
     if memo is None or not args or type(args[0]) is not memo[0]:
         return None
     n = len(args)
-    if (n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE):
+    if ((n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE)) and f.__code__ is memo[5]:
         g = f.__globals__
         for name, held in memo[4]:
-            if g.get(name) is not held:
+            if g.get(name, MISSING) is not held:
+                return None
+        for wanted, get, obj in memo[6]:
+            try:
+                if wanted != get(obj):
+                    return None
+            except Exception:  # a value compared with no truth value, a name deleted
                 return None
         return memo
     return None

@@ -27,6 +27,9 @@ KIND = {
 
 
 MODULE_ATTR = "module attribute"  # a cache guard's item type: a module's or class's attribute
+FUNCTION = "function"  # a guard's item type: a global naming a function, in the same state
+LIBRARY = "library attributes"  # a guard's item type: the functions a library module held
+MISSING = object()  # what a guard reads of a name that is not there
 
 
 def static_attr(base, attr):

@@ -18,6 +18,7 @@ import pytest
 
 import adjoint_s2s as ad
 from adjoint_s2s import api, emit, fuse, runtime
+from adjoint_s2s.kinds import LIBRARY
 from adjoint_s2s.testing import numerical_gradient
 
 from . import corpus_funcs as C
@@ -239,7 +240,7 @@ def test_the_benchmark_scalar_workloads_are_fused():
         f.__adjoint_last__ = last[:2] + (spy, fz) + last[4:]
         assert ad.gradient(f, *args) == want and calls == [args]
         del f.__adjoint_last__
-        f.__adjoint_pairs__[key] = hit[:5] + (spy,)
+        f.__adjoint_pairs__[key] = hit[:5] + (spy,) + hit[6:]  # (hit[-2:]: f's code, defaults)
         assert ad.gradient(f, *args) == want and calls == [args, args]
         assert f.__adjoint_last__[2] is spy
         f.__adjoint_pairs__[key] = hit
@@ -254,11 +255,16 @@ def test_a_cached_call_checks_names_not_the_builtins_dict():
     # checks
     from bench import workloads as W
 
+    # (and, one tuple comparison each, that the math module and the builtins hold the
+    # math.sin and range it resolved: guards._library_guard)
     both(W.scalar_loop, 0.7)
     guard = W.scalar_loop.__adjoint_pairs__[(float,)][3]
-    assert sorted(item[0] for item in guard) == ["math", "range"]
-    assert all(item[1] is None for item in guard)
-    assert W.scalar_loop.__adjoint_last__[4] == tuple((item[0], item[2]()) for item in guard)
+    names = [item for item in guard if item[1] is not LIBRARY]
+    assert sorted(item[0] for item in names) == ["math", "range"]
+    assert all(item[1] is None for item in names)
+    assert W.scalar_loop.__adjoint_last__[4] == tuple((item[0], item[2]()) for item in names)
+    held = {item[0]: item[2][2] for item in guard if item[1] is LIBRARY}
+    assert held == {"builtins": range, "math": math.sin}
     both(while_loop, 0.9)
     assert "__builtins__" not in [item[0] for item in while_loop.__adjoint_pairs__[(float,)][3]]
 
@@ -358,9 +364,9 @@ def test_a_global_read_when_the_code_runs_and_its_kind_guarded():
 def test_first_gradient_call_does_not_derive_the_fused_function():
     ad.refresh()
     ad.gradient(augmented, 1.1, 0.9)
-    assert len(augmented.__adjoint_pairs__[(float, float)]) == 4
+    assert len(augmented.__adjoint_pairs__[(float, float)]) == 6  # (cells .. guard, code, defaults)
     ad.gradient(augmented, 1.1, 0.9)
-    assert len(augmented.__adjoint_pairs__[(float, float)]) == 6
+    assert len(augmented.__adjoint_pairs__[(float, float)]) == 8  # the fused forms at 4, 5
 
 
 def test_a_function_the_forward_lines_define_maps_to_the_users_line():

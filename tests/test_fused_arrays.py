@@ -93,7 +93,7 @@ def both(f, *args):
 
 def fused_of(f, args):
     hit = f.__adjoint_pairs__[tuple(map(type, args))]
-    return hit[4] if len(hit) > 4 else None
+    return hit[4] if len(hit) > 6 else None
 
 
 CASES = [

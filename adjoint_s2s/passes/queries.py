@@ -136,6 +136,7 @@ def hashable(obj):
 
 
 _MISSING = object()
+_MIN_MAX = (min, max)  # the builtins (a rebound builtins.max is differentiated as what it holds)
 # expressions whose value carries no tangent: a constant, a comparison, an f-string
 _NEVER_ACTIVE = frozenset((gast.Constant, gast.Compare, gast.JoinedStr))
 
@@ -345,7 +346,7 @@ class Queries:
             if getattr(obj, "__module__", "") == "numpy" or type(obj).__name__ == "ufunc":
                 return ARRAY
             return OTHER
-        if obj in (min, max) and len(e.args) >= 2 and not e.keywords:
+        if (obj is _MIN_MAX[0] or obj is _MIN_MAX[1]) and len(e.args) >= 2 and not e.keywords:
             # min(h, 1.0) of real numbers is one of them: a real number; of NumPy scalars
             # (an array's items), one of them too (of larger arrays: an error)
             kinds = [self.kind_of(a) for a in e.args]

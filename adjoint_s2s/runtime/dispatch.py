@@ -19,11 +19,11 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
-from ..kinds import MODULE_ATTR, cell_kinds as _cell_kinds, kinds_of, static_attr
-from ..passes.activity import all_number_arrays
+from ..kinds import cell_kinds as _cell_kinds, kinds_of
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
 from .. import adapters, emit
+from ..guards import globals_fit, own_state, same_defaults
 from .sites import _at, _met_while, _where_met, is_library_code
 from .project import _fit_other, conj, seed, unbroadcast
 from .structure import field, GradList, items_adjoint, part, with_defaults, with_kw_defaults
@@ -38,7 +38,9 @@ def call(f, /, *args, **kwargs):
     """(y, pullback) of f(*args, **kwargs); the pullback returns (df, *dargs[, dkwargs]).
 
     The hot path: a plain function already seen with arguments of these types finds its
-    pair in a dict on the function object (cleared whenever a rule changes).
+    pair in a dict on the function object (cleared whenever a rule changes), made for
+    the code it has still (``hit[-2]``) and, where the call leaves parameters to them,
+    its defaults (``hit[-1]``: see own_state).
     """
     if kwargs:
         return _call_kw(f, args, kwargs)
@@ -54,6 +56,8 @@ def call(f, /, *args, **kwargs):
             hit = None  # resolved below, outside the handler (no chained exceptions)
         if (
             hit is None
+            or hit[-2] is not f.__code__
+            or (hit[-1] is not None and not same_defaults(f, hit[-1]))
             or (hit[0] is not None and hit[0] != _cell_kinds(f))
             or (hit[3] and not globals_fit(f.__globals__, hit[3]))
         ):
@@ -64,43 +68,6 @@ def call(f, /, *args, **kwargs):
         if type(a) not in PLAIN and has_objects(args) and table_rule(f):
             return object_call(f, pair, args, {})
     return pair(*args)
-
-
-def _attribute_fits(module_ref, attr, fact):
-    """Whether the module's (or class's) attribute is what the code assumed: the same
-    function, or data of the same type (an array: of the same dtype kind)."""
-    base = module_ref()
-    if base is None:
-        return False
-    v = static_attr(base, attr)
-    if isinstance(fact, type):  # (an enum's member: its class's type is EnumType)
-        return type(v) is fact
-    if type(fact) is tuple:
-        return type(v) is np.ndarray and v.dtype.kind == fact[1]
-    return v is fact()
-
-
-def globals_fit(g, guard):
-    """Whether the data globals the generated code assumed still have its kinds."""
-    for name, typ, kind in guard:
-        v = g.get(name)
-        if typ is None:  # a callee whose pair the code calls: the same function still
-            if kind() is not v:
-                return False
-            continue
-        if typ is MODULE_ATTR:  # hm.act read from the user's module hm (guards.py)
-            if not _attribute_fits(*kind):
-                return False
-            continue
-        if type(v) is not typ:
-            return False
-        if kind is not None:
-            if len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
-                if not v or not all_number_arrays(v):
-                    return False
-            elif v.dtype.kind != kind:
-                return False
-    return True
 
 
 _CACHED_FUNCTIONS = weakref.WeakSet()  # functions that hold a pair cache
@@ -182,8 +149,10 @@ def _function_pair(f, args):
     # gradients of generated code for float arguments are floats (or None) already
     floats = (R.lookup_user(f) is None and R.lookup_primitive(f, nargs) is None
               and all(type(a) is float for a in args))
-    cache[tuple(map(type, args))] = (cells, pair, floats and nargs == f.__code__.co_argcount, guard)
+    cache[tuple(map(type, args))] = (cells, pair, floats and nargs == f.__code__.co_argcount, guard,
+                                     f.__code__, own_state(f, nargs))
     return pair
+
 
 
 def _hashable(obj):

@@ -22,14 +22,20 @@ def call_method(obj, name, /, *args, **kwargs):
         if pair is not None:
             return pair(*args, **kwargs)  # its pullback gives (d(method), *dargs)
     meth = getattr(type(obj), name, None)
-    if isinstance(meth, types.FunctionType) and not _static(type(obj), name):
-        y, pb = call(meth, obj, *args, **kwargs)
-        return y, _drop_first(pb)
-    if isinstance(meth, types.FunctionType):  # a staticmethod, read through the class
-        y, pb = call(meth, *args, **kwargs)
+    if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()):
+        if not _static(type(obj), name):
+            y, pb = call(meth, obj, *args, **kwargs)
+            return y, _drop_first(pb)
+        y, pb = call(meth, *args, **kwargs)  # a staticmethod, read through the class
         return y, lambda g: (None,) + tuple(pb(g)[1:])
-    if type(obj) is super:
+    if type(obj) is super:  # (super looks in the classes after, never in the instance)
         return _super_method(obj, name, args, kwargs)
+    held = own_attribute(obj, name, meth)
+    if held is not _NONE:
+        # what obj's own __dict__ holds under that name comes first, as in Python
+        # (self.act = math.tanh shadowing a method act): called as what it is (its rule)
+        y, pb = call(held, *args, **kwargs)
+        return y, _held_by(obj, name, pb)
     if isinstance(meth, (staticmethod,)):
         y, pb = call(meth.__func__, *args, **kwargs)
         return y, lambda g: (None,) + tuple(pb(g)[1:])
@@ -48,7 +54,9 @@ def call_method(obj, name, /, *args, **kwargs):
         return y, lambda g: (None,) + tuple(pb(g)[1:])
     if wrappers.is_bound_operator(bound) and not kwargs:
         return wrappers.dunder_pair(bound)(*args)  # x.__mul__(v): its pullback gives (dx, dv)
-    if callable(bound) and not isinstance(bound, types.BuiltinMethodType):
+    if callable(bound) and not (isinstance(bound, types.BuiltinMethodType) and bound.__self__ is obj):
+        # a callable obj holds or a property gives (math.sin: its rule), not a builtin
+        # method of obj itself
         y, pb = call(bound, *args, **kwargs)
         return y, _held_by(obj, name, pb)
     if isinstance(obj, np.ufunc):  # np.add.reduce of a ufunc known when it runs: its rule
@@ -106,6 +114,20 @@ def _super_pair(cls, obj):
 
 
 R.SPECIAL[super] = _super_pair
+_NONE = object()
+
+
+def own_attribute(obj, name, meth):
+    """What obj.name finds in obj's own __dict__ (Python's order: a data descriptor of
+    the class, a property or a slot, first; then the instance's __dict__; then the
+    class's attribute, meth), or _NONE when it finds nothing there."""
+    own = getattr(obj, "__dict__", None)
+    if type(own) is not dict or name not in own or isinstance(obj, (type, types.ModuleType)):
+        return _NONE  # (a class's or a module's __dict__ holds its own attributes)
+    kind = type(meth)
+    if meth is not None and (hasattr(kind, "__set__") or hasattr(kind, "__delete__")):
+        return _NONE
+    return own[name]
 
 
 def _held_by(obj, name, pb):
@@ -136,7 +158,8 @@ _CONTAINER_WRITES = frozenset({
 
 def call_method_primal(obj, name, /, *args, **kwargs):
     meth = getattr(type(obj), name, None)
-    if isinstance(meth, types.FunctionType):
+    if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()) \
+            and not _static(type(obj), name):
         return call(meth, obj, *args, **kwargs)[0]
     return getattr(obj, name)(*args, **kwargs)
 

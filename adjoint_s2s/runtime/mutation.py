@@ -553,7 +553,7 @@ def _holds(c, value, depth, seen):
 def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
     meth = getattr(type(obj), name, None)
-    if isinstance(meth, types.FunctionType):
+    if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()):
         # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to
         # the caller (kept): refused, as a write into it
         if "*" in keep:  # every argument but the object itself (a method changes it)
