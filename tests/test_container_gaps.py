@@ -163,9 +163,27 @@ class _Items:
 
 def helper_appends_to_a_field_given(x):
     s = _Items()
+    _kept(s)  # (passed on: it stays an object; as a local object it is right, below)
     it = s.items
     _append(it, x)
     return s.items[0] * 2.0
+
+
+def _kept(obj):
+    return obj
+
+
+def helper_appends_to_a_field_of_a_local_object(x):
+    s = _Items()  # only read by field: s.items is a variable (passes/local_objects.py)
+    it = s.items
+    _append(it, x)
+    return s.items[0] * 2.0
+
+
+def test_an_inner_list_of_a_local_object_changed_by_a_callee_is_followed():
+    f = helper_appends_to_a_field_of_a_local_object
+    assert ad.pullback(f, 0.7)[0] == f(0.7)
+    assert ad.gradient(f, 0.7)[0] == pytest.approx(2.0)
 
 
 def _append_to_rows(rows, v):

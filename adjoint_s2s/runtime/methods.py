@@ -22,20 +22,9 @@ def call_method(obj, name, /, *args, **kwargs):
         if pair is not None:
             return pair(*args, **kwargs)  # its pullback gives (d(method), *dargs)
     meth = getattr(type(obj), name, None)
-    if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()):
-        if not _static(type(obj), name):
-            y, pb = call(meth, obj, *args, **kwargs)
-            return y, _drop_first(pb)
-        y, pb = call(meth, *args, **kwargs)  # a staticmethod, read through the class
-        return y, lambda g: (None,) + tuple(pb(g)[1:])
-    if type(obj) is super:  # (super looks in the classes after, never in the instance)
-        return _super_method(obj, name, args, kwargs)
-    held = own_attribute(obj, name, meth)
-    if held is not _NONE:
-        # what obj's own __dict__ holds under that name comes first, as in Python
-        # (self.act = math.tanh shadowing a method act): called as what it is (its rule)
-        y, pb = call(held, *args, **kwargs)
-        return y, _held_by(obj, name, pb)
+    got = _python_lookup(obj, name, meth, args, kwargs)
+    if got is not None:
+        return got
     if isinstance(meth, (staticmethod,)):
         y, pb = call(meth.__func__, *args, **kwargs)
         return y, lambda g: (None,) + tuple(pb(g)[1:])
@@ -128,6 +117,27 @@ def own_attribute(obj, name, meth):
     if meth is not None and (hasattr(kind, "__set__") or hasattr(kind, "__delete__")):
         return _NONE
     return own[name]
+
+
+def _python_lookup(obj, name, meth, args, kwargs):
+    """The pair of obj.name(*args) found as Python finds it, for a method of obj's class
+    (a staticmethod too), a super object's, or a callable of obj's own __dict__; None
+    for anything else (call_method goes on)."""
+    if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()):
+        if not _static(type(obj), name):
+            y, pb = call(meth, obj, *args, **kwargs)
+            return y, _drop_first(pb)
+        y, pb = call(meth, *args, **kwargs)  # a staticmethod, read through the class
+        return y, lambda g: (None,) + tuple(pb(g)[1:])
+    if type(obj) is super:  # (super looks in the classes after, never in the instance)
+        return _super_method(obj, name, args, kwargs)
+    held = own_attribute(obj, name, meth)
+    if held is not _NONE:
+        # what obj's own __dict__ holds under that name comes first, as in Python
+        # (self.act = math.tanh shadowing a method act): called as what it is (its rule)
+        y, pb = call(held, *args, **kwargs)
+        return y, _held_by(obj, name, pb)
+    return None
 
 
 def _held_by(obj, name, pb):

@@ -53,9 +53,7 @@ from .common import (
 
 
 _NUM_CONST = NUMERIC + (CONST,)
-# the builtins themselves, taken when adjoint_s2s is imported: a name resolved to a
-# rebound builtins.max (a test's monkeypatch) is differentiated as what it holds
-_MIN_MAX = (min, max)
+_MIN_MAX = (min, max)  # the builtins as imported (a rebound builtins.max: what it holds)
 _EXTREMUM = "_rt.np_extremum_adjoint(g, a, ans, axis, keepdims)"  # max/min's (rules/numpy)
 
 class CallsMixin:
@@ -274,9 +272,8 @@ class CallsMixin:
         return tuple(keep)
 
     def _outer_holder(self, name):
-        """A container or object that `name` was read out of (up the reads) that is read
-        again after the current statement, or a parameter or a captured or global name
-        (read again outside); None if there is none."""
+        """A container or object `name` was read out of (up the reads) read again after
+        this statement, or a parameter, captured or global name; None if there is none."""
         element_of = self._containment()[0]
         live = self.live_after.get(id(self.cur_stmt), frozenset())
         seen, todo = {name}, sorted(element_of.get(name, ()))
@@ -285,10 +282,9 @@ class CallsMixin:
             if h in seen:
                 continue
             seen.add(h)
-            if h in live or h in self.info.params or (
-                (h in self.info.freevars or h not in self.locals) and self.resolve(
-                    gast.Name(id=h, ctx=gast.Load(), annotation=None, type_comment=None)) is None
-            ):  # (not a module's or class's attribute)
+            ref = gast.Name(id=h, ctx=gast.Load(), annotation=None, type_comment=None)
+            if h in live or h in self.info.params or (h in self.info.freevars or h not in self.locals) \
+                    and self.resolve(ref) is None:  # (not a module's or class's attribute)
                 return h
             todo.extend(sorted(element_of.get(h, ())))
         return None
