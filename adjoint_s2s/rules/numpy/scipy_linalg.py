@@ -5,6 +5,7 @@ that have rules, so that the adjoints differentiate again."""
 import numpy as np
 
 from .. import nondifferentiable_builtin
+from ...errors import MissingAdjointError
 from .base import _H, np_fit, np_parts
 from .scipy_special import LazyModule
 
@@ -268,7 +269,9 @@ def sp_lu_factor_adjoint(g, a, ans):
     m = np.asarray(ans[0])
     n = m.shape[-1]
     if m.shape[-2] != n:
-        raise NotImplementedError("scipy.linalg.lu_factor's gradient for a non-square matrix")
+        raise MissingAdjointError(sp_linalg.lu_factor, (
+            "its gradient is computed for square matrices only, not "
+            f"{m.shape[-2]}x{n}; for a rectangular matrix use np.linalg.qr or lstsq"))
     gm = _full(glu, m)
     eye = np.eye(n)
     low = np.tril(m, -1) + eye
