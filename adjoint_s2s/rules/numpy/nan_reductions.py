@@ -1,5 +1,5 @@
-"""Reductions that ignore NaNs: nanprod, nanvar, nanstd, nanmedian, nanquantile,
-nanpercentile (nansum and nanmean are in reductions.py).
+"""Reductions that ignore NaNs: nanprod, nanvar, nanstd, nancumsum, nancumprod, nanmedian,
+nanquantile, nanpercentile (nansum and nanmean are in reductions.py).
 
 A NaN gets no cotangent; the others get the adjoint of the same reduction over the
 values that are not NaN (``np.sort`` puts NaNs last, so a quantile reads positions
@@ -8,10 +8,12 @@ counted among the others).
 import numpy as np
 
 from .base import _CURRENT, _keep, np_fit, rule
-from .reductions import np_prod_adjoint
+from .reductions import np_cumprod_adjoint, np_cumsum_adjoint, np_prod_adjoint
 from .quantiles import _check_method, _last, _read, _unsorted
 
 __all__ = [  # the helpers templates reach as _rt.<name>
+    "np_nancumprod_adjoint",
+    "np_nancumsum_adjoint",
     "np_nanprod_adjoint",
     "np_nanquantile_adjoint_a",
     "np_nanquantile_adjoint_q",
@@ -54,6 +56,21 @@ rule(np.nanvar, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
      adjoints={"a": "_rt.np_nanvar_adjoint(g, a, axis, ddof, keepdims)"})
 rule(np.nanstd, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
      adjoints={"a": "_rt.np_nanstd_adjoint(g, a, ans, axis, ddof, keepdims)"})
+
+
+def np_nancumsum_adjoint(g, a, axis=None):
+    return np_fit(np.where(np.isnan(a), 0, np_cumsum_adjoint(g, a, axis)), a)
+
+
+def np_nancumprod_adjoint(g, a, ans, axis=None):
+    nan = np.isnan(a)
+    return np_fit(np.where(nan, 0, np_cumprod_adjoint(g, np.where(nan, 1, a), ans, axis)), a)
+
+
+rule(np.nancumsum, "a, axis=None, dtype=None, out=None",
+     adjoints={"a": "_rt.np_nancumsum_adjoint(g, a, axis)"})
+rule(np.nancumprod, "a, axis=None, dtype=None, out=None",
+     adjoints={"a": "_rt.np_nancumprod_adjoint(g, a, ans, axis)"})
 
 
 # ----- quantiles ignoring NaNs ------------------------------------------------------------------

@@ -485,11 +485,9 @@ def np_pad_value_adjoint(g, array, pad_width, mode="constant", constant_values=0
         return None
     x, g = np.asarray(array), np.asarray(g)
     slots = np.arange(1, 2 * x.ndim + 1).reshape(x.ndim, 2)
-    which = np.pad(np.zeros(x.shape, int), pad_width, constant_values=slots).ravel()
-    sums = np.bincount(which, np.real(g.ravel()), 2 * x.ndim + 1)
-    if np.iscomplexobj(g):
-        sums = sums + 1j * np.bincount(which, np.imag(g.ravel()), 2 * x.ndim + 1)
-    return np_fit(_sum_to(sums[1:].reshape(x.ndim, 2), np.shape(constant_values)), constant_values)
+    which = np.pad(np.zeros(x.shape, int), pad_width, constant_values=slots)
+    sums = np.sum(g[..., None] * (which[..., None] == slots.ravel()), tuple(range(g.ndim)))
+    return np_fit(_sum_to(np.reshape(sums, (x.ndim, 2)), np.shape(constant_values)), constant_values)
 
 
 _by_keyword(rule(np.pad, "array, pad_width, mode='constant', constant_values=0", adjoints={
