@@ -115,7 +115,8 @@ def _adjugate(a):
     return units[..., None, None] * ((_H(vh) * (before * after)[..., None, :]) @ _H(u))
 
 
-rule(_la.det, "a", adjoints={"a": "_rt.np_det_adjoint(g, a, ans)"})
+rule(_la.det, "a", adjoints={"a": "_rt.np_det_adjoint(g, a, ans)"},
+     note="the adjugate, also of a singular matrix")
 
 
 def np_slogdet_adjoint(g, a):
