@@ -296,3 +296,11 @@ def test_lu_factor_of_a_rectangular_matrix_is_refused():
     sl = pytest.importorskip("scipy.linalg")
     refuses(lambda A: np.sum(sl.lu_factor(A)[0]), A32, MissingAdjointError, "lu_factor",
             "square", "3x2")
+
+
+def test_lu_factor_of_a_singular_matrix_says_why():
+    sl = pytest.importorskip("scipy.linalg")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sl.LinAlgWarning)
+        refuses(lambda A: np.sum(sl.lu_factor(A)[0]), SING, NotDifferentiableError,
+                "lu_factor", "singular", "U⁻¹")

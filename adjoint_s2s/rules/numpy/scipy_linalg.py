@@ -5,7 +5,7 @@ that have rules, so that the adjoints differentiate again."""
 import numpy as np
 
 from .. import nondifferentiable_builtin
-from ...errors import MissingAdjointError
+from ...errors import MissingAdjointError, NotDifferentiableError
 from .base import _H, np_fit, np_parts
 from .scipy_special import LazyModule
 
@@ -278,7 +278,13 @@ def sp_lu_factor_adjoint(g, a, ans):
     up = np.triu(m)
     inner = np.tril(np.matmul(_H(low), np.tril(gm, -1)), -1) + np.triu(np.matmul(np.triu(gm), _H(up)))
     left = np.linalg.solve(_H(low), inner)  # L⁻ᴴ (...)
-    right = _H(np.linalg.solve(up, _H(left)))  # (...) U⁻ᴴ
+    try:
+        right = _H(np.linalg.solve(up, _H(left)))  # (...) U⁻ᴴ
+    except np.linalg.LinAlgError:
+        raise NotDifferentiableError(
+            "scipy.linalg.lu_factor of a singular matrix: the factors' derivative needs "
+            "U⁻¹, and U has a zero on its diagonal; differentiate np.linalg.det or "
+            "np.linalg.pinv instead") from None
     perm = _lu_perm(ans[1], n)
     return np_fit(np.matmul(np.swapaxes(perm, -1, -2), right), a)
 
