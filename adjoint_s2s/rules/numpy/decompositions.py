@@ -94,13 +94,11 @@ def np_det_adjoint(g, a, ans):
     """det(A)·A⁻ᴴ = adj(A)ᴴ, through the SVD where A is singular or nearly so."""
     a_ = np.asarray(a)
     scale = np.expand_dims(np.asarray(g), (-2, -1))
-    try:
+    if np.all(np.asarray(ans) != 0):  # (no zero pivot: inv, from the same LU, succeeds)
         inv = np.linalg.inv(a_)
         conditioned = np.linalg.norm(a_, 1, (-2, -1)) * np.linalg.norm(inv, 1, (-2, -1))
         if np.all(np.isfinite(inv)) and np.all(conditioned < 1e8):
             return np_fit(scale * np.conj(np.expand_dims(ans, (-2, -1))) * _H(inv), a)
-    except np.linalg.LinAlgError:  # (singular: the adjugate is still defined)
-        pass
     return np_fit(scale * _H(_adjugate(a_)), a)
 
 
@@ -119,21 +117,19 @@ rule(_la.det, "a", adjoints={"a": "_rt.np_det_adjoint(g, a, ans)"},
      note="the adjugate, also of a singular matrix")
 
 
-def np_slogdet_adjoint(g, a):
+def np_slogdet_adjoint(g, a, ans=None):
     _, glog = np_parts(g, 2)
     if glog is None:
         return None
-    try:
-        inv = np.linalg.inv(np.asarray(a))
-    except np.linalg.LinAlgError:
+    if ans is not None and np.any(np.asarray(ans[0]) == 0):
         raise NotDifferentiableError(
             "np.linalg.slogdet of a singular matrix: log|det A| is -inf there and has no "
             "gradient; differentiate np.linalg.det(A) instead (its gradient is the "
-            "adjugate, defined at a singular A)") from None
-    return np_fit(np.real(np.asarray(glog))[..., None, None] * _H(inv), a)
+            "adjugate, defined at a singular A)")
+    return np_fit(np.real(np.asarray(glog))[..., None, None] * _H(np.linalg.inv(np.asarray(a))), a)
 
 
-rule(_la.slogdet, "a", kind="other", adjoints={"a": "_rt.np_slogdet_adjoint(g, a)"},
+rule(_la.slogdet, "a", kind="other", adjoints={"a": "_rt.np_slogdet_adjoint(g, a, ans)"},
      note="gradient through logabsdet")
 
 

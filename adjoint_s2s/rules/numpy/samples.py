@@ -184,10 +184,8 @@ def _periodic(x, xp, fp, period):
 
 def _knots_back(gk, idx, like):
     """The adjoint of the extended knots (or their values) summed back onto like."""
-    gk = np.asarray(gk)
-    out = np.zeros(np.shape(like), dtype=np.result_type(gk, float))
-    np.add.at(out, idx, gk)
-    return np_fit(out, like)
+    onehot = idx[:, None] == np.arange(np.shape(like)[0])
+    return np_fit(np.sum(np.asarray(gk)[:, None] * onehot, 0), like)
 
 
 def _interp_parts(x, xp, period):
