@@ -106,27 +106,61 @@ def jacobian(f, *args):
 
     For an output of shape S and an argument of shape A the Jacobian has shape S + A
     (scalars have shape ()).
+
+    Complex numbers: for a complex output and a real argument t, the entry is dy/dt,
+    complex (each output's pullback runs twice, with the seeds 1 and 1j). For a complex
+    argument z = x + iv, the entry of a real output is the gradient as ``gradient`` gives
+    it, ∂y/∂x + i·∂y/∂v; that of a complex output is dy/dz where f is holomorphic, which
+    the two pullbacks show (the Cauchy-Riemann equations), and a ``NotDifferentiableError``
+    otherwise: take the Jacobians of ``np.real(f(z))`` and ``np.imag(f(z))`` instead.
     """
     # (written so that it is differentiated again, as jacobian inside a gradient is: the
     # rows are collected with plain names, no method call on an expression receiver)
     y, back = pullback(f, *args)
     y_arr = np.asarray(y)
+    y_complex = np.iscomplexobj(y_arr)
     dtype = np.result_type(y_arr.dtype, float)
     all_grads = []
+    all_imag = []
     for i in range(y_arr.size):
         seed = np.zeros(y_arr.size, dtype=dtype)
         seed[i] = 1.0
         seed = seed.reshape(y_arr.shape)
         all_grads.append(back(seed if y_arr.ndim else seed[()]))
+        if y_complex:
+            seed_i = seed * 1j
+            all_imag.append(back(seed_i if y_arr.ndim else seed_i[()]))
     out = []
     for j, a in enumerate(args):
         rows = []
-        for grads in all_grads:
+        for k, grads in enumerate(all_grads):
             g = grads[j]
-            rows.append(np.zeros(np.shape(a)) if g is None else np.asarray(g, dtype=float))
+            if y_complex:
+                rows.append(_complex_entry(g, all_imag[k][j], a))
+            elif np.iscomplexobj(a):
+                rows.append(np.zeros(np.shape(a)) if g is None else np.asarray(g, dtype=complex))
+            else:
+                rows.append(np.zeros(np.shape(a)) if g is None else np.asarray(g, dtype=float))
         stacked = np.stack(rows) if rows else np.zeros((0,) + np.shape(a))
         out.append(stacked.reshape(y_arr.shape + np.shape(a)))
     return tuple(out)
+
+
+def _complex_entry(g, gi, a):
+    """dy/da from the pullbacks of the seeds 1 (g) and 1j (gi) of a complex output y:
+    g + i·gi for a real a; conj(g) for a complex a where gi = i·g (holomorphic)."""
+    g = np.zeros(np.shape(a)) if g is None else np.asarray(g)
+    gi = np.zeros(np.shape(a)) if gi is None else np.asarray(gi)
+    if not np.iscomplexobj(a):
+        return np.real(g) + 1j * np.real(gi)
+    scale = max(1.0, float(np.max(np.abs(g), initial=0.0)))
+    if not np.allclose(gi, 1j * g, rtol=1e-8, atol=1e-12 * scale):
+        raise NotDifferentiableError(
+            "jacobian of a complex output with respect to a complex argument: the function "
+            "is not holomorphic there (its pullbacks break the Cauchy-Riemann equations), so "
+            "dy/dz does not exist; take the Jacobians of np.real(f(z)) and np.imag(f(z)) "
+            "instead (or of f(x + 1j*v) in the real x and v)")
+    return np.conj(g)
 
 
 def hessian(f, x):

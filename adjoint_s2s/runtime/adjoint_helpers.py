@@ -239,6 +239,8 @@ from ..rules.numpy.quantiles import (
     np_quantile_adjoint_q,
 )
 from ..rules.numpy.nan_reductions import (
+    np_nancumprod_adjoint,
+    np_nancumsum_adjoint,
     np_nanprod_adjoint,
     np_nanquantile_adjoint_a,
     np_nanquantile_adjoint_q,
@@ -384,6 +386,8 @@ __all__ = [
     "np_min",
     "shifted_zeros",
     "np_multi_dot_adjoint",
+    "np_nancumprod_adjoint",
+    "np_nancumsum_adjoint",
     "np_nanmean_adjoint",
     "np_nanprod_adjoint",
     "np_nanquantile_adjoint_a",

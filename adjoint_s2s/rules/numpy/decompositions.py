@@ -6,6 +6,7 @@ symmetrised gradient, as autograd, JAX and ChainRules do.
 """
 import numpy as np
 
+from ...errors import MissingAdjointError, NotDifferentiableError
 from .base import _by_keyword, _CURRENT, _H, _np, _two, np_fit, np_parts, rule
 
 __all__ = [  # the helpers templates reach as _rt.<name>
@@ -90,22 +91,45 @@ rule(_la.inv, "a", adjoints={"a": "_rt.np_inv_adjoint(g, a, ans)"})
 
 
 def np_det_adjoint(g, a, ans):
+    """det(A)·A⁻ᴴ = adj(A)ᴴ, through the SVD where A is singular or nearly so."""
     a_ = np.asarray(a)
-    scale = np.expand_dims(np.asarray(g) * np.conj(ans), (-2, -1))
-    return np_fit(scale * _H(np.linalg.inv(a_)), a)
+    scale = np.expand_dims(np.asarray(g), (-2, -1))
+    if np.all(np.asarray(ans) != 0):  # (no zero pivot: inv, from the same LU, succeeds)
+        inv = np.linalg.inv(a_)
+        conditioned = np.linalg.norm(a_, 1, (-2, -1)) * np.linalg.norm(inv, 1, (-2, -1))
+        if np.all(np.isfinite(inv)) and np.all(conditioned < 1e8):
+            return np_fit(scale * np.conj(np.expand_dims(ans, (-2, -1))) * _H(inv), a)
+    return np_fit(scale * _H(_adjugate(a_)), a)
 
 
-rule(_la.det, "a", adjoints={"a": "_rt.np_det_adjoint(g, a, ans)"})
+def _adjugate(a):
+    """adj(A) = det(U)·det(Vᴴ) · V diag(Π_(j≠i) s_j) Uᴴ for A = U diag(s) Vᴴ: defined and
+    accurate for a singular A, where det(A)·A⁻¹ is not."""
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones(s.shape[:-1] + (1,))
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]
+    units = np.linalg.det(u) * np.linalg.det(vh)
+    return units[..., None, None] * ((_H(vh) * (before * after)[..., None, :]) @ _H(u))
 
 
-def np_slogdet_adjoint(g, a):
+rule(_la.det, "a", adjoints={"a": "_rt.np_det_adjoint(g, a, ans)"},
+     note="the adjugate, also of a singular matrix")
+
+
+def np_slogdet_adjoint(g, a, ans=None):
     _, glog = np_parts(g, 2)
     if glog is None:
         return None
+    if ans is not None and np.any(np.asarray(ans[0]) == 0):
+        raise NotDifferentiableError(
+            "np.linalg.slogdet of a singular matrix: log|det A| is -inf there and has no "
+            "gradient; differentiate np.linalg.det(A) instead (its gradient is the "
+            "adjugate, defined at a singular A)")
     return np_fit(np.real(np.asarray(glog))[..., None, None] * _H(np.linalg.inv(np.asarray(a))), a)
 
 
-rule(_la.slogdet, "a", kind="other", adjoints={"a": "_rt.np_slogdet_adjoint(g, a)"},
+rule(_la.slogdet, "a", kind="other", adjoints={"a": "_rt.np_slogdet_adjoint(g, a, ans)"},
      note="gradient through logabsdet")
 
 
@@ -190,6 +214,8 @@ def np_svd_adjoint(g, a, ans, full_matrices=True, compute_uv=True):
     U, s, Vh = ans[0], ans[1], ans[2]
     m, n = U.shape[-2], Vh.shape[-1]
     k = s.shape[-1]
+    _no_completion(gu, U, "the last {} columns of U", (..., slice(None), slice(k, None)))
+    _no_completion(gvh, Vh, "the last {} rows of Vh", (..., slice(k, None), slice(None)))
     U, Vh = U[..., :, :k], Vh[..., :k, :]
     V = _H(Vh)
     dtype = np.result_type(U, float)
@@ -218,15 +244,33 @@ def np_svd_adjoint(g, a, ans, full_matrices=True, compute_uv=True):
     return np_fit(U @ inner @ Vh + out, a)
 
 
+def _no_completion(g, x, what, extra):
+    """Refuse a nonzero cotangent of the vectors full_matrices=True adds to U or Vh: any
+    orthonormal completion, not a function of A."""
+    if g is None:
+        return
+    rest = np.asarray(g)[extra]
+    if rest.size and np.any(rest != 0):
+        count = x[extra].shape[-1 if "columns" in what else -2]
+        raise MissingAdjointError(np.linalg.svd, (
+            f"with full_matrices=True, {what.format(count)} are any orthonormal completion "
+            "(not a function of A), and a gradient flows into them; use "
+            "full_matrices=False"))
+
+
 rule(_la.svd, "a, full_matrices=True, compute_uv=True, hermitian=False", kind="other",
      adjoints={"a": "_rt.np_svd_adjoint(g, a, ans, full_matrices, compute_uv)"},
-     note="singular values and vectors (the first min(m, n) of U and V)")
+     note="singular values and vectors (not through the vectors full_matrices=True adds)")
 
 
 rule(_np("svdvals", _la), "x", adjoints={"x": "_rt.np_svdvals_adjoint(g, x)"})
 
 
 def np_qr_adjoint(g, a, ans, mode="reduced"):
+    if mode == "raw":
+        raise MissingAdjointError(np.linalg.qr, (
+            "no gradient for mode='raw' (LAPACK's Householder reflectors); use "
+            "mode='reduced' (Q and R) or mode='r'"))
     if mode == "r":
         gq, gr = None, g
         Q, R = np.linalg.qr(a)
@@ -237,8 +281,15 @@ def np_qr_adjoint(g, a, ans, mode="reduced"):
         return None
     m, n = np.shape(a)[-2:]
     if m >= n:
-        if mode == "complete" and m > n:
-            raise NotImplementedError("qr gradient with mode='complete' for m > n")
+        if mode == "complete" and m > n:  # Q = [Q1 | Q2], R = [R1; 0], A = Q1 R1
+            if gq is not None and np.any(np.asarray(gq)[..., :, n:] != 0):
+                raise MissingAdjointError(np.linalg.qr, (
+                    f"with mode='complete' and m > n ({m}x{n}), the last {m - n} columns "
+                    "of Q are any orthonormal completion (not a function of A), and a "
+                    "gradient flows into them; use mode='reduced'"))
+            gq = None if gq is None else np.asarray(gq)[..., :, :n]
+            gr = None if gr is None else np.asarray(gr)[..., :n, :]  # (R's zero rows)
+            Q, R = Q[..., :, :n], R[..., :n, :]
         return np_fit(_qr_tall(gq, gr, Q, R), a)
     # wide: A = Q [U | V], X = A[:, :m] = Q U, Y = A[:, m:] = Q V
     U = R[..., :, :m]
@@ -256,37 +307,64 @@ def np_qr_adjoint(g, a, ans, mode="reduced"):
 
 rule(_la.qr, "a, mode='reduced'", kind="other",
      adjoints={"a": "_rt.np_qr_adjoint(g, a, ans, mode)"},
-     note="modes reduced and r (complete when m ≤ n)")
+     note="modes reduced, r and complete (for m > n: not through Q's last m - n columns)")
 
 
 rule(_la.pinv, "a, rcond=None, hermitian=False",
      adjoints={"a": "_rt.np_pinv_adjoint(g, a, ans)"}, note="constant rank")
 
 
-def np_lstsq_adjoint_a(g, a, b):
-    gx = np_parts(g, 4)[0]
-    if gx is None:
+def _lstsq_residual(gres, a, b):
+    """(r = A x - b, ḡ of the residuals, x); None where no residuals flow back (NumPy
+    returns them only for full rank and m > n)."""
+    if gres is None or np.size(gres) == 0:
         return None
-    gx = np.asarray(gx)
+    x = np.linalg.lstsq(a, b, rcond=None)[0]
+    return np.asarray(a) @ x - np.asarray(b), np.real(np.asarray(gres)), x
+
+
+def _plus(out, v):
+    return v if out is None else out + v
+
+
+def np_lstsq_adjoint_a(g, a, b):
+    """x through the pseudo-inverse (full rank); the residuals Σ|A x - b|² (x optimal:
+    Ā = 2 r xᴴ); the singular values as svd's."""
+    gx, gres, _, gsv = np_parts(g, 4)
+    out = None
     b_ = np.asarray(b)
-    P = np.linalg.pinv(np.asarray(a))
-    if b_.ndim == 1:
-        gp = gx[:, None] * np.conj(b_)[None, :]
-    else:
-        gp = gx @ _H(b_)
-    return np_pinv_adjoint(gp, a, P)
+    if gx is not None:
+        gx = np.asarray(gx)
+        P = np.linalg.pinv(np.asarray(a))
+        gp = gx[:, None] * np.conj(b_)[None, :] if b_.ndim == 1 else gx @ _H(b_)
+        out = _plus(out, np_pinv_adjoint(gp, a, P))
+    parts = _lstsq_residual(gres, a, b)
+    if parts is not None:
+        r, gr, x = parts
+        if b_.ndim == 1:
+            out = _plus(out, 2 * gr[0] * r[:, None] * np.conj(x)[None, :])
+        else:
+            out = _plus(out, 2 * (r * gr) @ _H(x))
+    if gsv is not None:
+        out = _plus(out, np_svdvals_adjoint(gsv, a))
+    return None if out is None else np_fit(out, a)
 
 
 def np_lstsq_adjoint_b(g, a, b):
-    gx = np_parts(g, 4)[0]
-    if gx is None:
-        return None
-    P = np.linalg.pinv(np.asarray(a))
-    return np_fit(_H(P) @ np.asarray(gx), b)
+    gx, gres = np_parts(g, 4)[:2]
+    out = None
+    if gx is not None:
+        P = np.linalg.pinv(np.asarray(a))
+        out = _plus(out, _H(P) @ np.asarray(gx))
+    parts = _lstsq_residual(gres, a, b)
+    if parts is not None:
+        r, gr, _ = parts
+        out = _plus(out, -2 * r * (gr[0] if np.ndim(b) == 1 else gr))
+    return None if out is None else np_fit(out, b)
 
 
 rule(_la.lstsq, "a, b, rcond=None", kind="other", adjoints=_two("np_lstsq_adjoint", "a", "b"),
-     note="gradient through the solution (full rank)")
+     note="the solution (full rank), the residuals and the singular values")
 
 
 def np_matrix_power_adjoint(g, a, n):

@@ -34,7 +34,8 @@ __all__ = [  # the helpers templates reach as _rt.<name>
 def np_reciprocal_adjoint(g, x, d, scale=1.0):
     """g·conj(1/(scale·d)), the adjoint of a function whose partial is 1/(scale·d) (log:
     d = x; log1p: d = 1 + x; sqrt: d = ans, scale 2; cbrt: d = ans², scale 3), with 0
-    where g == 0, also where d == 0 and the partial is infinite. Where d has no zero
+    where g == 0, also where d == 0 and the partial is infinite, or d is NaN (the square
+    root or logarithm of a negative number that np.nanmean ignores). Where d has no zero
     (one min() pass shows it for positive d) it is the plain formula; otherwise 1 stands
     in for d where g == 0 (a double where: finite at second order too)."""
     if scale == 1.0 and type(d) is np.ndarray and d.dtype.kind == "f" and d.size and (
@@ -44,7 +45,7 @@ def np_reciprocal_adjoint(g, x, d, scale=1.0):
                 out.dtype is x.dtype):
             return out  # a fresh array already in x's space: nothing to project
         return np_fit(out, x)
-    if not _has_zero(d):
+    if not _has_zero(d) and not _has_nan(d):
         if scale == 1.0:  # (log: g / d, one array operation)
             return np_fit(g / conj(d), x)
         return np_fit(g * conj((1 / scale) / d), x)  # (c / d: one array operation, not two)
@@ -68,6 +69,13 @@ def _has_zero(v):
 
 
 _min_reduce = np.minimum.reduce
+
+
+def _has_nan(v):
+    """Whether v has a NaN (checked after _has_zero found no zero: real v only, whose
+    min() is then NaN or negative)."""
+    v = np.asarray(v)
+    return v.dtype.kind in "fc" and v.size > 0 and bool(np.isnan(v).any())
 
 
 def _expand_axis(g, axis):

@@ -1,14 +1,16 @@
 """Order statistics: median, quantile, percentile.
 
 Like ``sort``, they send the cotangent to the elements at the positions they read, with
-the weights of ``method="linear"`` interpolation (the only method differentiated; the
-others are refused when the gradient is read). The weights are one-hot matrices applied
+the weights of the method's interpolation: ``linear`` and ``midpoint`` (two elements),
+``lower``, ``higher`` and ``nearest`` (the element read; q gets no gradient, the result
+being piecewise constant in q). The other methods are refused when the gradient is read. The weights are one-hot matrices applied
 with ``einsum`` and ``take_along_axis`` (not ``np.add.at``), so the pullbacks
 differentiate again. rules/numpy/nan_reductions.py reuses ``_last`` and
 ``_check_method`` for the NaN-ignoring quantiles.
 """
 import numpy as np
 
+from ...errors import MissingAdjointError
 from .base import _CURRENT, np_fit, rule
 
 __all__ = [  # the helpers templates reach as _rt.<name>
@@ -30,26 +32,46 @@ def _last(a, axis):
     return np.moveaxis(a, int(axis), -1)
 
 
-def _quantile_weights(q, n, scale):
-    """(len(q), n) weights of the sorted values each quantile reads (linear method)."""
-    pos = np.ravel(np.asarray(q, dtype=float)) / scale * (n - 1)
+def _read(pos, top, method):
+    """(lo, hi, frac): the sorted positions a quantile at the virtual index pos reads and
+    the weight of hi, the last position being top (NumPy's rounding of each method)."""
+    if method in ("lower", "higher", "nearest"):
+        at = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](pos)
+        at = np.minimum(at, top)
+        return at, at, np.zeros(np.shape(pos))
     lo = np.floor(pos)
-    frac = (pos - lo)[:, None]
-    hi = np.minimum(lo + 1, n - 1)
+    hi = np.minimum(lo + 1, top)
+    if method == "midpoint":
+        return lo, hi, np.where(pos % 1 == 0, 0.0, 0.5)
+    return lo, hi, pos - lo
+
+
+def _quantile_weights(q, n, scale, method="linear"):
+    """(len(q), n) weights of the sorted values each quantile reads."""
+    pos = np.ravel(np.asarray(q, dtype=float)) / scale * (n - 1)
+    lo, hi, frac = _read(pos, n - 1, method)
+    frac = frac[:, None]
     cols = np.arange(n)
     return (cols == lo[:, None]) * (1 - frac) + (cols == hi[:, None]) * frac
 
 
-def _check_method(method):
-    if method != "linear":
-        raise NotImplementedError(f"the gradient of a quantile with method={method!r}")
+_METHODS = ("linear", "midpoint", "lower", "higher", "nearest")
 
 
-def _quantile_back(g, a, q, axis, keepdims, scale):
+def _check_method(method, scale=1.0, nan=False):
+    if method not in _METHODS:
+        name = ("nanpercentile" if scale != 1.0 else "nanquantile") if nan else (
+            "percentile" if scale != 1.0 else "quantile")
+        raise MissingAdjointError(getattr(np, name), (
+            f"its gradient is computed for method= {', '.join(map(repr, _METHODS))}, not "
+            f"method={method!r}; use one of those if the gradient is wanted"))
+
+
+def _quantile_back(g, a, q, axis, keepdims, scale, method="linear"):
     """ā: the cotangent of each quantile on the sorted values it reads, unsorted."""
     moved = _last(a, axis)
     n = moved.shape[-1]
-    w = _quantile_weights(q, n, scale)
+    w = _quantile_weights(q, n, scale, method)
     red = moved.shape[:-1]
     g = np.asarray(g)
     nq = int(np.size(q))
@@ -68,13 +90,16 @@ def _unsorted(gs, moved, a, axis):
 
 
 def np_quantile_adjoint_a(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
-    _check_method(method)
-    return _quantile_back(g, a, q, axis, keepdims, scale)
+    _check_method(method, scale)
+    return _quantile_back(g, a, q, axis, keepdims, scale, method)
 
 
 def np_quantile_adjoint_q(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
-    """q̄ = Σ ȳ (n-1)(s_hi - s_lo) / scale."""
-    _check_method(method)
+    """q̄ = Σ ȳ (n-1)(s_hi - s_lo) / scale (linear); 0 for the other methods, piecewise
+    constant in q."""
+    _check_method(method, scale)
+    if method != "linear":
+        return np_fit(np.zeros(np.shape(q)), q)
     moved = np.sort(_last(a, axis), -1)
     n = moved.shape[-1]
     pos = np.ravel(np.asarray(q, dtype=float)) / scale * (n - 1)
@@ -94,9 +119,9 @@ rule(np.quantile,
      "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False",
      adjoints={"a": "_rt.np_quantile_adjoint_a(g, a, q, axis, method, keepdims)",
                "q": "_rt.np_quantile_adjoint_q(g, a, q, axis, method, keepdims)"},
-     note="method='linear'")
+     note="methods linear, midpoint, lower, higher, nearest")
 rule(np.percentile,
      "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False",
      adjoints={"a": "_rt.np_quantile_adjoint_a(g, a, q, axis, method, keepdims, 100.0)",
                "q": "_rt.np_quantile_adjoint_q(g, a, q, axis, method, keepdims, 100.0)"},
-     note="method='linear'")
+     note="methods linear, midpoint, lower, higher, nearest")

@@ -2,7 +2,8 @@
 norms, trace, average), each helper beside the rules that call it."""
 import numpy as np
 
-from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, filled, np_fit, rule, spread_fill
+from ...errors import MissingAdjointError
+from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, filled, np_fit, np_parts, rule, spread_fill
 from .extremum import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, np_max, np_min, shifted_zeros
 
 __all__ = [  # the helpers templates reach as _rt.<name>
@@ -183,7 +184,8 @@ def _matrix_grad(gk, x, nk, ord):
         sums = np.sum(np.abs(x), axis=-1, keepdims=True)
         mask = sums == nk
         return gk * _unit(x) * mask / np.sum(mask, axis=-2, keepdims=True)
-    raise NotImplementedError(f"no gradient for the matrix norm of order {ord!r}")
+    raise MissingAdjointError(np.linalg.norm, f"no gradient for the matrix norm of order {ord!r}; "
+                              f"use one of None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf")
 
 
 def _matrix_norm_over(g, x, ans, ord, axes, keepdims):
@@ -206,9 +208,15 @@ def _weights_like(w, a, axis):
     return w.reshape(shape)
 
 
-def _no_returned(returned):
-    if returned:
-        raise NotImplementedError("no gradient for np.average(..., returned=True)")
+def _returned(g, ans, returned):
+    """(ḡ of the average, the average, ḡ of the sum of weights) of np.average's result
+    (the sum of weights None without returned=True)."""
+    if not returned:
+        return g, ans, None
+    if isinstance(g, np.ndarray) and g.shape == (2,) + np.shape(ans[0]):
+        g = tuple(g)  # (the pair read as one array: np.prod(np.average(..., returned=True)))
+    g_avg, g_wsum = np_parts(g, 2)
+    return (np.zeros(np.shape(ans[0])) if g_avg is None else g_avg), ans[0], g_wsum
 
 
 # =====================================================================================
@@ -450,7 +458,7 @@ _by_keyword(rule(_np("trace", np.linalg), "x, offset=0",
 
 
 def np_average_adjoint_a(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
-    _no_returned(returned)
+    g, ans, _ = _returned(g, ans, returned)  # (the sum of weights does not depend on a)
     if weights is None:
         return np_mean_adjoint(g, a, axis, keepdims)
     a_ = np.asarray(a)
@@ -460,7 +468,7 @@ def np_average_adjoint_a(g, a, ans, axis=None, weights=None, returned=False, kee
 
 
 def np_average_adjoint_weights(g, a, ans, axis=None, weights=None, returned=False, keepdims=False):
-    _no_returned(returned)
+    g, ans, g_wsum = _returned(g, ans, returned)
     if weights is None:
         return None
     a = np.asarray(a)
@@ -468,6 +476,8 @@ def np_average_adjoint_weights(g, a, ans, axis=None, weights=None, returned=Fals
     wsum = np.sum(np.broadcast_to(w, a.shape), axis=_axes(axis, a.ndim), keepdims=True)
     avg = _keep(ans, a.shape, axis, keepdims)
     out = _keep(g, a.shape, axis, keepdims) * np.conj(a - avg) / np.conj(wsum)
+    if g_wsum is not None:  # returned=True: each weight adds 1 to its slice's sum
+        out = out + _keep(g_wsum, a.shape, axis, keepdims)
     out = _sum_to(np.broadcast_to(out, np.broadcast(out, w).shape), w.shape)
     return np_fit(out.reshape(np.shape(weights)), weights)
 
@@ -476,4 +486,4 @@ _by_keyword(rule(
     np.average, "a, axis=None, weights=None, returned=False, keepdims=False", adjoints={
         "a": "_rt.np_average_adjoint_a(g, a, ans, axis, weights, returned, keepdims)",
         "weights": "_rt.np_average_adjoint_weights(g, a, ans, axis, weights, returned, keepdims)",
-    }, note="gradient to the weights too; not with returned=True"))
+    }, note="gradient to the weights too, and through the sum of weights of returned=True"))

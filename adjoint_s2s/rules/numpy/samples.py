@@ -170,9 +170,25 @@ rule(np.correlate, "a, v, mode='valid'",
                "v": "_rt.np_correlate_adjoint_v(g, a, v, mode)"})
 
 
+def _periodic(x, xp, fp, period):
+    """np.interp's reduction of period=: (x mod period, the knots mod period sorted and
+    extended by one on each side, their values, the knot each extended one is)."""
+    period = abs(period)
+    xs = np.asarray(x) % period
+    xpm = np.asarray(xp) % period
+    order = np.argsort(xpm, kind="stable")
+    idx = np.concatenate([order[-1:], order, order[:1]])
+    xpe = np.concatenate([xpm[order[-1:]] - period, xpm[order], xpm[order[:1]] + period])
+    return xs, xpe, np.asarray(fp)[idx], idx
+
+
+def _knots_back(gk, idx, like):
+    """The adjoint of the extended knots (or their values) summed back onto like."""
+    onehot = idx[:, None] == np.arange(np.shape(like)[0])
+    return np_fit(np.sum(np.asarray(gk)[:, None] * onehot, 0), like)
+
+
 def _interp_parts(x, xp, period):
-    if period is not None:
-        raise NotImplementedError("the gradient of np.interp with period= is not supported")
     xs = np.asarray(x)
     xpa = np.asarray(xp)
     n = xpa.shape[0]
@@ -185,6 +201,9 @@ def _interp_parts(x, xp, period):
 
 
 def np_interp_adjoint_x(g, x, xp, fp, left=None, right=None, period=None):
+    if period is not None:
+        xs, xpe, fpe, _ = _periodic(x, xp, fp, period)
+        return np_fit(np_interp_adjoint_x(g, xs, xpe, fpe), x)
     i, inside, _, _ = _interp_parts(x, xp, period)
     xpa, fpa = np.asarray(xp), np.asarray(fp)
     slope = (fpa[i + 1] - fpa[i]) / (xpa[i + 1] - xpa[i])
@@ -197,6 +216,9 @@ def _interp_t(x, xp, i):
 
 
 def np_interp_adjoint_fp(g, x, xp, fp, left=None, right=None, period=None):
+    if period is not None:
+        xs, xpe, fpe, idx = _periodic(x, xp, fp, period)
+        return _knots_back(np_interp_adjoint_fp(g, xs, xpe, fpe), idx, fp)
     i, inside, lo, hi = _interp_parts(x, xp, period)
     t = _interp_t(x, xp, i)[..., None]
     n = np.shape(fp)[0]
@@ -211,6 +233,9 @@ def np_interp_adjoint_fp(g, x, xp, fp, left=None, right=None, period=None):
 
 
 def np_interp_adjoint_xp(g, x, xp, fp, left=None, right=None, period=None):
+    if period is not None:
+        xs, xpe, fpe, idx = _periodic(x, xp, fp, period)
+        return _knots_back(np_interp_adjoint_xp(g, xs, xpe, fpe), idx, xp)
     i, inside, lo, hi = _interp_parts(x, xp, period)
     xpa, fpa = np.asarray(xp), np.asarray(fp)
     t = _interp_t(x, xp, i)[..., None]
@@ -221,11 +246,15 @@ def np_interp_adjoint_xp(g, x, xp, fp, left=None, right=None, period=None):
 
 
 def np_interp_adjoint_left(g, x, xp, fp, left=None, right=None, period=None):
+    if period is not None:  # (ignored with period=)
+        return None
     out = np.asarray(x) < np.asarray(xp)[0]
     return np_fit(np.sum(np.where(out, np.asarray(g), 0)), left)
 
 
 def np_interp_adjoint_right(g, x, xp, fp, left=None, right=None, period=None):
+    if period is not None:
+        return None
     out = np.asarray(x) > np.asarray(xp)[-1]
     return np_fit(np.sum(np.where(out, np.asarray(g), 0)), right)
 
@@ -236,4 +265,4 @@ rule(np.interp, "x, xp, fp, left=None, right=None, period=None",
 "x": "_rt.np_interp_adjoint_x(g, x, xp, fp, left, right, period)",
                "xp": "_rt.np_interp_adjoint_xp(g, x, xp, fp, left, right, period)",
                "fp": "_rt.np_interp_adjoint_fp(g, x, xp, fp, left, right, period)"},
-     note="not with period=")
+     note="period= too (the knots and the samples taken modulo the period)")

@@ -5,6 +5,7 @@ that have rules, so that the adjoints differentiate again."""
 import numpy as np
 
 from .. import nondifferentiable_builtin
+from ...errors import MissingAdjointError, NotDifferentiableError
 from .base import _H, np_fit, np_parts
 from .scipy_special import LazyModule
 
@@ -268,13 +269,20 @@ def sp_lu_factor_adjoint(g, a, ans):
     m = np.asarray(ans[0])
     n = m.shape[-1]
     if m.shape[-2] != n:
-        raise NotImplementedError("scipy.linalg.lu_factor's gradient for a non-square matrix")
+        raise MissingAdjointError(sp_linalg.lu_factor, (
+            "its gradient is computed for square matrices only, not for this non-square "
+            f"{m.shape[-2]}x{n} one; for a rectangular matrix use np.linalg.qr or lstsq"))
     gm = _full(glu, m)
     eye = np.eye(n)
     low = np.tril(m, -1) + eye
     up = np.triu(m)
     inner = np.tril(np.matmul(_H(low), np.tril(gm, -1)), -1) + np.triu(np.matmul(np.triu(gm), _H(up)))
     left = np.linalg.solve(_H(low), inner)  # L⁻ᴴ (...)
+    if np.any(np.diagonal(up, 0, -2, -1) == 0):
+        raise NotDifferentiableError(
+            "scipy.linalg.lu_factor of a singular matrix: the factors' derivative needs "
+            "U⁻¹, and U has a zero on its diagonal; differentiate np.linalg.det or "
+            "np.linalg.pinv instead")
     right = _H(np.linalg.solve(up, _H(left)))  # (...) U⁻ᴴ
     perm = _lu_perm(ans[1], n)
     return np_fit(np.matmul(np.swapaxes(perm, -1, -2), right), a)

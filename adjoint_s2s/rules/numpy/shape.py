@@ -3,7 +3,7 @@ splitting, pad, diag, sort, take, ...), each helper beside the rules that call i
 import numpy as np
 
 from ...errors import MissingAdjointError
-from .base import _by_keyword, _CURRENT, _np, np_fit, np_parts, rule
+from .base import _by_keyword, _CURRENT, _np, _sum_to, np_fit, np_parts, rule
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "np_atleast_adjoint",
@@ -473,26 +473,27 @@ def np_pad_adjoint(g, array, pad_width, mode="constant"):
         if np.iscomplexobj(flat):
             out = out + 1j * np.bincount(idx, weights=np.imag(flat), minlength=x.size)
         return np_fit(out.reshape(x.shape), array)
-    raise NotImplementedError(f"no gradient for np.pad with mode={mode!r}")
+    raise MissingAdjointError(np.pad, f"its gradient is computed for the modes constant, edge, "
+                              f"reflect, symmetric and wrap, not mode={mode!r}; pad with "
+                              f"np.concatenate of the statistic you need instead")
 
 
 def np_pad_value_adjoint(g, array, pad_width, mode="constant", constant_values=0):
-    """The adjoint of a scalar constant_values: the sum of g over the padding."""
+    """The adjoint of constant_values (a number, or values per axis and side): the sum of g
+    over the padding each value fills (np.pad fills a corner with the last axis's)."""
     if mode != "constant":
         return None
-    if np.ndim(constant_values) != 0:
-        raise NotImplementedError("gradient for constant_values given per axis")
-    x = np.asarray(array)
-    g = np.asarray(g)
-    pw = _pad_pairs(pad_width, x.ndim)
-    inner = tuple(slice(int(b), int(b) + n) for (b, _), n in zip(pw, x.shape))
-    return np_fit(np.sum(g) - np.sum(g[inner]), constant_values)
+    x, g = np.asarray(array), np.asarray(g)
+    slots = np.arange(1, 2 * x.ndim + 1).reshape(x.ndim, 2)
+    which = np.pad(np.zeros(x.shape, int), pad_width, constant_values=slots)
+    sums = np.sum(g[..., None] * (which[..., None] == slots.ravel()), tuple(range(g.ndim)))
+    return np_fit(_sum_to(np.reshape(sums, (x.ndim, 2)), np.shape(constant_values)), constant_values)
 
 
 _by_keyword(rule(np.pad, "array, pad_width, mode='constant', constant_values=0", adjoints={
     "array": "_rt.np_pad_adjoint(g, array, pad_width, mode)",
     "constant_values": "_rt.np_pad_value_adjoint(g, array, pad_width, mode, constant_values)",
-}, note="modes constant (scalar constant_values too), edge, reflect, symmetric, wrap"),
+}, note="modes constant (constant_values too), edge, reflect, symmetric, wrap"),
     call=_pad_call)
 
 

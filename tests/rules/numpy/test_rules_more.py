@@ -290,6 +290,14 @@ def f_nanstd(a, axis=None, ddof=0, keepdims=False):
     return np.nanstd(a, axis, ddof=ddof, keepdims=keepdims)
 
 
+def f_nancumsum(a, axis=None):
+    return np.nancumsum(a, axis)
+
+
+def f_nancumprod(a, axis=None):
+    return np.nancumprod(a, axis)
+
+
 def f_gradient(f):
     return np.gradient(f)
 
@@ -416,6 +424,8 @@ MISC_ROWS = [
     Row("nanprod", np.nanprod, f_nanprod, [NAN(4), (NAN(2, 3), 1), (NAN(3, 2), 0, True)]),
     Row("nanvar", np.nanvar, f_nanvar, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
     Row("nanstd", np.nanstd, f_nanstd, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0, 1, True)]),
+    Row("nancumsum", np.nancumsum, f_nancumsum, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0)]),
+    Row("nancumprod", np.nancumprod, f_nancumprod, [NAN(5), (NAN(2, 4), 1), (NAN(3, 3), 0)]),
 ]
 
 # ----- ufunc methods, np.vectorize, np.r_ / np.c_ ---------------------------------------------
