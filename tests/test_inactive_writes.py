@@ -200,8 +200,23 @@ class Box:
 
 def append_through_a_field(x):
     b = Box()
+    _kept(b)  # (passed on: it stays an object; made and read by field only, it is right)
     b.items.append(x * x)
     return b.items[0]
+
+
+def _kept(obj):
+    return obj
+
+
+def append_through_a_field_of_a_local_object(x):
+    b = Box()  # its field is the variable b_items (passes/local_objects.py)
+    b.items.append(x * x)
+    return b.items[0]
+
+
+def test_a_field_of_a_local_object_is_a_variable():
+    assert ad.gradient(append_through_a_field_of_a_local_object, 1.5)[0] == pytest.approx(3.0)
 
 
 @pytest.mark.parametrize("f", [append_through_an_item, append_through_a_name,
