@@ -5,7 +5,12 @@ Each is an ordinary function plus a rule, like a user would write them with
 """
 import numpy as np
 
+from . import checkpoint_guard as _checkpoint_guard
 from .api import _pullback, adjoint, gradient, pullback
+from .checkpoint_guard import as_it_was as _checkpoint_as_it_was
+from .checkpoint_guard import rebound as _checkpoint_rebound
+from .checkpoint_guard import same as _checkpoint_same
+from .checkpoint_guard import state as _checkpoint_state
 
 
 def hook(f, x):
@@ -47,14 +52,51 @@ def checkpoint(f, *args):
 
 @adjoint(checkpoint)
 def _checkpoint_rule(f, *args):
-    y = f(*args)
+    state = _checkpoint_state(f)
+    y = _checkpoint_call(f, args, state)
 
     def checkpoint_pullback(g):
-        back = _pullback(f, *args)[1]
+        if _checkpoint_rebound(f, state):
+            again = _checkpoint_as_it_was(f, state)
+        else:
+            again = f
+        y_again, back = _pullback(again, *args)
+        _checkpoint_same(f, y, y_again)
         grads = back(g)
         return (grads[0],) + tuple(grads[1:])
 
     return y, checkpoint_pullback
+
+
+def _checkpoint_call(f, args, state):
+    """f(*args), refused if f changes an argument in place: the replay would start from
+    the changed values, and the gradient through the change itself is not followed."""
+    return _checkpoint_guard.call(f, args, state)
+
+
+def _checkpoint_call_again(f, args, state):
+    # (what _checkpoint_call differentiates as, when the rule itself is differentiated)
+    return f(*args)
+
+
+def _register_checkpoint_rules():
+    from . import rules as R
+    from . import runtime as _rt
+
+    R.nondifferentiable_builtin(_checkpoint_state, _checkpoint_rebound, _checkpoint_same,
+                                reason="it only checks")
+
+    @R.special(_checkpoint_as_it_was)
+    def checkpoint_as_it_was_pair(f, state):
+        # the copy's cells would carry no gradient of what they hold
+        raise _checkpoint_guard.twice(f)
+
+    @R.special(_checkpoint_call)
+    def checkpoint_call_pair(f, args, state):
+        return _rt.call(_checkpoint_call_again, f, args, state)
+
+
+_register_checkpoint_rules()
 
 
 def jacobian(f, *args):
