@@ -201,3 +201,220 @@ def test_checkpoint_of_an_unchanged_closure_second_order():
         return ad.checkpoint(lambda t: math.sin(t) * x, x)
 
     assert np.isclose(ad.hessian(f, 0.5), 2 * math.cos(0.5) - 0.5 * math.sin(0.5), rtol=1e-9)
+
+
+# -- thunks made in a rule's pullback, differentiated again -------------------------------
+
+def mul_thunk_b(a, b):
+    return a * b
+
+
+@ad.rrule(mul_thunk_b)
+def _(a, b):
+    def back(dy):
+        return ad.NoTangent(), dy * b, ad.Thunk(lambda: dy * a)
+    return a * b, back
+
+
+def mul_unthunked(a, b):
+    return a * b
+
+
+@ad.rrule(mul_unthunked)
+def _(a, b):
+    def back(dy):
+        t = ad.Thunk(lambda: dy * a)
+        return ad.NoTangent(), dy * b, ad.unthunk(t)
+    return a * b, back
+
+
+def mul_two_thunks(a, b):
+    return a * b
+
+
+@ad.rrule(mul_two_thunks)
+def _(a, b):  # two thunks in one lambda, on one line
+    return a * b, lambda dy: (ad.NoTangent(), ad.Thunk(lambda: b * dy), ad.Thunk(lambda: dy * a))
+
+
+def square_inplaceable(v):
+    return v * v
+
+
+@ad.rrule(square_inplaceable)
+def _(v):
+    def back(dy):
+        return ad.NoTangent(), ad.InplaceableThunk(lambda acc: acc + 2.0 * v * dy,
+                                                   lambda: 2.0 * v * dy)
+    return v * v, back
+
+
+def second_derivative_agrees(f, x):
+    got = ad.gradient(lambda t: ad.gradient(f, t)[0], x)[0]
+    want = numerical_gradient(lambda t: ad.gradient(f, t)[0], x)[0]
+    assert np.allclose(got, want, rtol=1e-6, atol=1e-6), (got, want)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: mul_thunk_b(math.sin(x), x * x),
+    lambda x: mul_thunk_b(3.0, x * x),
+    lambda x: mul_thunk_b(x * x, 3.0),
+    lambda x: mul_unthunked(math.sin(x), x * x),
+    lambda x: mul_two_thunks(x, math.sin(x)),
+    lambda x: float(np.sum(square_inplaceable(np.array([x, 2 * x])))),
+    lambda x: float(np.sum(square_inplaceable(np.array([x, 2 * x])) + np.array([x, x]) ** 3)),
+])
+def test_thunk_in_a_rule_differentiated_twice(f):
+    second_derivative_agrees(f, 0.7)
+
+
+def test_thunk_rule_check_grads_second_order():
+    ad.check_grads(lambda x: mul_thunk_b(x, x * x), 0.7, order=2)
+    # first order stays lazy: the thunk of an argument nobody asks for never runs
+    ran = []
+
+    def lazy(a, b):
+        return a * b
+
+    @ad.rrule(lazy)
+    def _(a, b):
+        return a * b, lambda dy: (ad.NoTangent(), dy * b, ad.Thunk(lambda: ran.append(1) or dy * a))
+
+    assert ad.gradient(lambda x: lazy(x, 2.0), 0.7) == (2.0,)
+    assert ran == []
+
+
+# -- lambdas nested in lambdas -------------------------------------------------------------
+
+def nested_thunk_maker(x):
+    mk = lambda p: lambda: p * p  # noqa: E731
+    return mk(x)()
+
+
+def nested_iife(x):
+    return (lambda: x * 2.0)()
+
+
+def nested_curry(x):
+    curry = lambda p: lambda q: p * q + x  # noqa: E731
+    return curry(x)(2.0)
+
+
+def nested_reads_outer_param(x):
+    h = lambda d: (lambda: d)()  # noqa: E731
+    return h(x) * x
+
+
+def nested_in_list(x):
+    h = lambda d: [lambda: d * x][0]()  # noqa: E731
+    return h(2.0)
+
+
+@pytest.mark.parametrize("fn", [nested_thunk_maker, nested_iife, nested_curry,
+                                nested_reads_outer_param, nested_in_list,
+                                lambda x: (lambda: x * 2.0)(),
+                                lambda x: (lambda d: (lambda: d * x)())(2.0)])
+def test_lambda_nested_in_a_lambda(fn):
+    agrees(fn, 0.7)
+
+
+# -- an @rrule's pullback gets ZeroTangent() for an output item nobody uses ----------------
+
+def polar_to_xy(r, t):
+    return r * math.cos(t), r * math.sin(t)
+
+
+@ad.rrule(polar_to_xy)
+def _(r, t):
+    c, s = math.cos(t), math.sin(t)
+
+    def back(dout):
+        dx, dy = dout
+        assert dx is not None and dy is not None
+        return ad.NoTangent(), dx * c + dy * s, -dx * r * s + dy * r * c
+    return (r * c, r * s), back
+
+
+def polar_y_unpacked(r, t):
+    x, y = polar_to_xy(r, t)
+    return y
+
+
+@pytest.mark.parametrize("fn", [polar_y_unpacked, lambda r, t: polar_to_xy(r, t)[1],
+                                lambda r, t: polar_to_xy(r, t)[0]])
+def test_rrule_unused_output_item_is_zero_tangent(fn):
+    got = ad.gradient(fn, 2.0, 0.4)
+    want = numerical_gradient(fn, 2.0, 0.4)
+    assert np.allclose(got, want), (got, want)
+
+
+def test_rrule_unused_output_item_second_order():
+    f = lambda t: polar_y_unpacked(2.0, t)  # noqa: E731
+    second_derivative_agrees(f, 0.4)
+
+
+def test_adjoint_rule_still_gets_none():
+    def pair(a):
+        return a, 2.0 * a
+
+    seen = []
+
+    @ad.adjoint(pair)
+    def _(a):
+        def back(d):
+            seen.append(d)
+            return (sum(0.0 if v is None else v for v in d),)
+        return pair(a), back
+
+    ad.gradient(lambda a: pair(a)[1], 1.0)
+    assert seen[0][0] is None
+
+
+# -- a rule's gradient of the wrong shape ------------------------------------------------
+
+def square_bad(x):
+    return x * x
+
+
+@ad.rrule(square_bad)
+def _(x):
+    return square_bad(x), lambda d: (ad.NoTangent(), np.array([2 * x * d, 1.0]))
+
+
+def square_scalar_array(x):
+    return x * x
+
+
+@ad.rrule(square_scalar_array)
+def _(x):
+    return square_scalar_array(x), lambda d: (ad.NoTangent(), np.array(2 * x * d))
+
+
+def test_rule_array_gradient_for_a_number_is_refused():
+    for f in (square_bad, lambda x: square_bad(x) + x):
+        with pytest.raises(ad.RuleError) as info:
+            ad.gradient(f, 1.5)
+        assert "argument 0 is an array of shape (2,)" in str(info.value)
+        assert "return a number" in str(info.value)
+    assert np.isclose(ad.gradient(square_scalar_array, 1.5)[0], 3.0)  # shape (): accepted
+
+
+def mul_same_names(a, b):
+    return a * b
+
+
+@ad.rrule(mul_same_names)
+def _(a, b):  # two lambdas on one line that read the same names: not told apart
+    return a * b, lambda dy: (ad.NoTangent(), ad.Thunk(lambda: dy * b), ad.Thunk(lambda: b * dy))
+
+
+def test_lambdas_on_one_line_not_told_apart_are_refused():
+    assert ad.gradient(lambda x: mul_same_names(x, 3.0), 0.7) == (3.0,)  # (first order: fine)
+    with pytest.raises(ad.NoSourceError) as info:
+        ad.gradient(lambda x: ad.gradient(lambda t: mul_same_names(t, t * t), x)[0], 0.7)
+    msg = str(info.value)
+    assert f"{__file__}, line {line_of(_same_names_rule, 'lambda dy')}" in msg, msg
+    assert "lines of their own" in msg
+
+
+_same_names_rule = _
