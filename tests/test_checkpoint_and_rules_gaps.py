@@ -418,3 +418,51 @@ def test_lambdas_on_one_line_not_told_apart_are_refused():
 
 
 _same_names_rule = _
+
+
+# -- a rule in the documented style (`return f(A, x), back`) differentiated twice ----------
+
+def quad_form(A, x):
+    return float(x @ A @ x)
+
+
+@ad.rrule(quad_form)
+def _(A, x):
+    def back(d):
+        return ad.NoTangent(), d * np.outer(x, x), d * (A + A.T) @ x
+    return quad_form(A, x), back
+
+
+_A = np.array([[1.0, 0.3], [0.2, 2.0]])
+
+
+def test_rule_reading_its_array_argument_second_order():
+    f = lambda v: quad_form(_A * v[0], np.sin(v))  # noqa: E731
+    v = np.array([0.5, 1.2])
+    ad.check_grads(f, v, order=2)
+    e = 1e-6
+    want = np.array([(ad.gradient(f, v + e * d)[0] - ad.gradient(f, v - e * d)[0]) / (2 * e)
+                     for d in np.eye(2)])
+    assert np.allclose(ad.hessian(f, v), want, rtol=1e-6, atol=1e-6)
+
+
+def _quad_writes(A, x):
+    A[0, 0] = 5.0
+    return float(x @ A @ x)
+
+
+def _pair_writing(A, x):
+    def back(d):
+        return float(np.sum(d * (A + A.T) @ x))
+    return _quad_writes(A, x), back
+
+
+def late_read_after_write(v):
+    y, back = _pair_writing(_A * v[0], np.sin(v))
+    return y + back(1.0)
+
+
+def test_late_binding_still_refuses_a_callee_that_writes():
+    from .refusals import refused
+    refused(late_read_after_write, np.array([0.5, 1.2]), "return _quad_writes(A, x), back",
+            "`back`", "`A`", "given to a call that may change it in place", where=_pair_writing)

@@ -26,6 +26,7 @@ import gast
 from ...errors import UnsupportedSyntaxError
 from ...kinds import ARRAY, OTHER
 from ..queries import late_names
+from .pure import writes_nothing
 
 # functions that call the function they are given before they return, and keep nothing
 _CALLS_AND_FORGETS = frozenset({sorted, min, max, functools.reduce})
@@ -280,7 +281,7 @@ class LateBinding:
                 out.append((f.value.id, f"changed in place (`.{f.attr}(...)`)"))
         names = [a for a in call.args if isinstance(a, gast.Name)]
         names += [k.value for k in call.keywords if isinstance(k.value, gast.Name)]
-        if names and gen.may_mutate(call):
+        if names and gen.may_mutate(call) and not writes_nothing(gen.resolve(f)):
             for a in names:
                 if gen.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
                     out.append((a.id, "given to a call that may change it in place"))
