@@ -63,10 +63,14 @@ def state(f):
     if type(f) is not types.FunctionType:
         return State((), (), ())
     cells = f.__closure__ or ()
+    if not cells and not f.__defaults__:
+        return State((), (), ())
     return State(cells, tuple(_cell_value(c) for c in cells), _nested_cells(f, 3, set(), []))
 
 
 def _object_of(f):
+    if type(f) is types.FunctionType:
+        return None
     if isinstance(f, types.MethodType):
         f = f.__self__
     elif isinstance(f, (types.FunctionType, types.BuiltinFunctionType)):
@@ -179,6 +183,13 @@ def _same(a, b, depth=0):
     """Whether a and b hold the same values (numbers and arrays within rounding)."""
     if a is b:
         return True
+    ta = type(a)
+    if ta is type(b) and (ta is float or (ta is np.ndarray and a.shape == b.shape)):
+        if ta is float:
+            if a == b:
+                return True
+        elif (a == b).all():  # (the usual case, at a tenth of allclose's cost)
+            return True
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return type(a) is type(b) and len(a) == len(b) and all(
             _same(x, y, depth + 1) for x, y in zip(a, b))
