@@ -128,6 +128,11 @@ def tangent_shapes(grads, args, rule, fn, style):
                 f"{_rule_name(fn, style)}: the gradient of argument {i} has shape {g.shape}, "
                 f"but the argument has shape {a.shape}"
             )
+        if (type(a) in (list, tuple) and type(g) in (list, tuple) and len(g) != len(a)):
+            raise RuleError(
+                f"{_rule_name(fn, style)}: the gradient of argument {i} has {len(g)} items, "
+                f"but the argument has {len(a)}: return one gradient per item"
+            )
         if isinstance(g, np.ndarray) and g.ndim > 0 and isinstance(a, _NUMBERS) and not isinstance(a, bool):
             raise RuleError(
                 f"{_rule_name(fn, style)}: the gradient of argument {i} is an array of shape "

@@ -466,3 +466,19 @@ def test_late_binding_still_refuses_a_callee_that_writes():
     from .refusals import refused
     refused(late_read_after_write, np.array([0.5, 1.2]), "return _quad_writes(A, x), back",
             "`back`", "`A`", "given to a call that may change it in place", where=_pair_writing)
+
+
+def pair_product(xs):
+    return xs[0] * xs[1]
+
+
+@ad.rrule(pair_product)
+def _(xs):
+    return pair_product(xs), lambda d: (ad.NoTangent(), [d * xs[1], d * xs[0], 1.0])
+
+
+def test_rule_list_gradient_of_another_length_is_refused():
+    for f, x in ((pair_product, [1.5, 2.0]), (lambda a: pair_product([a, 2.0]), 1.5)):
+        with pytest.raises(ad.RuleError) as info:
+            ad.gradient(f, x)
+        assert "has 3 items, but the argument has 2" in str(info.value)
