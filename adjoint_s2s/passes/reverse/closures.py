@@ -26,21 +26,13 @@ import gast
 from ...errors import UnsupportedSyntaxError
 from ...kinds import ARRAY, OTHER
 from ..queries import late_names
-from .pure import writes_nothing
+from .pure import READERS as _READERS, writes_nothing
 
 # functions that call the function they are given before they return, and keep nothing
 _CALLS_AND_FORGETS = frozenset({sorted, min, max, functools.reduce})
 # methods that change an array in place (numpy's ndarray)
 _ARRAY_MUTATORS = frozenset(
     {"fill", "sort", "put", "resize", "itemset", "partition", "setfield", "setflags", "byteswap"}
-)
-# methods of lists, dicts, tuples, strings and arrays that only read
-_READERS = frozenset(
-    {"get", "copy", "index", "count", "keys", "values", "items", "__getitem__", "__len__",
-     "__contains__", "startswith", "endswith", "format", "join", "split", "strip",
-     "sum", "mean", "max", "min", "prod", "std", "var", "dot", "reshape", "ravel", "flatten",
-     "transpose", "astype", "item", "tolist", "any", "all", "cumsum", "cumprod", "conj",
-     "argmax", "argmin", "nonzero", "clip", "round", "trace", "diagonal", "squeeze"}
 )
 
 

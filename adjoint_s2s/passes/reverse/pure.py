@@ -20,7 +20,7 @@ from ...errors import AdjointError
 from ...source import function_node
 
 # methods of lists, dicts, tuples, strings and arrays that only read
-_READERS = frozenset(
+READERS = frozenset(
     {"get", "copy", "index", "count", "keys", "values", "items", "__getitem__", "__len__",
      "__contains__", "startswith", "endswith", "format", "join", "split", "strip",
      "sum", "mean", "max", "min", "prod", "std", "var", "dot", "reshape", "ravel", "flatten",
@@ -70,7 +70,7 @@ def _clean(node, glob, depth, seen):
 def _clean_call(call, glob, depth, seen):
     f = call.func
     if not call.args and not call.keywords:
-        return not isinstance(f, gast.Attribute) or f.attr in _READERS or _resolved(f, glob) is not None
+        return not isinstance(f, gast.Attribute) or f.attr in READERS or _resolved(f, glob) is not None
     callee = _resolved(f, glob)
     if callee is None:
         return False
@@ -78,7 +78,7 @@ def _clean_call(call, glob, depth, seen):
         return False
     if _hashable(callee) and (callee in R.PRIMITIVES or callee in _READING_BUILTINS):
         return True
-    if isinstance(f, gast.Attribute) and f.attr in _READERS and not isinstance(callee, types.FunctionType):
+    if isinstance(f, gast.Attribute) and f.attr in READERS and not isinstance(callee, types.FunctionType):
         return True
     return writes_nothing(callee, depth - 1, seen)
 
