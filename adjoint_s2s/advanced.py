@@ -6,6 +6,8 @@ Each is an ordinary function plus a rule, like a user would write them with
 import numpy as np
 
 from . import checkpoint_guard as _checkpoint_guard
+from . import rules as _rules
+from . import runtime as _runtime
 from .api import _pullback, adjoint, gradient, pullback
 from .checkpoint_guard import as_it_was as _checkpoint_as_it_was
 from .checkpoint_guard import rebound as _checkpoint_rebound
@@ -80,20 +82,17 @@ def _checkpoint_call_again(f, args, state):
 
 
 def _register_checkpoint_rules():
-    from . import rules as R
-    from . import runtime as _rt
-
-    R.nondifferentiable_builtin(_checkpoint_state, _checkpoint_rebound, _checkpoint_same,
+    _rules.nondifferentiable_builtin(_checkpoint_state, _checkpoint_rebound, _checkpoint_same,
                                 reason="it only checks")
 
-    @R.special(_checkpoint_as_it_was)
+    @_rules.special(_checkpoint_as_it_was)
     def checkpoint_as_it_was_pair(f, state):
         # the copy's cells would carry no gradient of what they hold
         raise _checkpoint_guard.twice(f)
 
-    @R.special(_checkpoint_call)
+    @_rules.special(_checkpoint_call)
     def checkpoint_call_pair(f, args, state):
-        return _rt.call(_checkpoint_call_again, f, args, state)
+        return _runtime.call(_checkpoint_call_again, f, args, state)
 
 
 _register_checkpoint_rules()
