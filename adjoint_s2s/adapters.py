@@ -49,6 +49,8 @@ def _rule_pair(rule, fn, style, config):
                 zeros = (None,) * (n + 1)
                 return zeros + ({},) if has_kw else zeros
             off = 1 if own_tangent else 0
+            if own_tangent:  # (an @adjoint's gets None there, as Zygote's gets nothing)
+                g = rt.rrule_seed(g)
             raw = back(g)
             idx = checks.call_layout(raw, off, n, list(kwargs), names)
             if idx is not None:  # one tangent per parameter: those of the arguments passed

@@ -7,8 +7,14 @@ import ctypes
 
 import numpy as np
 
-from . import rules as R
+from . import checkpoint_guard as _checkpoint_guard
+from . import rules as _rules
+from . import runtime as _runtime
 from .api import _pullback, adjoint, gradient, pullback
+from .checkpoint_guard import as_it_was as _checkpoint_as_it_was
+from .checkpoint_guard import rebound as _checkpoint_rebound
+from .checkpoint_guard import same as _checkpoint_same
+from .checkpoint_guard import state as _checkpoint_state
 from .errors import NotDifferentiableError
 
 
@@ -82,23 +88,57 @@ def _check_replayed(f, before, after, again):
         )
 
 
-R.nondifferentiable_builtin(_stream_mark, _check_replayed,
-                            reason="it watches np.random's stream")
+_rules.nondifferentiable_builtin(_stream_mark, _check_replayed,
+                                reason="it watches np.random's stream")
 
 
 @adjoint(checkpoint)
 def _checkpoint_rule(f, *args):
+    state = _checkpoint_state(f)
     before = _stream_mark()
-    y = f(*args)
+    y = _checkpoint_call(f, args, state)
     after = _stream_mark()
 
     def checkpoint_pullback(g):
-        back = _pullback(f, *args)[1]
-        _check_replayed(f, before, after, _stream_mark())
+        if _checkpoint_rebound(f, state):
+            again = _checkpoint_as_it_was(f, state)
+        else:
+            again = f
+        y_again, back = _pullback(again, *args)
+        _check_replayed(f, before, after, _stream_mark())  # (random draws: named as such)
+        _checkpoint_same(f, y, y_again)
         grads = back(g)
         return (grads[0],) + tuple(grads[1:])
 
     return y, checkpoint_pullback
+
+
+def _checkpoint_call(f, args, state):
+    """f(*args), refused if f changes an argument in place: the replay would start from
+    the changed values, and the gradient through the change itself is not followed."""
+    return _checkpoint_guard.call(f, args, state)
+
+
+def _checkpoint_call_again(f, args, state):
+    # (what _checkpoint_call differentiates as, when the rule itself is differentiated)
+    return f(*args)
+
+
+def _register_checkpoint_rules():
+    _rules.nondifferentiable_builtin(_checkpoint_state, _checkpoint_rebound, _checkpoint_same,
+                                reason="it only checks")
+
+    @_rules.special(_checkpoint_as_it_was)
+    def checkpoint_as_it_was_pair(f, state):
+        # the copy's cells would carry no gradient of what they hold
+        raise _checkpoint_guard.twice(f)
+
+    @_rules.special(_checkpoint_call)
+    def checkpoint_call_pair(f, args, state):
+        return _runtime.call(_checkpoint_call_again, f, args, state)
+
+
+_register_checkpoint_rules()
 
 
 def jacobian(f, *args):

@@ -115,6 +115,9 @@ def rule_grads(grads, expected, rule, fn, style):
     return tuple(None if isinstance(g, AbstractZero) else g for g in grads)
 
 
+_NUMBERS = (int, float, complex, np.number)
+
+
 def tangent_shapes(grads, args, rule, fn, style):
     """An array tangent must have its argument's shape: say which rule and argument."""
     offset = 1 if style == "rrule" else 0
@@ -124,5 +127,16 @@ def tangent_shapes(grads, args, rule, fn, style):
             raise RuleError(
                 f"{_rule_name(fn, style)}: the gradient of argument {i} has shape {g.shape}, "
                 f"but the argument has shape {a.shape}"
+            )
+        if (type(a) in (list, tuple) and type(g) in (list, tuple) and len(g) != len(a)):
+            raise RuleError(
+                f"{_rule_name(fn, style)}: the gradient of argument {i} has {len(g)} items, "
+                f"but the argument has {len(a)}: return one gradient per item"
+            )
+        if isinstance(g, np.ndarray) and g.ndim > 0 and isinstance(a, _NUMBERS) and not isinstance(a, bool):
+            raise RuleError(
+                f"{_rule_name(fn, style)}: the gradient of argument {i} is an array of shape "
+                f"{g.shape}, but the argument is a number ({type(a).__name__}): return a "
+                f"number (or an array of shape ())"
             )
     return grads

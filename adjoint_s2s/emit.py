@@ -345,6 +345,7 @@ def _as_def(node, code):
     """A lambda's tree as the tree of ``def <lambda>(...): return body``."""
     if not isinstance(node, gast.Lambda):
         return node
+    lam = node
     node = gast.FunctionDef(
         name="<lambda>",
         args=node.args,
@@ -354,7 +355,10 @@ def _as_def(node, code):
         type_comment=None,
         type_params=[],
     )
-    node.body[0].lineno = node.body[0].value.lineno = getattr(node.args, "lineno", code.co_firstlineno)
+    # the line of the lambda in the user's file (a lambda made by generated code, nested
+    # in another one, has its first line in the generated text)
+    line = getattr(lam, "lineno", None) or code.co_firstlineno
+    node.body[0].lineno = node.body[0].value.lineno = line
     node.body[0].end_lineno = node.body[0].lineno
     return node
 

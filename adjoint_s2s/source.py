@@ -197,7 +197,11 @@ def _plain_node(fn):
         candidates = list(parsed.index.get((name, first), ()))
     if len(candidates) > 1:
         argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-        candidates = [c for c in candidates if _argnames(c)[: len(argnames)] == argnames] or candidates
+        # (the same parameters first: `lambda p: lambda: p * p` holds two lambdas on one
+        # line, and a lambda without parameters is not the one taking p)
+        candidates = ([c for c in candidates if _argnames(c) == argnames]
+                      or [c for c in candidates if _argnames(c)[: len(argnames)] == argnames]
+                      or candidates)
     if len(candidates) > 1 and mapped is None:
         cols = {
             (p[0], p[2])
@@ -206,6 +210,8 @@ def _plain_node(fn):
         }
         best = [c for c in candidates if _covers(c, cols)]
         candidates = best or candidates
+    elif len(candidates) > 1:  # made by generated code: its columns are not the user's
+        candidates = _by_names(candidates, code, fn, filename, first)
     if not candidates:
         raise NoSourceError(
             f"cannot find the definition of {getattr(fn, '__qualname__', name)} at "
@@ -323,6 +329,36 @@ def _copied(cls):
 
 
 _AST = gast.AST
+
+
+def _by_names(candidates, code, fn, filename, line):
+    """The candidates (lambdas on one line of the user's file, made by generated code)
+    that read the names, attributes and numbers fn's code reads; refused when lambdas
+    that differ remain (`lambda: b * dy` and `lambda: dy * b` on one line)."""
+    want = set(code.co_freevars) | set(code.co_names)
+    consts = {c for c in code.co_consts if type(c) in (int, float, complex, str)}
+    fit = []
+    for c in candidates:
+        names, nums = set(), set()
+        for n in ast.walk(c.body):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                names.add(n.attr)
+            elif isinstance(n, ast.Constant):
+                nums.add(n.value)
+                if type(n.value) in (int, float, complex):
+                    nums.add(-n.value)  # (`-1` is a constant of the code)
+        if want <= names and consts <= nums:
+            fit.append(c)
+    fit = fit or candidates
+    if len({ast.dump(c) for c in fit}) > 1:
+        raise NoSourceError(
+            f"cannot tell which of the lambdas at {filename}, line {line} "
+            f"{getattr(fn, '__qualname__', 'the lambda')} is: they read the same names. Put "
+            f"them on lines of their own, or make them named functions (def)"
+        )
+    return fit
 
 
 def _argnames(node):

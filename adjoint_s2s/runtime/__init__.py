@@ -146,7 +146,7 @@ globals().update({name: getattr(adjoint_helpers, name) for name in adjoint_helpe
 # not called by generated code: entry points for adjoint_s2s's other modules and tools
 from ..kinds import kinds_of, KIND, cell_kind as _cell_kind  # noqa: F401
 from .dispatch import forget_pairs, globals_fit  # noqa: F401
-from .fields import output_tangent, is_mutable_object, drop_callee_fields, with_fields, _FIELDS, fields_of  # noqa: F401,E501
+from .fields import output_tangent, rrule_seed, is_mutable_object, drop_callee_fields, with_fields, _FIELDS, fields_of  # noqa: F401,E501
 from .methods import _METHOD_RULES  # noqa: F401
 from .sites import _LIBRARY_FILES, _not_users, user_call_site  # noqa: F401
 from .structure import with_defaults, with_kw_defaults  # noqa: F401

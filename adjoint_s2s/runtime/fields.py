@@ -11,7 +11,7 @@ import types
 
 import numpy as np
 
-from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
+from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk, ZeroTangent
 from .project import seed
 from ..errors import NotDifferentiableError
 from .sites import _at, is_library_file
@@ -213,6 +213,21 @@ def output_tangent(g, y):
         g = with_fields(g, y)
     if g is None or isinstance(g, AbstractZero):
         return None
+    return g
+
+
+def rrule_seed(g):
+    """The cotangent an @rrule's pullback gets: ZeroTangent() where an item of a tuple,
+    list or dict output carries none (as ChainRules passes it: a rule may compute with
+    it), where the generated code holds None."""
+    t = type(g)
+    if t is tuple or t is list:
+        if not any(v is None or type(v) in (tuple, list, dict) for v in g):
+            return g
+        items = [ZeroTangent() if v is None else rrule_seed(v) for v in g]
+        return tuple(items) if t is tuple else items
+    if t is dict:
+        return {k: ZeroTangent() if v is None else rrule_seed(v) for k, v in g.items()}
     return g
 
 

@@ -16,7 +16,7 @@ from ..errors import MissingAdjointError
 from ..rules import lookup_user, nondifferentiable_builtin, special
 from ..rules.numpy.base import np_parts
 from ..rules.numpy.shape import np_index_trick_check, np_index_trick_range, np_index_trick_rule
-from ..tangents import AbstractZero, Tangent, unthunk
+from ..tangents import AbstractZero, InplaceableThunk, Tangent, Thunk, unthunk
 from . import accumulate, dispatch, methods, mutation, objects, protocols, sites, structure, wrappers
 from .. import kinds
 
@@ -378,3 +378,28 @@ nondifferentiable_builtin(
     sites._at, sites._user_site, sites.user_call_site,
     reason="it names the user's statement for error messages",
 )
+
+
+# A thunk made in code that is differentiated again (a rule's pullback, at second order)
+# is its value at once: forced later, by code that is not differentiated (the sums of
+# gradients, the checks of a rule's output), it would carry no gradient of what its
+# function reads (the cotangent, the rule's arguments) and the second derivative would
+# miss that term. Laziness is kept at first order, where these pairs do not run.
+@special(Thunk)
+def thunk_pair(fn):
+    y, pb = dispatch.call(fn)
+
+    def thunk_pullback(g):
+        return (None, pb(g)[0])
+
+    return y, thunk_pullback
+
+
+@special(InplaceableThunk)
+def inplaceable_thunk_pair(add_fn, fn):
+    y, pb = dispatch.call(fn)
+
+    def inplaceable_thunk_pullback(g):
+        return (None, None, pb(g)[0])
+
+    return y, inplaceable_thunk_pullback

@@ -105,6 +105,7 @@ primitive(numeric.digamma, "x", "_rt.trigamma(x)")
 primitive(numeric.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
 primitive(store.output_tangent, "v, y", adjoints={"v": "g"}, kind="other")
+primitive(store.rrule_seed, "v", adjoints={"v": "g"}, kind="other")
 primitive(mutation.unextend, "b_lst, where, vs", adjoints={"b_lst": "_rt.unextend_adjoint(g, b_lst, where)"}, kind="other")
 primitive(mutation.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
 

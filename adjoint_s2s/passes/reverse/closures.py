@@ -26,20 +26,13 @@ import gast
 from ...errors import UnsupportedSyntaxError
 from ...kinds import ARRAY, OTHER
 from ..queries import late_names
+from .pure import READERS as _READERS, writes_nothing
 
 # functions that call the function they are given before they return, and keep nothing
 _CALLS_AND_FORGETS = frozenset({sorted, min, max, functools.reduce})
 # methods that change an array in place (numpy's ndarray)
 _ARRAY_MUTATORS = frozenset(
     {"fill", "sort", "put", "resize", "itemset", "partition", "setfield", "setflags", "byteswap"}
-)
-# methods of lists, dicts, tuples, strings and arrays that only read
-_READERS = frozenset(
-    {"get", "copy", "index", "count", "keys", "values", "items", "__getitem__", "__len__",
-     "__contains__", "startswith", "endswith", "format", "join", "split", "strip",
-     "sum", "mean", "max", "min", "prod", "std", "var", "dot", "reshape", "ravel", "flatten",
-     "transpose", "astype", "item", "tolist", "any", "all", "cumsum", "cumprod", "conj",
-     "argmax", "argmin", "nonzero", "clip", "round", "trace", "diagonal", "squeeze"}
 )
 
 
@@ -280,7 +273,7 @@ class LateBinding:
                 out.append((f.value.id, f"changed in place (`.{f.attr}(...)`)"))
         names = [a for a in call.args if isinstance(a, gast.Name)]
         names += [k.value for k in call.keywords if isinstance(k.value, gast.Name)]
-        if names and gen.may_mutate(call):
+        if names and gen.may_mutate(call) and not writes_nothing(gen.resolve(f)):
             for a in names:
                 if gen.kinds.get(a.id, OTHER) in (ARRAY, OTHER):
                     out.append((a.id, "given to a call that may change it in place"))
