@@ -50,7 +50,7 @@ import gast
 
 from ..naming import names_in
 from .inline_callees import arguments, callee, callee_body, local_body, local_defaults
-from .local_functions import DEFS, first_call, fresh_name as _fresh_name, local_defs, local_name
+from .local_functions import DEFS, first_call, fresh_name as _fresh_name, local_defs, local_name, take_out
 from .local_objects import replace_local_objects
 
 # what makes a replaced object's fields plain variables, checked at each call with the
@@ -219,16 +219,7 @@ def _hoisted(s, ctx):
     call, parent, field, index, prepared = found
     a = prepared[3]
     one = len(a) == 1 and isinstance(a[0], gast.Name)
-    t = _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx)
-    new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
-                      value=call, type_comment=None)
-    gast.copy_location(new, s)
-    new.end_lineno = getattr(s, "end_lineno", None)
-    read = gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None)
-    if index is None:
-        setattr(parent, field, read)
-    else:
-        getattr(parent, field)[index] = read
+    new = take_out(s, call, parent, field, index, _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx))
     return _expand(new, call, prepared, ctx)
 
 

@@ -38,22 +38,22 @@ def callee(call, ctx):
     if name in ctx.own:
         return None
     f = ctx.globals.get(name)
+    if (f is ctx.fn or type(f) is not types.FunctionType or f.__code__ is ctx.fn.__code__
+            or arguments(call, f.__code__.co_varnames[:f.__code__.co_argcount], f.__defaults__ or ()) is None):
+        return None
+    return plain_function(f, ctx)
+
+
+def plain_function(f, ctx):
+    """f when it is a plain Python function of the caller's module and file that may be
+    inlined: no closure, no `*args`/`**kwargs`/keyword-only parameter, no generator, no
+    wrapper, not adjoint_s2s's own, no rule (user rule, primitive, special or
+    non-differentiable); else None."""
     fn = ctx.fn
-    if (
-        type(f) is not types.FunctionType
-        or f is fn
-        or f.__code__ is fn.__code__
-        or f.__globals__ is not fn.__globals__
-        or f.__closure__ is not None
-        or f.__code__.co_filename != fn.__code__.co_filename
-        or f.__code__.co_flags & _NO_FLAGS
-        or f.__code__.co_kwonlyargcount
-        or f.__code__.co_freevars
-        or f.__code__.co_cellvars
-        or arguments(call, f.__code__.co_varnames[:f.__code__.co_argcount], f.__defaults__ or ()) is None
-        or ctx.runtime_code(f.__code__)
-        or getattr(f, "__wrapped__", None) is not None
-    ):
+    if (type(f) is not types.FunctionType or f.__globals__ is not fn.__globals__ or f.__closure__ is not None
+            or f.__code__.co_filename != fn.__code__.co_filename or f.__code__.co_flags & _NO_FLAGS
+            or f.__code__.co_kwonlyargcount or f.__code__.co_freevars or f.__code__.co_cellvars
+            or ctx.runtime_code(f.__code__) or getattr(f, "__wrapped__", None) is not None):
         return None
     try:
         if f in R.SPECIAL or f in R.PRIMITIVES or f in R.NONDIFF or R.lookup_user(f) is not None:

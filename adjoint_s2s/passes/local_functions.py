@@ -131,3 +131,18 @@ def fresh_name(base, ctx):
         cand = f"{base}_{i}"
     ctx.taken.add(cand)
     return cand
+
+
+def take_out(s, call, parent, field, index, t):
+    """`t = call`, at s's place, for the call that first_call found in s (its parent's
+    field, at index in it when a list): s then reads the name t there."""
+    new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
+                      value=call, type_comment=None)
+    gast.copy_location(new, s)
+    new.end_lineno = getattr(s, "end_lineno", None)
+    read = gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None)
+    if index is None:
+        setattr(parent, field, read)
+    else:
+        getattr(parent, field)[index] = read
+    return new

@@ -40,13 +40,12 @@ import gast
 
 from .. import rules as R
 from ..naming import ADJOINT_PREFIX, names_in
-from .inline_callees import MAX_STATEMENTS, arguments, free_names
-from .local_functions import first_call, fresh_name as _fresh_name
+from .inline_callees import MAX_STATEMENTS, arguments, free_names, plain_function
+from .local_functions import first_call, fresh_name as _fresh_name, take_out
 
 MAX_EXPANSIONS = 64  # inlined bodies per object (methods calling methods: no recursion)
 _OWN_DUNDERS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__",
                 "__del__")
-_NO_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200  # *args, **kwargs, generators, coroutines
 _CONSTANTS = (int, float, complex, bool, str, type(None))
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp, gast.SetComp,
            gast.DictComp, gast.GeneratorExp)
@@ -173,21 +172,9 @@ def _dataclass_init(cls, frozen=False):
 
 
 def _function(cls, name, ctx):
-    """cls's own plain function `name` when it may be inlined, else None."""
+    """cls's own plain function `name` (taking self) when it may be inlined, else None."""
     f = cls.__dict__.get(name)
-    fn = ctx.fn
-    if (type(f) is not types.FunctionType or f.__globals__ is not fn.__globals__ or f.__closure__ is not None
-            or f.__code__.co_filename != fn.__code__.co_filename or f.__code__.co_flags & _NO_FLAGS
-            or f.__code__.co_kwonlyargcount or f.__code__.co_freevars or f.__code__.co_cellvars
-            or f.__code__.co_argcount < 1 or ctx.runtime_code(f.__code__)
-            or getattr(f, "__wrapped__", None) is not None):
-        return None
-    try:
-        if f in R.SPECIAL or f in R.PRIMITIVES or f in R.NONDIFF or R.lookup_user(f) is not None:
-            return None
-    except TypeError:
-        return None
-    return f
+    return plain_function(f, ctx) if type(f) is types.FunctionType and f.__code__.co_argcount >= 1 else None
 
 
 def _uses_ok(node, o, ctor, ctx):
@@ -506,17 +493,8 @@ def _hoisted(s, st):
     call, parent, field, index, m = found
     if not _only_names_before(s.value, call):
         return None
-    t = _fresh_name(f"{m.strip('_')}_value", st.ctx)  # (call_value for __call__)
-    new = gast.Assign(targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
-                      value=call, type_comment=None)
-    gast.copy_location(new, s)
-    new.end_lineno = getattr(s, "end_lineno", None)
-    read = gast.Name(id=t, ctx=gast.Load(), annotation=None, type_comment=None)
-    if index is None:
-        setattr(parent, field, read)
-    else:
-        getattr(parent, field)[index] = read
-    return _inline(new, call, _method(m, st), m, st)
+    new = take_out(s, call, parent, field, index, _fresh_name(f"{m.strip('_')}_value", st.ctx))
+    return _inline(new, call, _method(m, st), m, st)  # (call_value for __call__)
 
 
 def _only_names_before(root, call):
