@@ -88,19 +88,12 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
         if last is not None and args and type(args[0]) is last[0] and f.__code__ is last[5]:
             n = len(args)
             if (n == 2 and type(args[1]) is last[1]) or (n == 1 and last[1] is _ONE_ARGUMENT):
-                g = f.__globals__
-                for name, held in last[4]:
-                    if g.get(name, _MISSING) is not held:
-                        break
-                else:
-                    for wanted, get, obj in last[6]:
-                        try:  # (a deleted name, a value with no truth value: no fit)
-                            if wanted != get(obj):
-                                break
-                        except Exception:
-                            break
-                    else:
-                        return last[2](*args)
+                try:  # (a deleted name, a value with no truth value: no fit)
+                    fits = last[7] is None or last[7](f.__globals__)
+                except Exception:
+                    fits = False
+                if fits:
+                    return last[2](*args)
     if not kwargs and type(f) is _FUNCTION:
         # the dispatch cache's entry (differentiated, gradient's rule takes _gradient)
         hit = fastpath.hit(f, args)
@@ -127,7 +120,7 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     return _gradient(f, *args, **kwargs)
 
 
-_FUNCTION, _ONE_ARGUMENT, _MISSING = fastpath.FUNCTION, fastpath.ONE, fastpath.MISSING
+_FUNCTION, _ONE_ARGUMENT = fastpath.FUNCTION, fastpath.ONE
 _F64, _FLOAT64, _NDARRAY = np.dtype(np.float64), np.float64, np.ndarray
 
 
