@@ -105,13 +105,10 @@ def _body(tree, fname, lines, ctx, local):
     lines, the names it reads from outside) of tree, a copy of f's definition, or None
     when f may not be inlined. A global function may read none of the caller's own names
     (its globals would be read instead); a local one reads the caller's."""
-    a = tree.args
-    if a.vararg or a.kwarg or a.kwonlyargs:
+    got = signature_and_body(tree)
+    if got is None:
         return None
-    params = [p.id for p in a.posonlyargs + a.args]
-    body = list(tree.body)
-    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
-        body = body[1:]  # the docstring
+    params, body = got
     if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
         return None
     ret = body[-1].value
@@ -142,6 +139,18 @@ def free_names(body, ret, params, ctx, local):
             return None  # a name f reads that exists nowhere yet: leave it to the call
     ctx.taken |= free
     return free
+
+
+def signature_and_body(tree):
+    """(positional parameter names, body statements without the docstring) of a def,
+    or None when it has `*args`, `**kwargs` or keyword-only parameters."""
+    a = tree.args
+    if a.vararg or a.kwarg or a.kwonlyargs:
+        return None
+    body = list(tree.body)
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # the docstring
+    return [p.id for p in a.posonlyargs + a.args], body
 
 
 def _inlinable_body(stmts, fname, ctx):

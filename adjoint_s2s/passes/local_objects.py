@@ -40,7 +40,7 @@ import gast
 
 from .. import rules as R
 from ..naming import ADJOINT_PREFIX, names_in
-from .inline_callees import MAX_STATEMENTS, arguments, free_names, plain_function
+from .inline_callees import MAX_STATEMENTS, arguments, free_names, plain_function, signature_and_body
 from .local_functions import first_call, fresh_name as _fresh_name, take_out
 
 MAX_EXPANSIONS = 64  # inlined bodies per object (methods calling methods: no recursion)
@@ -551,14 +551,10 @@ def _method_body(f, ctx, getter=False):
         ctx.check(ctx.fresh_copy(tree))
     except Exception:
         return None
-    tree = ctx.fresh_copy(tree)
-    a = tree.args
-    if a.vararg or a.kwarg or a.kwonlyargs:
+    got = signature_and_body(ctx.fresh_copy(tree))
+    if got is None:
         return None
-    params = [p.id for p in a.posonlyargs + a.args]
-    body = list(tree.body)
-    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
-        body = body[1:]  # the docstring
+    params, body = got
     ret = gast.Constant(value=None, kind=None)
     if body and isinstance(body[-1], gast.Return):
         ret = body[-1].value or ret
