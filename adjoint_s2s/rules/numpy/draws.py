@@ -65,14 +65,8 @@ def np_draw_shifted(g, ans, loc, scale, key):
 
 def np_draw_scaled(g, ans, scale, key):
     """∂/∂scale of scale·ε (exponential, gamma, rayleigh): g·draw/scale (key as for
-    np_draw_shifted)."""
-    if g is None:
-        return None
-    scale_ = np.asarray(scale)
-    if np.any(scale_ == 0):
-        path, _, param = key.rpartition(".")
-        return _declined(path, param, _LOST)
-    return np_fit(np.asarray(g) * (np.asarray(ans) / scale_), scale)
+    np_draw_shifted, with loc 0)."""
+    return np_draw_shifted(g, ans, 0.0, scale, key)
 
 
 def np_draw_uniform(g, ans, low, high, which):
