@@ -8,7 +8,8 @@ gradients)``; ``hit[5]``, for float arguments whose value ``fold.py`` proves a f
 same lines returning the arguments' gradients alone. ``remember`` then keeps, on the
 function, the argument types of that call and both forms (``f.__adjoint_last__``), so
 the next call of one or two floats checks two types instead of building and hashing a
-key: ``gradient``'s check is written out in ``api.gradient``, the others call ``last``.
+key: the memo's checks are one compiled expression (``memo_check``), which
+``api.gradient`` calls itself and the others through ``last``.
 The memo goes with the pair cache (``dispatch.forget_pairs`` drops both), and is kept
 only for an entry without captured variables and data globals (their kinds would be
 checked). It keeps the entry's identity checks (the functions and modules its global
@@ -55,8 +56,10 @@ def hit(f, args):
 
 def remember(f, args, found):
     """Keep the fused forms of the cache entry found on f: ``(type of x, type of y or
-    ONE, gradients-only form, fused function, identity checks)`` for a call with one
-    argument x or two, x and y, all floats; only when there is a gradients-only form."""
+    ONE, gradients-only form, fused function, identity checks, f's code, the objects'
+    state checks, fits)`` for a call with one argument x or two, x and y, all floats;
+    only when there is a gradients-only form. ``fits(f, args)`` is every check of the
+    memo as one compiled expression (memo_check)."""
     if found[5] is not None:
         second = type(args[1]) if len(args) == 2 else ONE
         # the objects themselves, not weak references: no call per check, and the memo
@@ -70,28 +73,43 @@ def remember(f, args, found):
                 more.append(((ref.code, ref.defaults, ref.kwdefaults), _STATE, ref()))
             elif kind is LIBRARY:  # what a library module holds (guards._library_guard)
                 more.append((ref[2], ref[1], ref[0]))
+        types_ = (type(args[0]),) + ((second,) if second is not ONE else ())
         f.__adjoint_last__ = (type(args[0]), second, found[5], found[4], checks, found[-2],
-                              tuple(more), memo_check(checks, tuple(more)))
+                              tuple(more), memo_check(f, types_, checks, tuple(more)))
 
 
-def memo_check(checks, more):
-    """One function of f's globals, true while the memo's checks hold (raising when a
-    name is gone): the names by one itemgetter, each object's state by its getter, in a
-    single expression (a loop over them cost about 0.1 us more per cached call). None
-    when there is nothing to check."""
-    if any(held is MISSING for _, held in checks):  # (a name read as a builtin: absent)
-        def loops(g):
-            return all(g.get(n, MISSING) is h for n, h in checks) and all(w == get(o) for w, get, o in more)
-        return loops
-    parts, ns = [], {}
-    if checks:
-        ns["names"] = operator.itemgetter(*(n for n, _ in checks))
-        ns["held"] = checks[0][1] if len(checks) == 1 else tuple(h for _, h in checks)
-        parts.append("names(g) is held" if len(checks) == 1 else "names(g) == held")
+def memo_check(f, types_, checks, more):
+    """``fits(f, args)``: true while the memo fits a call of f with args (a tuple): as many
+    arguments as types_, of those types, f's code the same, its globals naming the same
+    objects, each object's state as it was; raising when a name is gone or a value has no
+    truth value (no fit). One compiled expression, written out: a function call per group
+    of checks cost about 0.05 us each on the hottest path. A library namespace holding
+    few names is checked name by name (``o0["sin"] is v0_0``, about 20 ns each), one
+    holding more by one lookup of them all and one comparison of tuples."""
+    ns = {"g": f.__globals__, "code": f.__code__}
+    parts = [f"len(a) == {len(types_)}"]
+    for i, t in enumerate(types_):
+        ns[f"t{i}"] = t
+        parts.append(f"type(a[{i}]) is t{i}")
+    parts.append("f.__code__ is code")
+    for i, (name, held) in enumerate(checks):
+        if held is MISSING:  # a name read as a builtin: absent from the globals still
+            parts.append(f"{name!r} not in g")
+        else:
+            ns[f"h{i}"] = held
+            parts.append(f"g[{name!r}] is h{i}")
     for i, (wanted, get, obj) in enumerate(more):
-        ns.update({f"w{i}": wanted, f"get{i}": get, f"o{i}": obj})
-        parts.append(f"w{i} == get{i}(o{i})")
-    return eval("lambda g: " + " and ".join(parts), ns) if parts else None  # noqa: S307 (our own text)
+        names = get.__reduce__()[1] if type(get) is operator.itemgetter else ()
+        if type(obj) is dict and 0 < len(names) <= 4:
+            ns[f"o{i}"] = obj
+            values = wanted if len(names) > 1 else (wanted,)
+            for j, (name, value) in enumerate(zip(names, values)):
+                ns[f"v{i}_{j}"] = value
+                parts.append(f"o{i}[{name!r}] is v{i}_{j}")
+        else:
+            ns.update({f"w{i}": wanted, f"get{i}": get, f"o{i}": obj})
+            parts.append(f"w{i} == get{i}(o{i})")
+    return eval("lambda f, a: " + " and ".join(parts), ns)  # noqa: S307 (our own text)
 
 
 def fuse_hit(f, args, found):
@@ -110,19 +128,9 @@ def fuse_hit(f, args, found):
 def last(f, args):
     """The memo of f (remember) when it fits args, else None."""
     memo = getattr(f, "__adjoint_last__", None) if type(f) is FUNCTION else None
-    if memo is None or not args or type(args[0]) is not memo[0]:
+    if memo is None:
         return None
-    n = len(args)
-    if ((n == 2 and type(args[1]) is memo[1]) or (n == 1 and memo[1] is ONE)) and f.__code__ is memo[5]:
-        g = f.__globals__
-        for name, held in memo[4]:
-            if g.get(name, MISSING) is not held:
-                return None
-        for wanted, get, obj in memo[6]:
-            try:
-                if wanted != get(obj):
-                    return None
-            except Exception:  # a value compared with no truth value, a name deleted
-                return None
-        return memo
-    return None
+    try:
+        return memo if memo[7](f, args) else None
+    except Exception:  # a name deleted, a value compared with no truth value
+        return None

@@ -346,6 +346,37 @@ def test_no_memo_where_a_call_must_check_something():
     assert "__adjoint_last__" not in closure.__dict__
 
 
+def few_library_names(x, y):  # checked name by name (fastpath.memo_check)
+    return math.sin(x) * math.cos(y)
+
+
+def many_library_names(x, y):  # checked as one tuple
+    return math.sin(x) + math.cos(y) + math.exp(x * y) + math.tanh(x) + math.log(y)
+
+
+@pytest.mark.parametrize("fn, name", [(few_library_names, "cos"), (many_library_names, "log")])
+def test_the_memo_sees_a_library_function_rebound(fn, name, monkeypatch):
+    for _ in range(3):
+        assert bits(ad.gradient(fn, 0.7, 1.3)) == bits(api._gradient(fn, 0.7, 1.3))
+    assert "__adjoint_last__" in fn.__dict__
+    monkeypatch.setattr(math, name, lambda v: v * v * v)  # d/dy: 3 y^2 in place of the rule's
+    got = ad.gradient(fn, 0.7, 1.3)
+    assert bits(got) == bits(api._gradient(fn, 0.7, 1.3))
+    h = 1e-6
+    fd = (fn(0.7, 1.3 + h) - fn(0.7, 1.3 - h)) / (2 * h)
+    assert got[1] == pytest.approx(fd, rel=1e-6)
+
+
+def test_the_memo_checks_the_number_of_arguments():
+    for _ in range(3):
+        ad.gradient(poly, 0.7, 1.3)
+    with pytest.raises(TypeError):
+        ad.gradient(poly, 0.7)
+    with pytest.raises(TypeError):
+        ad.gradient(poly, 0.7, 1.3, 2.0)
+    assert bits(ad.gradient(poly, 0.7, 1.3)) == bits(api._gradient(poly, 0.7, 1.3))
+
+
 class Holder:
     def meth(self, x):
         return x * x
