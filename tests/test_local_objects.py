@@ -110,8 +110,25 @@ def passed_on(k):
     return read_x(o)
 
 
-def read_x(o):
+def read_x(o, *rest):  # (*rest: never inlined, so o is passed on)
     return o.x * 2.0
+
+
+def read_x_inlined(o):
+    return o.x * 2.0
+
+
+def handed_to_a_helper_inlined(k):
+    o = Osc(k)
+    o.step(0.1)
+    o.step(0.1)
+    return read_x_inlined(o)
+
+
+def test_an_object_handed_to_a_helper_inlined_is_replaced_there():
+    text = ad.show_adjoint(handed_to_a_helper_inlined, 0.8)
+    assert "(inlined read_x_inlined)" in text and "getattr_pair" not in text and "_rt.call" not in text, text
+    agrees(handed_to_a_helper_inlined, 0.8)
 
 
 def returned_field_and_identity(k):

@@ -97,9 +97,17 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     ctx.lines = lines
     ctx.local_defs = defs
     ctx.defined = {}  # the local functions defined so far in the walk: name -> FunctionDef
+    before = None
     if type in kinds and not ctx.blocked:
         out.objects = replace_local_objects(node, ctx, _expand)
+        before = names_in(node)
     _walk_block(node.body, ctx, top=True)
+    if before is not None and (out.callees or out.local):
+        # an object made here and handed to a helper inlined since (`run(Params(k), n)`):
+        # read only by field now, in the helper's body, through one of the plain locals
+        # inlining made (the helper's parameters)
+        ctx.plain |= names_in(node, gast.Store) - before
+        out.objects += replace_local_objects(node, ctx, _expand)
     return out
 
 
