@@ -19,7 +19,7 @@ from . import emit, fastpath, fuse
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
-from .kinds import OTHER, kinds_of
+from .kinds import OTHER, field_kinds, kinds_of
 from .passes import check
 from .runtime.rules_helpers import _OPEN, _claim_cells, _fill
 from .misuse import (
@@ -413,17 +413,17 @@ def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False, fused
     what a cached ``gradient`` call runs instead: the pair and its pullback fused into one
     function, or the pair under a comment saying why there is none. For notebooks:
     ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
-    fn, kinds = f, kinds_of(args)
+    fn, kinds, fields = f, kinds_of(args), field_kinds(args)
     if isinstance(f, types.MethodType):
-        fn, kinds = f.__func__, (OTHER,) + kinds
+        fn, kinds, fields = f.__func__, (OTHER,) + kinds, field_kinds((f.__self__,) + args)
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
     if not args:
         kinds = (OTHER,) * fn.__code__.co_argcount
     if fused:
-        return fuse.fused_text(fn, kinds)
+        return fuse.fused_text(fn, kinds, fields=fields)
     out = io.StringIO()
-    show(fn, kinds, callees, out)
+    show(fn, kinds, callees, out, fields=fields)
     return out.getvalue()
 
 

@@ -39,8 +39,8 @@ from . import adapters, runtime, source, transform
 from .errors import AdjointError, UnsupportedSyntaxError, short_name
 from .guards import (_ARRAY_ITEMS, MISSING as _MISSING, _attribute_guard, _callee_guard, _data_guard, _fact,
                      _identity_guard, _library_guard, _same_fact, _weak)
-from .kinds import OTHER, cache_key
-from .passes import activity, check
+from .kinds import FIELDS, OTHER, cache_key
+from .passes import activity, check, param_fields
 from .passes.linetokens import _TOKENS as _tokens
 from .passes.reprint import _print_again, _printed_parts
 from .templates import _parse as _parse_template
@@ -290,9 +290,17 @@ def _generate(fn, key):
     node = _as_def(node, code)
     seen_globals = _RecordingGlobals(fn.__globals__)
     try:
-        pair_src, gen, info = transform.pair_source(
-            fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, rejected)
-        )
+        try:
+            pair_src, gen, info = transform.pair_source(
+                fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, rejected)
+            )
+        except param_fields.Undo:  # a record's fields read at the entry: not here after all
+            node, filename, lines, names, rejected = source.function_copy_noting(fn, check.REJECTED)
+            seen_globals = _RecordingGlobals(fn.__globals__)
+            pair_src, gen, info = transform.pair_source(
+                fn, _as_def(node, code), filename, lines, transform.without_fields(key), seen_globals,
+                set(_helper_values()), (names, rejected)
+            )
     except AdjointError as exc:
         _blame_the_users_call(exc, fn)
         raise
@@ -518,9 +526,11 @@ def pair_for(fn, key, nargs):
     return adapters.trimmed(pair, nargs, has_kw, defaulted)
 
 
-def source_of(fn, key=None):
-    """The generated source for fn (for show-adjoint)."""
+def source_of(fn, key=None, fields=()):
+    """The generated source for fn (for show-adjoint); fields: kinds.field_kinds of the
+    arguments, as a call with them would key the code."""
     if key is None:
         key = (OTHER,) * fn.__code__.co_argcount
-    return entry_for(fn, cache_key(fn, key, keywords=True))
+    key = cache_key(fn, key, keywords=True)
+    return entry_for(fn, key + ((FIELDS, fields),) if fields else key)
 

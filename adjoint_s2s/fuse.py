@@ -585,11 +585,11 @@ def _bound(fcode, pair):
     return fused
 
 
-def fused_text(fn, kinds, floats=False):
+def fused_text(fn, kinds, floats=False, fields=()):
     """What a cached ``gradient`` call of fn runs for arguments of these kinds (floats:
-    all floats): the gradients-only form, or the fused value-and-gradient function, or
-    the pair headed by a comment saying why there is none."""
-    entry = emit.source_of(fn, kinds)
+    all floats; fields: kinds.field_kinds): the gradients-only form, or the fused
+    value-and-gradient function, or the pair headed by a comment saying why there is none."""
+    entry = emit.source_of(fn, kinds, fields)
     code, text = fused_of(entry, floats)
     if code is None:
         return f"# no fused form ({text}): gradient() calls the pair, then its pullback\n" + entry.source

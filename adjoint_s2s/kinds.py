@@ -63,6 +63,48 @@ def cell_kinds(f):
     return tuple([cell_kind(c) for c in f.__closure__]) if f.__closure__ else None
 
 
+FIELDS = "fields"  # a cache key's last item (FIELDS, field_kinds(args)) when there are any
+_MAX_FIELDS = 32
+_NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
+
+
+def field_kinds(args):
+    """The kinds of the fields of the arguments that are plain records: an instance of a
+    class written in Python, its fields in its ``__dict__`` and read by Python's plain
+    attribute lookup (no ``__getattribute__`` or ``__getattr__`` of the class's own).
+    ``((index, ((field, kind), ...)), ...)`` in the instance dict's order; () when no
+    argument is one. The generated code may read such fields once, at its entry, with
+    these kinds (passes/param_fields.py); the dispatch cache checks them at each call."""
+    out = ()
+    for i, a in enumerate(args):
+        t = type(a)
+        if t in KIND:
+            continue
+        home = getattr(t, "__module__", None)
+        if type(home) is not str or home in _NOT_RECORDS or home.startswith(("adjoint_s2s", "numpy")):
+            continue
+        if t.__getattribute__ is not object.__getattribute__ or getattr(t, "__getattr__", None) is not None:
+            continue
+        try:
+            d = object.__getattribute__(a, "__dict__")
+        except AttributeError:
+            continue
+        if type(d) is not dict or not d or len(d) > _MAX_FIELDS:
+            continue
+        out += ((i, tuple([(k, OTHER if _shadowed(t, k) else KIND.get(type(v), OTHER)) for k, v in d.items()])),)
+    return out
+
+
+def _shadowed(cls, name):
+    """Does a data descriptor of cls (a property, a slot) win over the instance dict's name?"""
+    for klass in cls.__mro__:
+        v = klass.__dict__.get(name, MISSING)
+        if v is not MISSING:
+            t = type(v)
+            return hasattr(t, "__set__") or hasattr(t, "__delete__")
+    return False
+
+
 def cache_key(fn, arg_kinds, keywords=False):
     """The one key of fn's generated code: the kinds of the positional arguments passed,
     then of the positional parameters they leave out (their defaults' kinds; OTHER when

@@ -71,19 +71,21 @@ fromHash();
 """
 
 
-def show(fn, kinds, all_=False, out=None, seen=None):
-    """Write the generated pair of fn for kinds (and with all_, its callees') to out."""
+def show(fn, kinds, all_=False, out=None, seen=None, fields=()):
+    """Write the generated pair of fn for kinds (and fields: kinds.field_kinds; with all_,
+    its callees') to out."""
     out = sys.stdout if out is None else out
     seen = set() if seen is None else seen
     if fn.__code__ in seen:
         return
     seen.add(fn.__code__)
-    entry = emit.source_of(fn, kinds)
+    entry = emit.source_of(fn, kinds, fields)
     out.write(entry.source)
     if all_:
         for callee in entry.callees:
-            if runtime._not_users(callee.__code__.co_filename):
-                continue  # NumPy's or adjoint_s2s's own code (a rule's helpers): not the user's
+            if runtime._not_users(callee.__code__.co_filename) or callee.__code__.co_filename.startswith("<"):
+                continue  # NumPy's or adjoint_s2s's own code (a rule's helpers): not the user's;
+                # or code with no file (a dataclass's generated __init__, inlined)
             out.write("\n\n")
             n = callee.__code__.co_argcount
             show(callee, ("other",) * n, True, out, seen)

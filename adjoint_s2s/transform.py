@@ -6,6 +6,7 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
     inline    small leaf helpers of the same module: their bodies in place of the calls;
               objects made here and read only by field: their fields as variables
     check     refuse what cannot be differentiated, before anything is rewritten
+    fields    a record argument's fields read once, at the entry, where nothing rebinds them
     anf       normalise: one operation per statement, temporaries named for what they hold
     scalarize a dict display's item read by key: the name it was made from
     activity  kinds, activity and liveness (read-only from here on)
@@ -21,9 +22,10 @@ import types
 
 
 from . import rules as R, runtime, source
-from .kinds import static_attr
+from .kinds import FIELDS, static_attr
 from .naming import Namer, names_in
-from .passes import activity, anf, check, cleanup, codegen, inline, projected, reverse, scalarize, sparse, tape
+from .passes import activity, anf, check, cleanup, codegen, inline, param_fields, projected, reverse, scalarize, sparse, tape
+from .passes.reverse.generator import _DISPATCHED
 
 
 def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
@@ -42,15 +44,22 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         user_names = names_in(node)
     else:  # nothing check rejects (it would pass), and the names the copy met
         user_names = noted[0]
+    arg_kinds, cell_kinds, fields = _split_key(fn, key)
+    read = {}
+    if fields:  # records' fields read once, at the entry (passes/param_fields.py)
+        taken = set(user_names) | set(fn.__code__.co_freevars) | reserved
+        read = param_fields.read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, taken)
+        user_names = user_names | set(read)
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"))
     scalarize.scalarize_items(node, user_names)
     info = function_info(fn, node, filename, globals_)
+    info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     for rep in inlined.objects:  # the class's functions the code inlined: guarded
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
-    facts = activity.analyse(node, info, *_split_key(fn, key), user_names | set(fn.__code__.co_varnames))
+    facts = activity.analyse(node, info, arg_kinds, cell_kinds, user_names | set(fn.__code__.co_varnames))
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
         facts.callee_globals = frozenset(facts.callee_globals) | frozenset(inlined.callees)
     rev = reverse.Generator(node, info, facts, taken=namer.taken)
@@ -64,7 +73,10 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     fwd_lines, pb_lines, passed = cleanup.clean(draft, plan, *tape.render(draft, plan))
     pb_lines = projected.reuse_projections(
         pb_lines, plan.shape_only, draft.locals - set(draft.params_names) - set(draft.freevars))
-    return sparse.sparse_scatters(codegen.pair_text(draft, fwd_lines, pb_lines, passed)), rev, info
+    text = sparse.sparse_scatters(codegen.pair_text(draft, fwd_lines, pb_lines, passed))
+    if read and (rev.direct or len(_DISPATCHED.findall(text)) > len(read)):
+        raise param_fields.Undo  # the reads at the entry bought nothing sure: without them
+    return text, rev, info
 
 
 def function_info(fn, node, filename, globals_):
@@ -94,6 +106,7 @@ class FunctionInfo:
         self.line_offset = line_offset
         self.static_free = {}  # captured variables holding modules: resolved like globals
         self.module_attrs = {}  # (id(module), attr) -> (module, attr, value) resolved
+        self.param_fields = {}  # (parameter, field) -> kind: passes/param_fields.py
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]
@@ -113,9 +126,19 @@ class FunctionInfo:
 
 
 def _split_key(fn, key):
-    """(kinds of the arguments, kinds of the captured variables)."""
+    """(kinds of the arguments, kinds of the captured variables, the records' field kinds:
+    kinds.field_kinds, or ())."""
+    fields = ()
+    if key and type(key[-1]) is tuple and key[-1][0] == FIELDS:
+        fields, key = key[-1][1], key[:-1]
     n = len(fn.__code__.co_freevars)
-    return (key[: len(key) - n], key[len(key) - n:]) if n else (key, ())
+    return (key[: len(key) - n], key[len(key) - n:], fields) if n else (key, (), fields)
+
+
+def without_fields(key):
+    """key without its records' field kinds: what the code is made for when reading them at
+    the entry does not apply (param_fields.Undo)."""
+    return key[:-1] if key and type(key[-1]) is tuple and key[-1][0] == FIELDS else key
 
 
 def _is_builtin(fn, globals_, name):

@@ -456,7 +456,7 @@ class Normalizer(Targets):
             if new and hasattr(s, "inlined"):  # the first statement of an inlined call
                 new[0].inlined = s.inlined
             if new and hasattr(s, "lineno") and not hasattr(new[0], "origin") and not hasattr(s, "no_origin"):
-                new[0].origin = self.origin_of(s)
+                new[0].origin = getattr(s, "origin_text", None) or self.origin_of(s)
                 if not hasattr(new[-1], "origin_end"):
                     new[-1].origin_end = new[0].origin
             out.extend(new)

@@ -287,6 +287,10 @@ class Queries:
         if isinstance(e, gast.Call):
             return self.call_kind(e)
         if isinstance(e, gast.Attribute):
+            if e.value.__class__ is gast.Name and self.info.param_fields:
+                got = self.info.param_fields.get((e.value.id, e.attr))
+                if got is not None:  # a record's field, read once at the entry (param_fields.py)
+                    return got
             k = self.kind_of(e.value)
             if self.inactive_attr(e):
                 return CONST

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
-from ..kinds import cell_kinds as _cell_kinds, kinds_of
+from ..kinds import FIELDS, cell_kinds as _cell_kinds, field_kinds as _field_kinds, kinds_of
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
 from .. import adapters, emit
@@ -58,7 +58,8 @@ def call(f, /, *args, **kwargs):
             hit is None
             or hit[-2] is not f.__code__
             or (hit[-1] is not None and not same_defaults(f, hit[-1]))
-            or (hit[0] is not None and hit[0] != _cell_kinds(f))
+            or (hit[0] is not None and (hit[0] != _cell_kinds(f) if type(hit[0]) is tuple
+                                        else not hit[0].fits(f, args)))
             or (hit[3] and not globals_fit(f.__globals__, hit[3]))
         ):
             return _function_pair(f, args)(*args)
@@ -68,6 +69,16 @@ def call(f, /, *args, **kwargs):
         if type(a) not in PLAIN and has_objects(args) and table_rule(f):
             return object_call(f, pair, args, {})
     return pair(*args)
+
+
+class _KindsCheck(tuple):
+    """A cache entry's kinds to check at a call, where an argument is a record whose fields'
+    kinds the code was specialised on: (kinds of the captured variables, field kinds)."""
+
+    __slots__ = ()
+
+    def fits(self, f, args):
+        return self[0] == _cell_kinds(f) and self[1] == _field_kinds(args)
 
 
 _CACHED_FUNCTIONS = weakref.WeakSet()  # functions that hold a pair cache
@@ -140,6 +151,10 @@ def _function_pair(f, args):
     pair = rule_pair(f, nargs)
     if pair is None:
         key = emit.cache_key(f, kinds_of(args))
+        fields = _field_kinds(args)
+        if fields:  # records' fields: their kinds too, checked at each call (_KindsCheck)
+            key += ((FIELDS, fields),)
+            cells = _KindsCheck((cells, fields))
         pair = emit.pair_for(f, key, nargs)
         guard = emit.data_guard_of(f, key)
     cache = f.__dict__.get("__adjoint_pairs__")

@@ -830,6 +830,34 @@ def {g}(a):
         self.emit(f"{s} = np.sum({p} * {self.expr(shape, 1)})", ind)
         self.bind(s, S)
 
+    def c_record(self, ind=0):
+        """A record of parameters (a dataclass or a plain class, a float field and an array
+        field) made in f and handed to a helper that reads its fields in a loop: inlined
+        (the record becomes variables, passes/local_objects.py), or kept a call (its
+        fields read once at the helper's entry, passes/param_fields.py), or a helper that
+        rebinds a field between reads (where neither may apply)."""
+        self.use("record_arg")
+        C, g = f"Rec{self.n}", f"run{self.n}"
+        self.n += 1
+        if self.r.random() < 0.5:
+            self.defs.append(f"@dataclass\nclass {C}:\n    k: float\n    u: object\n")
+        else:
+            self.defs.append(f"class {C}:\n    def __init__(self, k, u):\n        self.k = k\n        self.u = u\n")
+        kind = self.r.random()
+        rest = ", *rest" if kind < 0.4 else ""  # (*rest: never inlined)
+        rebind = kind > 0.75
+        c = self.const(0.2, 0.6)
+        body = [f"def {g}(q, z{rest}):", "    s = z", f"    for i in range({self.r.randint(1, 4)}):",
+                f"        s = q.k * math.tanh(s) + np.sum(q.u) * {c}"]
+        if rebind:
+            body.append(f"        q.k = q.k * {self.const(0.5, 0.9)}")
+        body.append("    return s + q.k * np.sum(q.u * q.u)")
+        self.defs.append("\n".join(body) + "\n")
+        r, s = self.new("r"), self.new("s")
+        self.emit(f"{r} = {C}({self.expr(S, 1)}, {self.expr(V, 1)})", ind)
+        self.emit(f"{s} = {g}({r}, {self.expr(S, 1)})", ind)
+        self.bind(s, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -958,7 +986,7 @@ def {g}(a):
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
-        ("params", 1), ("held", 1), ("other_name", 1),
+        ("params", 1), ("held", 1), ("other_name", 1), ("record", 1),
     ]
 
     def statement(self):
