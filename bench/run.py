@@ -243,6 +243,8 @@ TARGETS = {
     "pendulum_unpack": (1.2, "form"),
     "pendulum_helper": (1.2, "form"),
     "pendulum_object": (1.2, "form"),
+    "pendulum_record": (1.2, "form"),
+    "pendulum_module": (1.5, "form"),  # a call of another module's function: as loop_helper
     "seq_list": (1.2, "form"),
     "ode_min": (1.5, "form"),
     "loop_helper": (1.5, "form"),

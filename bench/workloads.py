@@ -9,9 +9,15 @@ Data that is not differentiated (inputs, labels, targets) lives in module global
 adjoint_s2s, like Zygote, treats globals as constants, so every contender computes the
 gradient with respect to exactly the arguments and nothing else.
 """
+import dataclasses
 import math
 
 import numpy as np
+
+try:  # (imported as bench.workloads by the tests, as workloads by bench/run.py)
+    from . import pendulum_model
+except ImportError:
+    import pendulum_model
 
 _rng = np.random.default_rng(0)
 
@@ -241,6 +247,32 @@ def pendulum_object(k):
     for _ in range(1000):
         p.step(0.01)
     return p.theta
+
+
+@dataclasses.dataclass(frozen=True)
+class _PendulumParams:
+    k: float
+    dt: float
+
+
+def _swing(p, steps):
+    theta = 1.0
+    omega = 0.0
+    for _ in range(steps):
+        omega = omega - p.dt * p.k * math.sin(theta)
+        theta = theta + p.dt * omega
+    return theta
+
+
+def pendulum_record(k):
+    """The same pendulum, its parameters a record handed to a helper that reads its fields."""
+    return _swing(_PendulumParams(k, 0.01), 1000)
+
+
+def pendulum_module(k):
+    """The same, the record and the simulation in a model module of their own: the
+    simulation is called (not inlined), with the record as its argument."""
+    return pendulum_model.swing(pendulum_model.PendulumParams(k, 0.01), 1000)
 
 
 PENDULUM_STEPS = 1000
@@ -701,6 +733,10 @@ WORKLOADS = [
              "the same, step count and dt read from module globals", group="pendulum"),
     Workload("pendulum_object", pendulum_object, pendulum_grad, (9.81,),
              "the same, the state an object's fields, p.step(dt) a method", group="pendulum"),
+    Workload("pendulum_record", pendulum_record, pendulum_grad, (9.81,),
+             "the same, k and dt a dataclass handed to a helper reading p.k, p.dt", group="pendulum"),
+    Workload("pendulum_module", pendulum_module, pendulum_grad, (9.81,),
+             "the same, the record and the simulation in a module of their own", group="pendulum"),
     Workload("seq_stacked", seq_stacked, seq_grad, _SEQ_ARGS,
              "tanh RNN over a global (50, 16, 8) array, XS[t]; d/d(Wx, Wh)", group="seq"),
     Workload("seq_list", seq_list, seq_grad, _SEQ_ARGS,
