@@ -22,7 +22,7 @@ import types
 
 
 from . import rules as R, runtime, source
-from .kinds import FIELDS, static_attr
+from .kinds import ARRAY, FIELDS, static_attr
 from .naming import Namer, names_in
 from .passes import activity, anf, check, cleanup, codegen, inline, param_fields, projected, reverse, scalarize, sparse, tape
 from .passes.reverse.generator import _DISPATCHED
@@ -56,6 +56,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     scalarize.scalarize_items(node, user_names)
     info = function_info(fn, node, filename, globals_)
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
+    info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
     for rep in inlined.objects:  # the class's functions the code inlined: guarded
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
@@ -107,6 +108,7 @@ class FunctionInfo:
         self.static_free = {}  # captured variables holding modules: resolved like globals
         self.module_attrs = {}  # (id(module), attr) -> (module, attr, value) resolved
         self.param_fields = {}  # (parameter, field) -> kind: passes/param_fields.py
+        self.field_arrays = {}  # name a record's array field is read into -> "p.attr"
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]

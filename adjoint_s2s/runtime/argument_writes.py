@@ -4,7 +4,7 @@ and the MutationError messages that name the callee, the call's site and the way
 import numpy as np
 
 from ..errors import describe, MutationError, short_name
-from .sites import _at
+from .sites import _at, _user_site
 
 
 def contents(c):
@@ -89,6 +89,29 @@ def _overlap(a, b):
         return bool(np.shares_memory(a, b, max_work=10000))
     except np.exceptions.TooHardError if hasattr(np, "exceptions") else Exception:
         return True
+
+
+def shared_arguments_error(name, other, op, where, held=False):
+    """The MutationError of a write into the argument `name` (``name[...] = v``, or ``name
+    op= v``) while the argument `other` is the same array or a view of it (``f(W, W)``;
+    held: `other` holds it, a record or list also passed): named as the call-site check
+    names it, with the statement that called the function when a differentiated
+    function did."""
+    site = _user_site()
+    caller = _user_site(outer=1)
+    fname = site[0] if site else "the function"
+    called = f", called (at {caller[1]}, line {caller[2]}, in {caller[0]})," if caller else ""
+    what = f"writes into its argument `{name}`" if op is None else (
+        f"changes in place its argument `{name}` (`{name} {op}= ...`)")
+    is_ = "holds it or a view of it" if held else "is the same array or a view of it"
+    return MutationError(
+        f"{fname}{called} {what} at {where}, and its argument `{other}` {is_} (both passed "
+        f"in), read afterwards. Inside differentiated code a write into an array that other "
+        f"code still refers to goes to a copy, so `{other}` would show the old values where "
+        f"Python shows the new ones. Pass arguments that do not share memory (a copy of the "
+        f"array, `.copy()`, for one of them), or copy inside the function (`{name} = "
+        f"{name}.copy()` first)"
+    )
 
 
 def _check_shared_arguments(f, args, kwargs, written):

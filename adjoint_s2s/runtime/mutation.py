@@ -23,6 +23,7 @@ from .argument_writes import (
     _written_held,
     _written_inner,
     inner_containers,
+    shared_arguments_error,
 )
 from .structure import GradList, part
 from .accumulate import _PRIVATE_REFS
@@ -480,7 +481,7 @@ def hand_over(obj, g):
     return _store_items(obj, g)
 
 
-def check_shared(value, other, name, other_name, op, line):
+def check_shared(value, other, name, other_name, op, line, arguments=False):
     """Generated before a write into `name` (``name[i] = v``, or ``name op= v`` when op is
     given) while `other_name` may name the same container and is read afterwards, where
     that depends on values: differentiated code writes a copy (or rebinds), so the other
@@ -488,7 +489,7 @@ def check_shared(value, other, name, other_name, op, line):
     when they do share: arrays sharing memory (a flat iterator, ``a.flat``, by its array),
     `value` an element of the list or dict `other` (or an array sharing memory with an
     item of a list or tuple of views, ``np.split(a, 2)``), or the same container; a write
-    into a list never changes an array."""
+    into a list never changes an array. arguments: both were passed in (``f(W, W)``)."""
     if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
         return  # numbers: `a += v` rebinds in Python too; they cannot be written into
     element = False
@@ -507,12 +508,14 @@ def check_shared(value, other, name, other_name, op, line):
         shared = False  # (a write into a list of views, np.split's, rebinds an item)
     else:
         shared = other is value
+    if shared and arguments:
+        raise shared_arguments_error(name, other_name, op, f"{_user_file()}, line {line}")
     if shared:
         what, hint = shared_write_message(name, other_name, op, element)
         raise MutationError(f"{what}, in differentiated code at {_user_file()}, line {line}: {hint}")
 
 
-def check_held(value, holder, name, holder_name, line):
+def check_held(value, holder, name, holder_name, line, arguments=False):
     """Generated before a change in place of `name` (``name[i] = v``, ``name op= v``,
     ``name.append(v)``) while `holder_name`, a container or object that may hold it (or a
     view of it), is read afterwards: Python shows the change through the holder,
@@ -521,6 +524,8 @@ def check_held(value, holder, name, holder_name, line):
     depth (lists, tuples, dicts, sets, the fields of objects)."""
     if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
         return  # (numbers, tuples: not changed in place)
+    if arguments and _holds(holder, value, 4, set()):  # f(W, Box(W)), f(W, [W])
+        raise shared_arguments_error(name, holder_name, None, f"{_user_file()}, line {line}", held=True)
     if _holds(holder, value, 4, set()):
         raise MutationError(
             f"changing `{name}` in place while `{holder_name}` holds it or a view of it "

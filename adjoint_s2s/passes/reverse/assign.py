@@ -36,6 +36,31 @@ class AssignMixin:
     """Assignments: the dispatch on the right-hand side, saves and adjoint copies."""
 
     # ----- assignments -------------------------------------------------------------------
+    def note_argument_aliases(self, read=None):
+        """Arrays passed in may be one array or views of one (`f(W, W)`, `f(a, a[1:])`, a
+        record's array field `read` and an argument): a write into one while another is
+        read after it is checked when it runs (check_shared), as for `z = y[i]`."""
+        arrays = self.argument_arrays()
+        for p in arrays if read is None else (read,):
+            for q in arrays:
+                if q != p:
+                    self.aliases.setdefault(p, set()).add(q)
+                    self.aliases.setdefault(q, set()).add(p)
+                    self.maybe_views.update((p, q))
+
+    def argument_arrays(self):
+        """The parameters of array kind and the names a record's array fields are read into."""
+        return [p for p in self.info.params if self.kinds.get(p) == ARRAY] + sorted(self.info.field_arrays)
+
+    def shared_check_line(self, name, z, op, line):
+        """The run-time check of a write into name while z may share its memory (mutation.py,
+        check_shared_write): two arrays passed in say so (the way out differs), and a
+        record's field is named as the user wrote it (`p.W`)."""
+        shown = self.info.field_arrays
+        args = ", True" if {name, z} <= set(self.argument_arrays()) else ""
+        return (f"_rt.check_shared({name}, {z}, {shown.get(name, name)!r}, {shown.get(z, z)!r}, {op!r}, "
+                f"{line!r}{args})")
+
     def assign(self, x, e, fwd, depth):
         cls = e.__class__  # (no node class has subclasses: `is`, not isinstance)
         if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
@@ -49,6 +74,8 @@ class AssignMixin:
             fwd.append(f"{x} = {x}")
             return None
         self.note_alias(x, e)
+        if x in self.info.field_arrays:  # a record's array field, read at the entry
+            self.note_argument_aliases(x)
         active = x in self.active
         saves = self.saves
         mark = len(saves)

@@ -466,6 +466,7 @@ class Generator(
         info = self.info
         self.result = None
         check_late_binding(self)
+        self.note_argument_aliases()
         fwd, recipes = self.block(self.fn.body, 0)
         result = self.result
         st = Status(self)

@@ -410,7 +410,7 @@ class MutationMixin(InPlaceMixin):
                 self.refuse(*shared_write_message(name, z, op))
             self.helpers.add("_rt")
             line = getattr(self.cur_stmt, "src_line", None)
-            fwd.append(f"_rt.check_shared({name}, {z}, {name!r}, {z!r}, {op!r}, {line!r})")
+            fwd.append(self.shared_check_line(name, z, op, line))
         if self.aliases.get(name):
             self._check_held_views(name, fwd, skip)
 
