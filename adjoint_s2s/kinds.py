@@ -9,6 +9,8 @@ cache all read kinds from here.
     >>> kinds_of((1.0, 2j, "s", [1]))
     ('real', 'complex', 'const', 'other')
 """
+import abc
+
 import numpy as np
 
 REAL, COMPLEX, ARRAY, OTHER, CONST = "real", "complex", "array", "other", "const"
@@ -66,6 +68,7 @@ def cell_kinds(f):
 FIELDS = "fields"  # a cache key's last item (FIELDS, field_kinds(args)) when there are any
 _MAX_FIELDS = 32
 _NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
+_PLAIN_METACLASSES = (type, abc.ABCMeta)
 
 
 def field_kinds(args):
@@ -79,11 +82,14 @@ def field_kinds(args):
     for i, a in enumerate(args):
         t = type(a)
         if t in KIND:
+            if t is np.ndarray and a.dtype.kind not in "biufc":
+                return ()  # objects in an array: their operators may be anyone's
             continue
         home = getattr(t, "__module__", None)
         if type(home) is not str or home in _NOT_RECORDS or home.startswith(("adjoint_s2s", "numpy")):
             continue
-        if t.__getattribute__ is not object.__getattribute__ or getattr(t, "__getattr__", None) is not None:
+        if type(t) not in _PLAIN_METACLASSES or any(
+                "__getattribute__" in k.__dict__ or "__getattr__" in k.__dict__ for k in t.__mro__[:-1]):
             continue
         try:
             d = object.__getattribute__(a, "__dict__")
@@ -91,8 +97,17 @@ def field_kinds(args):
             continue
         if type(d) is not dict or not d or len(d) > _MAX_FIELDS:
             continue
-        out += ((i, tuple([(k, OTHER if _shadowed(t, k) else KIND.get(type(v), OTHER)) for k, v in d.items()])),)
+        out += ((i, tuple([(k, _field_kind(t, k, v)) for k, v in d.items()])),)
     return out
+
+
+def _field_kind(cls, name, v):
+    """The kind of a record's field: OTHER where a data descriptor of the class wins over
+    the instance dict (a property, a slot) or an array holds objects."""
+    if _shadowed(cls, name):
+        return OTHER
+    k = KIND.get(type(v), OTHER)
+    return OTHER if k == ARRAY and v.dtype.kind not in "biufc" else k
 
 
 def _shadowed(cls, name):

@@ -146,7 +146,7 @@ def forget_sources(keep_parsed=False):
 def function_node(fn):
     """(node, filename, lines): the FunctionDef or Lambda that defines fn."""
     node, parsed, filename, lines = _plain_node(fn)
-    return parsed.to_gast(node), filename, lines
+    return _mangled(parsed.to_gast(node), fn.__code__), filename, lines
 
 
 def function_copy_noting(fn, flag):
@@ -159,7 +159,46 @@ def function_copy_noting(fn, flag):
     got = convert_noting(node, flag)
     if got is None:  # (a gast whose conversion togast does not copy)
         got = fresh_copy_noting(parsed.to_gast(node), flag)
+    prefix = _private_prefix(fn.__code__)
+    if prefix is not None:
+        _mangled(got[0], fn.__code__)
+        got = (got[0], {_mangle(n, prefix) for n in got[1]}) + tuple(got[2:])
     return (got[0], filename, lines) + got[1:]
+
+
+def _private_prefix(code):
+    """`_C` for a function defined in the body of class C (at any depth of nested
+    functions), whose private names (`self.__k`) Python stores mangled (`_C__k`); None
+    elsewhere."""
+    parts = getattr(code, "co_qualname", code.co_name).split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "<locals>" or parts[i + 1] == "<locals>":
+            continue  # (a function's name is followed by <locals>)
+        cls = parts[i].lstrip("_")
+        return "_" + cls if cls else None
+    return None
+
+
+def _mangle(name, prefix):
+    return prefix + name if name.startswith("__") and not name.endswith("__") else name
+
+
+def _mangled(node, code):
+    """node with the private names of a method (`__k` as an attribute, a variable, a
+    parameter or a keyword) as Python compiled them (`_C__k`): the generated code runs
+    outside the class, where nothing mangles them."""
+    prefix = _private_prefix(code)
+    if prefix is None:
+        return node
+    for n in gast.walk(node):
+        cls = n.__class__
+        if cls is gast.Name:
+            n.id = _mangle(n.id, prefix)
+        elif cls is gast.Attribute:
+            n.attr = _mangle(n.attr, prefix)
+        elif cls is gast.keyword and n.arg is not None:
+            n.arg = _mangle(n.arg, prefix)
+    return node
 
 
 def _plain_node(fn):

@@ -95,3 +95,29 @@ def test_a_list_holding_the_array_written_is_refused():
         ad.gradient(list_and_array, [W], W, 0.5)
     got = ad.gradient(list_and_array, [np.array([1.0, 2.0, 3.0])], np.array([1.0, 2.0, 3.0]), 0.5)
     assert got[2] == pytest.approx(6.0)
+
+
+CAPTURED = np.array([1.0, 2.0, 3.0])
+
+
+def make_reader(A):
+    def f(W, x):
+        W[0] = x * 2.0
+        return np.sum(A * x)
+    return f
+
+
+def keyword_default_reader(W, x, *, A=CAPTURED):
+    W[0] = x * 2.0
+    return np.sum(A * x)
+
+
+@pytest.mark.parametrize("f", [make_reader(CAPTURED), keyword_default_reader],
+                         ids=["captured", "keyword-only default"])
+def test_a_captured_or_default_array_written_through_an_argument_is_refused(f):
+    CAPTURED[:] = [1.0, 2.0, 3.0]
+    with pytest.raises(MutationError):
+        ad.gradient(f, CAPTURED, 0.7)
+    CAPTURED[:] = [1.0, 2.0, 3.0]
+    got = ad.gradient(f, np.array([1.0, 2.0, 3.0]), 0.7)
+    assert got[1] == pytest.approx(6.0)

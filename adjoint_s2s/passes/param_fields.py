@@ -11,18 +11,22 @@ checked at each call); with them, this pass reads each field once, at the entry
 
 Reading at the entry instead of at each use keeps the meaning exactly only where nothing
 in between can rebind the field, and nothing reads it in another way. So the pass applies
-only when (after inlining):
+only where no code of the user's can run in the function (after inlining), by a list of
+what may, not of what may not:
 
 - ``p`` is a positional parameter whose field kinds are known (a number, a complex, an
   array or a constant: str, bool, None), never rebound, and read only as ``p.attr`` of
   such fields: never passed, returned, compared, called or captured;
-- every other argument and captured variable is a number, an array or a constant (no
-  object whose methods or operators could run the user's code), and every global the
-  body names is a module, a number, an array, a constant, or a builtin or library
-  function (no function or class of the user's: nothing user-written runs);
-- the body writes no attribute of anything, has no nested function, lambda or class, no
-  ``global``/``nonlocal``/``del``/``yield``, and names none of ``setattr``, ``vars``,
-  ``exec``, ``eval``, ``globals``, ``locals``, ``__dict__``.
+- every other argument is a number, an array or a constant, nothing is captured, and
+  every default is plain data (exactly a number, bool, str, None, or a number array);
+- every global the body names is NumPy, SciPy, math or cmath (a module or one of its
+  functions) or plain data, every builtin it names is one of a short list (``abs``,
+  ``min``, ``range``, ``len``, ``zip``...: no ``print``, whose stdout may be anyone's),
+  and every call is of one of those, of a library function reached from such a module
+  (not one that calls back a function it is given, ``np.vectorize``, ``minimize``, or
+  installs a hook, ``np.seterrcall``), or a method of a value the body computed;
+- the body writes no attribute of anything and has no nested function, lambda or class,
+  no ``global``/``nonlocal``/``del``/``yield``, and NumPy has no error callback.
 
 transform.py then checks the generated code: if anything is still dispatched at run time
 besides the reads themselves, the function is transformed again without this pass
@@ -31,22 +35,33 @@ dispatch key says so: no ``__getattribute__``/``__getattr__`` of the class's own
 field that a data descriptor of the class would shadow has no readable kind there).
 """
 import builtins
-import sys
 import types
 
 import gast
 import numpy as np
 
 from ..kinds import ARRAY, COMPLEX, CONST, REAL
-from ..runtime.sites import is_library_file
 
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)
 _PLAIN_KINDS = _READABLE
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
             gast.Delete, gast.Yield, gast.YieldFrom, gast.Await, gast.Import, gast.ImportFrom)
-_WRITING = frozenset(("setattr", "delattr", "vars", "exec", "eval", "globals", "locals", "__import__",
-                      "compile", "__dict__", "__class__", "__setattr__", "__delattr__", "object"))
-_DATA = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic)
+_WRITING = frozenset(("__dict__", "__class__", "__setattr__", "__delattr__", "__getattribute__"))
+_DATA = frozenset((int, float, complex, bool, str, bytes, type(None)))
+_LIBRARIES = frozenset(("numpy", "scipy", "math", "cmath"))
+# builtins that run no code of the user's on numbers and arrays (print has a hook: stdout)
+_BUILTINS = frozenset((
+    "abs", "min", "max", "sum", "len", "range", "float", "int", "bool", "complex", "round", "pow",
+    "divmod", "enumerate", "zip", "reversed", "list", "tuple", "any", "all", "isinstance",
+))
+# library functions that call a function they are given, or install one to be called
+_CALLING_BACK = frozenset((
+    "vectorize", "frompyfunc", "apply_along_axis", "apply_over_axes", "piecewise", "fromfunction",
+    "seterrcall", "seterr", "errstate", "load", "loads", "loadtxt", "genfromtxt", "fromregex",
+    "set_printoptions", "printoptions", "minimize", "minimize_scalar", "root", "root_scalar",
+    "quad", "dblquad", "tplquad", "nquad", "solve_ivp", "odeint", "brentq", "newton", "fsolve",
+    "least_squares", "curve_fit", "differential_evolution", "basinhopping",
+))
 
 
 class Undo(Exception):
@@ -64,7 +79,9 @@ def read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, take
     if not records or any(k not in _PLAIN_KINDS for i, k in enumerate(arg_kinds)
                           if i >= len(params) or params[i] not in records):
         return {}
-    if any(k not in _PLAIN_KINDS for k in cell_kinds) or node.args.vararg or node.args.kwarg:
+    if cell_kinds or node.args.vararg or node.args.kwarg or np.geterrcall() is not None:
+        return {}  # (captured values, and NumPy's error callback, could be anything)
+    if not all(plain_data(d) for d in (fn.__defaults__ or ()) + tuple((fn.__kwdefaults__ or {}).values())):
         return {}
     used = _reads(node, records, fn, globals_)
     if not used:
@@ -109,6 +126,8 @@ def _reads(node, records, fn, globals_):
     for n in nodes:
         if isinstance(n, _REFUSED):
             return None
+        if isinstance(n, gast.Call) and not _plain_call(n.func, local, fn, globals_):
+            return None
         if isinstance(n, gast.Attribute):
             if not isinstance(n.ctx, gast.Load) or n.attr in _WRITING:
                 return None
@@ -131,35 +150,65 @@ def _reads(node, records, fn, globals_):
     return used
 
 
-def _plain_global(name, fn, globals_):
-    """Does the global or builtin `name` hold nothing user-written: a module, data, or a
-    builtin or library function or type?"""
+def _plain_call(func, local, fn, globals_):
+    """May the call of func run nothing user-written? A builtin of _BUILTINS, a function
+    of NumPy, SciPy, math or cmath reached from a module global (not one that takes a
+    callback or installs a hook), or a method of a value the body computed (numbers and
+    arrays only, by what the rest of the checks let in)."""
+    if isinstance(func, gast.Name):
+        return func.id not in local and _plain_global(func.id, fn, globals_, call=True)
+    path = []
+    while isinstance(func, gast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not path or not isinstance(func, gast.Name):
+        return False  # (FUNCS[0](x), f()(x): whatever they hold)
+    if func.id in local:
+        return True  # a method of a local value (x.sum(), A.T.dot(b))
+    v = globals_.get(func.id)
+    if not isinstance(v, types.ModuleType):
+        return False  # a method of a global object: the user's, maybe
+    for attr in reversed(path):
+        v = getattr(v, attr, None)
+    return v is not None and _library_callable(v)
+
+
+def _plain_global(name, fn, globals_, call=False):
+    """Does the global or builtin `name` hold nothing user-written: NumPy, SciPy, math or
+    cmath (the module or one of its functions), data of a plain type (exactly int,
+    float, complex, bool, str, bytes, None, a NumPy number, a number array), or a
+    builtin of _BUILTINS?"""
     if name in globals_:
         v = globals_[name]
     else:
         bi = fn.__globals__.get("__builtins__", builtins)
         bi = bi if isinstance(bi, dict) else vars(bi)
-        if name not in bi or name in _WRITING:
-            return False
-        v = bi[name]
+        return name in bi and name in _BUILTINS and bi[name] is getattr(builtins, name, None)
     if isinstance(v, types.ModuleType):
-        return not _users_module(v)
-    if isinstance(v, _DATA):
+        return v.__name__.split(".")[0] in _LIBRARIES
+    if plain_data(v):
+        return not call
+    return callable(v) and _library_callable(v)
+
+
+def plain_data(v):
+    """Is v data whose operations run no user code: exactly a number, a bool, a string,
+    None, a NumPy number, or a NumPy array of numbers?"""
+    t = type(v)
+    if t in _DATA:
         return True
-    if isinstance(v, (types.BuiltinFunctionType, np.ufunc)):
-        return getattr(v, "__name__", "") not in _WRITING
-    if isinstance(v, types.FunctionType):
-        return is_library_file(v.__code__.co_filename)
-    if callable(v):  # a class, or a callable object (np.mean): where it was defined
-        home = sys.modules.get(getattr(v, "__module__", None) or "")
-        return home is builtins or home is not None and not _users_module(home) and \
-            getattr(home, "__file__", None) is not None
-    return False
+    if t is np.ndarray:
+        return v.dtype.kind in "biufc"
+    return isinstance(v, (np.number, np.bool_)) and t.__module__ == "numpy"
 
 
-def _users_module(m):
-    file = getattr(m, "__file__", None)
-    return file is not None and not is_library_file(file)
+def _library_callable(v):
+    """A function or type of NumPy, SciPy, math or cmath, other than those that call back
+    into the user's code or install a hook."""
+    home = getattr(v, "__module__", None) or ""
+    if not isinstance(home, str) or home.split(".")[0] not in _LIBRARIES:
+        return False
+    return getattr(v, "__name__", None) not in _CALLING_BACK
 
 
 def _is_docstring(s):

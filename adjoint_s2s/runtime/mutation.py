@@ -509,7 +509,7 @@ def check_shared(value, other, name, other_name, op, line, arguments=False):
     else:
         shared = other is value
     if shared and arguments:
-        raise shared_arguments_error(name, other_name, op, f"{_user_file()}, line {line}")
+        raise shared_arguments_error(name, other_name, op, f"{_user_file()}, line {line}", held=element)
     if shared:
         what, hint = shared_write_message(name, other_name, op, element)
         raise MutationError(f"{what}, in differentiated code at {_user_file()}, line {line}: {hint}")

@@ -49,8 +49,13 @@ class AssignMixin:
                     self.maybe_views.update((p, q))
 
     def argument_arrays(self):
-        """The parameters of array kind and the names a record's array fields are read into."""
-        return [p for p in self.info.params if self.kinds.get(p) == ARRAY] + sorted(self.info.field_arrays)
+        """What the caller handed in that may be an array another of them shares memory
+        with: the parameters of array kind or of unknown kind (a keyword-only one, say),
+        the captured variables of array kind, and the names a record's array fields are
+        read into."""
+        kinds = self.kinds
+        return ([p for p in self.info.params if kinds.get(p, OTHER) in (ARRAY, OTHER)]
+                + [c for c in self.info.freevars if kinds.get(c) == ARRAY] + sorted(self.info.field_arrays))
 
     def shared_check_line(self, name, z, op, line):
         """The run-time check of a write into name while z may share its memory (mutation.py,
