@@ -24,7 +24,8 @@ import types
 from . import rules as R, runtime, source
 from .kinds import ARRAY, FIELDS, static_attr
 from .naming import Namer, names_in
-from .passes import activity, anf, check, cleanup, codegen, inline, param_fields, projected, reverse, scalarize, sparse, tape
+from .passes import (activity, anf, check, cleanup, codegen, inline, param_fields, projected, reverse, scalarize,
+                     sparse, tape)
 from .passes.reverse.generator import _DISPATCHED
 
 
@@ -75,9 +76,16 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     pb_lines = projected.reuse_projections(
         pb_lines, plan.shape_only, draft.locals - set(draft.params_names) - set(draft.freevars))
     text = sparse.sparse_scatters(codegen.pair_text(draft, fwd_lines, pb_lines, passed))
-    if read and (rev.direct or len(_DISPATCHED.findall(text)) > len(read)):
+    if read and (rev.direct or _DISPATCHED.search(_without_reads(text, read))):
         raise param_fields.Undo  # the reads at the entry bought nothing sure: without them
     return text, rev, info
+
+
+def _without_reads(text, read):
+    """text without the run-time reads of the fields param_fields put at the entry."""
+    for p, attr, _ in read.values():
+        text = text.replace(f"_rt.getattr_pair({p}, {attr!r})", "")
+    return text
 
 
 def function_info(fn, node, filename, globals_):

@@ -42,8 +42,7 @@ import numpy as np
 
 from ..kinds import ARRAY, COMPLEX, CONST, REAL
 
-_READABLE = (REAL, COMPLEX, ARRAY, CONST)
-_PLAIN_KINDS = _READABLE
+_READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
             gast.Delete, gast.Yield, gast.YieldFrom, gast.Await, gast.Import, gast.ImportFrom)
 _WRITING = frozenset(("__dict__", "__class__", "__setattr__", "__delattr__", "__getattribute__"))
@@ -76,7 +75,7 @@ def read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, take
     field, kind)}`` of the reads put in, empty when the pass does not apply."""
     params = [a.id for a in node.args.posonlyargs + node.args.args]
     records = {params[i]: dict(fs) for i, fs in fields if i < len(params)}
-    if not records or any(k not in _PLAIN_KINDS for i, k in enumerate(arg_kinds)
+    if not records or any(k not in _READABLE for i, k in enumerate(arg_kinds)
                           if i >= len(params) or params[i] not in records):
         return {}
     if cell_kinds or node.args.vararg or node.args.kwarg or np.geterrcall() is not None:
