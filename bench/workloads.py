@@ -249,6 +249,9 @@ def pendulum_object(k):
     return p.theta
 
 
+# the record form, written twice on purpose: here (a class and a helper of the caller's
+# own file, which the transformer inlines) and in bench/pendulum_model.py (a module of
+# their own, called), the two places users keep them
 @dataclasses.dataclass(frozen=True)
 class _PendulumParams:
     k: float
