@@ -82,8 +82,9 @@ def _parse(text):
     return parsed
 
 
-def _file_tree(filename, module_globals, code=None):
-    """(_Parsed or None, lines) of a file."""
+def _file_tree(filename, module_globals, code=None, first=None):
+    """(_Parsed or None, lines) of a file; with first (the line a def starts on), of just
+    that def's lines when the whole file has not been parsed yet (_segment)."""
     item = _TREES.get(filename)
     real = not filename.startswith("<")
     if item is not None and real and item[3] != _stamp(filename):
@@ -100,6 +101,12 @@ def _file_tree(filename, module_globals, code=None):
             linecache.cache.pop(filename, None)
     if not lines:
         return None, None
+    if first is not None and (item is None or item[1] is not lines):
+        text = "".join(lines)
+        if text not in _PARSED:
+            seg = _segment(text, lines, first)
+            if seg is not None:
+                return seg, lines
     if item is None or item[1] is not lines:
         text = "".join(lines)
         if item is None or item[0] != text:
@@ -111,6 +118,41 @@ def _file_tree(filename, module_globals, code=None):
                 _TREES.popitem(last=False)
     _TREES.move_to_end(filename)
     return item[2], lines
+
+
+def _segment(text, lines, first):
+    """The _Parsed of the def starting on line `first` alone (decorators included), parsed
+    at its own line numbers and columns (blank lines before it; an indented def under an
+    `if 1:`): a module of a thousand lines costs milliseconds to parse, its function
+    tenths. The def ends before the first line that is not blank or a comment and is
+    indented no deeper than it; a cut that is wrong (a string or bracket running past a
+    dedented line) does not parse, and the caller reads the whole file then."""
+    key = (text, first)
+    got = _PARSED.get(key)
+    if got is not None:
+        return got
+    i = j = first - 1
+    while j < len(lines) and lines[j].lstrip().startswith("@"):
+        j += 1
+    if j >= len(lines) or not lines[j].lstrip().startswith(("def ", "async def ")):
+        return None
+    indent = len(lines[j]) - len(lines[j].lstrip())
+    end = j + 1
+    while end < len(lines):
+        line = lines[end]
+        t = line.strip()
+        if t and not t.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    head = "\n" * (i - 1) + "if 1:\n" if indent else "\n" * i
+    try:
+        got = _Parsed(ast.parse(head + "".join(lines[i:end])))
+    except (SyntaxError, ValueError):
+        return None
+    _PARSED[key] = got
+    while len(_PARSED) > _KEEP_TREES:
+        _PARSED.popitem(last=False)
+    return got
 
 
 def _command_lines(filename, code):
@@ -209,7 +251,10 @@ def _plain_node(fn):
     mapped = ORIGINS.get(filename, {}).get(first)
     if mapped is not None:  # defined inside differentiated code: read the user's source
         filename, first = mapped
-    parsed, lines = _file_tree(filename, getattr(fn, "__globals__", None), code)
+    segment = first if mapped is None and code.co_name != "<lambda>" else None
+    parsed, lines = _file_tree(filename, getattr(fn, "__globals__", None), code, segment)
+    if segment is not None and parsed is not None and (code.co_name, first) not in _index(parsed):
+        parsed, lines = _file_tree(filename, getattr(fn, "__globals__", None), code)  # the whole file
     if parsed is None and filename == "<stdin>":
         raise NoSourceError(
             f"cannot find the source of {getattr(fn, '__qualname__', fn)}: it was typed at the "
@@ -258,6 +303,12 @@ def _plain_node(fn):
             f"Re-import it, or give the function a rule with @adjoint_s2s.adjoint"
         )
     return candidates[0], parsed, filename, lines
+
+
+def _index(parsed):
+    if parsed.index is None:
+        parsed.index = _build_index(parsed.tree)
+    return parsed.index
 
 
 def _build_index(tree, lambdas=False):

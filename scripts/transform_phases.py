@@ -87,7 +87,7 @@ def phases(M, fn, key):
         M["scalarize"].scalarize_items(node, user_names)
     lap("anf")
     info = T.function_info(fn, node, filename, globals_)
-    facts = M["activity"].analyse(node, info, *T._split_key(fn, key), user_names | set(code.co_varnames))
+    facts = M["activity"].analyse(node, info, *T._split_key(fn, key)[:2], user_names | set(code.co_varnames))
     lap("activity")
     rev = M["reverse"].Generator(node, info, facts, taken=namer.taken)
     draft = rev.generate()

@@ -50,18 +50,63 @@ def test_refresh_reads_an_edited_file_again_even_with_the_same_stamp(tmp_path):
         sys.modules.pop("srccache_edit", None)
 
 
-def test_only_the_function_asked_for_is_converted(tmp_path):
+def test_only_the_function_asked_for_is_parsed_and_converted(tmp_path):
     body = "".join(f"def g{i}(x):\n    return x * {i}.0\n\n" for i in range(20))
     m, _ = _module(tmp_path, "srccache_many", body)
     try:
         source.forget_sources()
         node = source.function_node(m.g3)[0]
-        assert node.name == "g3"
-        parsed = source._TREES[m.__file__][2]
-        assert len(parsed.gast) == 1
+        assert node.name == "g3" and node.lineno == m.g3.__code__.co_firstlineno
+        assert m.__file__ not in source._TREES  # the file was not parsed whole
+        segments = [p for key, p in source._PARSED.items() if type(key) is tuple]
+        assert len(segments) == 1 and len(segments[0].gast) == 1
+        assert [d.name for d in segments[0].tree.body] == ["g3"]
         assert ad.gradient(m.g7, 1.0) == (7.0,)
     finally:
         sys.modules.pop("srccache_many", None)
+
+
+SEGMENT_CASES = r'''
+import functools
+
+
+class Box:
+    scale = 2.0
+
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def dec(x):
+        return x * 3.0
+
+    def method(self, x):
+        s = """a string that
+runs past a dedented line"""
+        return x * self.scale + len(s) * 0.0
+
+def cut_inside_brackets(x):
+    y = (x *
+2.0)
+    return y
+
+def continued(x):
+    y = x * \
+3.0
+    return y
+'''
+
+
+def test_a_def_cut_where_a_string_or_bracket_runs_on_is_read_from_the_whole_file(tmp_path):
+    m, _ = _module(tmp_path, "srccache_segments", SEGMENT_CASES)
+    try:
+        source.forget_sources()
+        assert ad.gradient(m.Box().method, 1.5) == (2.0,)
+        assert ad.gradient(m.cut_inside_brackets, 1.5) == (2.0,)
+        assert ad.gradient(m.continued, 1.5) == (3.0,)
+        assert ad.gradient(m.Box.dec.__wrapped__, 1.5) == (3.0,)
+        node = source.function_node(m.Box.method)[0]
+        assert node.name == "method" and node.lineno == m.Box.method.__code__.co_firstlineno
+    finally:
+        sys.modules.pop("srccache_segments", None)
 
 
 def _text(node):
