@@ -1,9 +1,12 @@
 """Find and parse the source of a function: named functions, nested functions, lambdas.
 
-The whole file is parsed once (with the standard ast; only the function asked for is
-converted to gast) and the node is found by line, name and
-argument names; several lambdas on one line are told apart by the columns the code
-object's instructions point at. Functions made by exec, or typed into an interactive
+A def's first transform parses its own lines alone, at their line numbers and columns
+(``_segment``); where that cut does not parse, and for lambdas, the whole file is parsed
+once (with the standard ast; only the function asked for is converted to gast). The
+node is found by line, name and argument names; several lambdas on one line are told
+apart by the columns the code object's instructions point at. A function defined in a
+class body has its private names mangled as Python compiled them (``self.__k`` is
+``self._C__k``). Functions made by exec, or typed into an interactive
 session, have no file to read: that is a clear ``NoSourceError``.
 """
 import ast
