@@ -82,7 +82,7 @@ def field_kinds(args):
     for i, a in enumerate(args):
         t = type(a)
         if t in KIND:
-            if t is np.ndarray and a.dtype.kind not in "biufc":
+            if t is np.ndarray and not number_array(a):
                 return ()  # objects in an array: their operators may be anyone's
             continue
         home = getattr(t, "__module__", None)
@@ -107,7 +107,12 @@ def _field_kind(cls, name, v):
     if _shadowed(cls, name):
         return OTHER
     k = KIND.get(type(v), OTHER)
-    return OTHER if k == ARRAY and v.dtype.kind not in "biufc" else k
+    return OTHER if k == ARRAY and not number_array(v) else k
+
+
+def number_array(v):
+    """Is v exactly an ndarray of numbers (no objects whose operators could run code)?"""
+    return type(v) is np.ndarray and v.dtype.kind in "biufc"
 
 
 def _shadowed(cls, name):

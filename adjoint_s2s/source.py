@@ -104,14 +104,12 @@ def _file_tree(filename, module_globals, code=None, first=None):
             linecache.cache.pop(filename, None)
     if not lines:
         return None, None
-    if first is not None and (item is None or item[1] is not lines):
+    if item is None or item[1] is not lines:
         text = "".join(lines)
-        if text not in _PARSED:
+        if first is not None and text not in _PARSED:  # the whole file not parsed yet
             seg = _segment(text, lines, first)
             if seg is not None:
                 return seg, lines
-    if item is None or item[1] is not lines:
-        text = "".join(lines)
         if item is None or item[0] != text:
             parsed = _parse(text)
             if parsed is None:
@@ -279,9 +277,7 @@ def _plain_node(fn):
             parsed.lambdas = _build_index(parsed.tree, lambdas=True)
         candidates = list(parsed.lambdas.get((name, first), ()))
     else:
-        if parsed.index is None:
-            parsed.index = _build_index(parsed.tree)
-        candidates = list(parsed.index.get((name, first), ()))
+        candidates = list(_index(parsed).get((name, first), ()))
     if len(candidates) > 1:
         argnames = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
         # (the same parameters first: `lambda p: lambda: p * p` holds two lambdas on one

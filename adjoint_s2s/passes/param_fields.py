@@ -40,7 +40,7 @@ import types
 import gast
 import numpy as np
 
-from ..kinds import ARRAY, COMPLEX, CONST, REAL
+from ..kinds import ARRAY, COMPLEX, CONST, REAL, number_array
 
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
@@ -197,7 +197,7 @@ def plain_data(v):
     if t in _DATA:
         return True
     if t is np.ndarray:
-        return v.dtype.kind in "biufc"
+        return number_array(v)
     return isinstance(v, (np.number, np.bool_)) and t.__module__ == "numpy"
 
 
