@@ -91,24 +91,27 @@ def _overlap(a, b):
         return True
 
 
-def shared_arguments_error(name, other, op, where, held=False):
+def shared_arguments_error(name, other, op, where, held=False, roles=None):
     """The MutationError of a write into the argument `name` (``name[...] = v``, or ``name
     op= v``) while the argument `other` is the same array or a view of it (``f(W, W)``;
     held: `other` holds it, a record or list also passed): named as the call-site check
     names it, with the statement that called the function when a differentiated
-    function did."""
+    function did. roles: how each came from the caller, when not both as arguments
+    (("argument", "captured variable"): `p.W` passed in, `A` captured by a closure)."""
     site = _user_site()
     caller = _user_site(outer=1)
     fname = site[0] if site else "the function"
     called = f", called (at {caller[1]}, line {caller[2]}, in {caller[0]})," if caller else ""
-    what = f"writes into its argument `{name}`" if op is None else (
-        f"changes in place its argument `{name}` (`{name} {op}= ...`)")
+    mine, theirs = roles or ("argument", "argument")
+    what = f"writes into its {mine} `{name}`" if op is None else (
+        f"changes in place its {mine} `{name}` (`{name} {op}= ...`)")
     is_ = "holds it or a view of it" if held else "is the same array or a view of it"
+    both = "both passed in" if roles is None else "both from outside the function"
     return MutationError(
-        f"{fname}{called} {what} at {where}, and its argument `{other}` {is_} (both passed "
-        f"in), read afterwards. Inside differentiated code a write into an array that other "
+        f"{fname}{called} {what} at {where}, and its {theirs} `{other}` {is_} ({both}), "
+        f"read afterwards. Inside differentiated code a write into an array that other "
         f"code still refers to goes to a copy, so `{other}` would show the old values where "
-        f"Python shows the new ones. Pass arguments that do not share memory (a copy of the "
+        f"Python shows the new ones. Pass arrays that do not share memory (a copy of the "
         f"array, `.copy()`, for one of them), or copy inside the function (`{name} = "
         f"{name}.copy()` first)"
     )

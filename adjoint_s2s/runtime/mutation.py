@@ -489,7 +489,8 @@ def check_shared(value, other, name, other_name, op, line, arguments=False):
     when they do share: arrays sharing memory (a flat iterator, ``a.flat``, by its array),
     `value` an element of the list or dict `other` (or an array sharing memory with an
     item of a list or tuple of views, ``np.split(a, 2)``), or the same container; a write
-    into a list never changes an array. arguments: both were passed in (``f(W, W)``)."""
+    into a list never changes an array. arguments: both came from the caller (``f(W, W)``),
+    or a pair of words saying how each did ("argument", "captured variable")."""
     if isinstance(value, (int, float, complex, str, tuple, np.generic)) or value is None:
         return  # numbers: `a += v` rebinds in Python too; they cannot be written into
     element = False
@@ -509,7 +510,8 @@ def check_shared(value, other, name, other_name, op, line, arguments=False):
     else:
         shared = other is value
     if shared and arguments:
-        raise shared_arguments_error(name, other_name, op, f"{_user_file()}, line {line}", held=element)
+        raise shared_arguments_error(name, other_name, op, f"{_user_file()}, line {line}", held=element,
+                                     roles=arguments if isinstance(arguments, tuple) else None)
     if shared:
         what, hint = shared_write_message(name, other_name, op, element)
         raise MutationError(f"{what}, in differentiated code at {_user_file()}, line {line}: {hint}")

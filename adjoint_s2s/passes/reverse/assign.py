@@ -36,14 +36,15 @@ class AssignMixin:
     """Assignments: the dispatch on the right-hand side, saves and adjoint copies."""
 
     # ----- assignments -------------------------------------------------------------------
-    def note_argument_aliases(self, read=None):
+    def note_argument_aliases(self, read=None, skip=()):
         """Arrays passed in may be one array or views of one (`f(W, W)`, `f(a, a[1:])`, a
         record's array field `read` and an argument): a write into one while another is
-        read after it is checked when it runs (check_shared), as for `z = y[i]`."""
+        read after it is checked when it runs (check_shared), as for `z = y[i]`. What
+        `read` was read out of (skip) sees the write: it is written back."""
         arrays = self.argument_arrays()
         for p in arrays if read is None else (read,):
             for q in arrays:
-                if q != p:
+                if q != p and q not in skip:
                     self.aliases.setdefault(p, set()).add(q)
                     self.aliases.setdefault(q, set()).add(p)
                     self.maybe_views.update((p, q))
@@ -57,14 +58,49 @@ class AssignMixin:
         return ([p for p in self.info.params if kinds.get(p, OTHER) in (ARRAY, OTHER)]
                 + [c for c in self.info.freevars if kinds.get(c) == ARRAY] + sorted(self.info.field_arrays))
 
+    def note_read_out_of(self, x, e):
+        """x = y.attr or x = y[i], y an argument or captured object or something read out
+        of one (`W = p.W`, `w = ws[0]`): an array x may then be is the caller's, and may
+        share memory with another array passed in or captured (`A` captured, `p.W is A`),
+        so a write into x is checked as a write into an argument (note_argument_aliases).
+        read_out_of[x]: (the names x was read out of, x as the user wrote it)."""
+        outside = self.read_out_of
+        outside.pop(x, None)
+        if x in self.info.field_arrays:  # a record's array field, read at the entry
+            self.note_argument_aliases(x)
+            return
+        if e.__class__ not in (gast.Attribute, gast.Subscript) or e.value.__class__ is not gast.Name:
+            return
+        y, kinds = e.value.id, self.kinds
+        if y == x or kinds.get(x, OTHER) not in (ARRAY, OTHER):
+            return
+        if y in outside:
+            chain, base = outside[y]
+            chain = chain | {y}
+        elif y in self.info.params or y in self.info.freevars and kinds.get(y, OTHER) in (ARRAY, OTHER):
+            chain, base = frozenset((y,)), y
+        else:
+            return
+        outside[x] = (chain, base + src(e)[len(y):])
+        self.note_argument_aliases(x, skip=chain)
+
     def shared_check_line(self, name, z, op, line):
         """The run-time check of a write into name while z may share its memory (mutation.py,
-        check_shared_write): two arrays passed in say so (the way out differs), and a
+        check_shared_write): two arrays from the caller say so (the way out differs), and a
         record's field is named as the user wrote it (`p.W`)."""
-        shown = self.info.field_arrays
-        args = ", True" if {name, z} <= set(self.argument_arrays()) else ""
+        shown = {**self.info.field_arrays, **{n: t for n, (_, t) in self.read_out_of.items()}}
+        args = ""
+        if {name, z} <= set(self.argument_arrays()) | set(self.read_out_of):
+            roles = tuple(self._role(n) for n in (name, z))
+            args = ", True" if roles == ("argument", "argument") else f", {roles!r}"
         return (f"_rt.check_shared({name}, {z}, {shown.get(name, name)!r}, {shown.get(z, z)!r}, {op!r}, "
                 f"{line!r}{args})")
+
+    def _role(self, name):
+        """How name's object came from the caller: an argument, or captured by the function."""
+        got = self.read_out_of.get(name)
+        roots = {name} if got is None else got[0]
+        return "captured variable" if roots & set(self.info.freevars) else "argument"
 
     def assign(self, x, e, fwd, depth):
         cls = e.__class__  # (no node class has subclasses: `is`, not isinstance)
@@ -79,8 +115,7 @@ class AssignMixin:
             fwd.append(f"{x} = {x}")
             return None
         self.note_alias(x, e)
-        if x in self.info.field_arrays:  # a record's array field, read at the entry
-            self.note_argument_aliases(x)
+        self.note_read_out_of(x, e)
         active = x in self.active
         saves = self.saves
         mark = len(saves)
