@@ -35,6 +35,7 @@ dispatch key says so: no ``__getattribute__``/``__getattr__`` of the class's own
 field that a data descriptor of the class would shadow has no readable kind there).
 """
 import builtins
+import sys
 import types
 
 import gast
@@ -207,7 +208,14 @@ def _library_callable(v):
     home = getattr(v, "__module__", None) or ""
     if not isinstance(home, str) or home.split(".")[0] not in _LIBRARIES:
         return False
-    return getattr(v, "__name__", None) not in _CALLING_BACK
+    name = getattr(v, "__name__", None)
+    if name in _CALLING_BACK:
+        return False
+    # the library's own function or type, found under its name in its module: not an
+    # object a library class made of the user's function (`np.vectorize(f)` has NumPy's
+    # module and f's name)
+    mod = sys.modules.get(home)
+    return isinstance(name, str) and mod is not None and getattr(mod, name, None) is v
 
 
 def _is_docstring(s):

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import nondifferentiable_builtin, special
 from ...errors import MissingAdjointError
-from ...runtime.dispatch import call
+from ...runtime.dispatch import call, call_primal
 from ...runtime.fields import forget_fields, take_field_grad
 from ...runtime.sites import _at
 from ...runtime.structure import field
@@ -89,25 +89,38 @@ def np_vectorize_call_pair(vec, *args, **kwargs):
         return y0, lambda g: (None, None) + (None,) * len(args) + (({},) if kwargs else ())
     flat_pos = [_elements(args[i], shape) for i in pos]
     flat_kw = [_elements(kwargs[k], shape) for k in names]
-    ys = []
-    pbs = []
-    for j in range(size):
+
+    def element(j):
         a = list(args)
         for k in range(len(pos)):
             a[pos[k]] = flat_pos[k][j]
         kw = dict(kwargs)
         for k in range(len(names)):
             kw[names[k]] = flat_kw[k][j]
+        return a, kw
+
+    otypes = vec.otypes
+    first = None
+    if otypes is None and not vec.cache:
+        # as NumPy: the function is called on the first elements once more, before the
+        # element-wise calls, for the types of its outputs (a function with side effects
+        # runs as often as in the plain call)
+        a, kw = element(0)
+        first = call_primal(vec.pyfunc, *a, **kw)
+    ys = []
+    pbs = []
+    for j in range(size):
+        a, kw = element(j)
         y, pb = call(vec.pyfunc, *a, **kw)
         ys.append(y)
         pbs.append(pb)
     nout = len(ys[0]) if isinstance(ys[0], tuple) else 1
-    otypes = vec.otypes
     if otypes is None:  # as NumPy: the types of the first element's outputs
+        first = ys[0] if first is None else first
         if nout == 1:
-            otypes = np.asarray(ys[0]).dtype.char
+            otypes = np.asarray(first).dtype.char
         else:
-            otypes = "".join([np.asarray(ys[0][k]).dtype.char for k in range(nout)])
+            otypes = "".join([np.asarray(first[k]).dtype.char for k in range(nout)])
     inexact = _inexact(otypes)
     if nout == 1:
         out = np.reshape(np.asarray(ys, dtype=otypes[0]), shape)
