@@ -85,7 +85,7 @@ def clean(draft, plan, fwd_lines, pb_lines):
     passed = sorted((names_read(pb_lines) & primal) - {draft.seed})
     always = set(draft.params_names) | set(draft.freevars) | {draft.tape}
     unbound = sorted(
-        n for n in passed if n not in always and (n not in plan.defined_at_end or n in slot_names)
+        n for n in passed if n not in always and n not in plan.defined_at_end
     )
     if unbound:  # bound on some paths only: still needs a value to pass
         fwd_lines[:0] = [f"{n} = None" for n in unbound]

@@ -55,7 +55,7 @@ class Plan:
         self.shape_only = frozenset(shape_only)  # ... of which only shape and dtype
         self.slots = slots  # id(Save) -> the fresh name holding its value (outside loops)
         self.tape_used = tape_used
-        self.assigned_first, self.defined_at_end = _first_assignments(draft)
+        self.assigned_first, self.defined_at_end, self.entry = _first_assignments(draft, self.restorable, slots)
 
     def defined(self, m):
         """The names that surely have a value where marker m stands."""
@@ -144,6 +144,7 @@ def _shape_only(draft, restorable):
 def render(draft, plan):
     """The forward and pullback lines of the draft, markers resolved by the plan."""
     fwd_lines = [f"{draft.tape} = []"] if plan.tape_used else []
+    fwd_lines += [f"{n} = None" for n in plan.entry]  # (bound on some paths only: saved on all)
     C.render(draft.fwd, 0, plan.forward, fwd_lines)
     pb_lines = [f"{draft.pos} = len({draft.tape})"] if plan.tape_used else []
     C.render(draft.pre, 0, plan.backward, pb_lines)
@@ -254,18 +255,38 @@ def _restorable(draft, overwritten, shape_kept):
     return restorable
 
 
-def _first_assignments(draft):
+def _first_assignments(draft, restorable, slots):
     """For each Save marker: its name if it surely has a value at that point; for each
-    LoopInit: which of its loop's saved names surely have one; and the names surely
-    bound at the end of the forward pass.
+    LoopInit: which of its loop's saved names surely have one; the names surely bound at
+    the end of the forward pass; and the restorable names bound on some paths only where
+    a marker saves them (`if c: a = x * x` then `a = 3.0 * x`), which the forward pass
+    binds to None at its entry so that their old values are saved and restored on every
+    path (skipped, the pullback would read the later value: a wrong gradient).
 
     A branch or loop body adds to a layer of its own over the enclosing names (what both
     branches add goes to the enclosing layer), and a marker keeps only the names it is
     asked about: linear in the length of the function, where a copy of every name
     defined so far per marker was quadratic."""
-    out = {}
+    known = set(draft.params_names) | set(draft.freevars)
+    walk = _Bindings(restorable, slots)
+    top = _Scope(None, set(known))
+    walk.block(draft.fwd, top)
+    if walk.entry:  # again, with those bound from the entry on
+        walk.out = {}
+        top = _Scope(None, known | walk.entry)
+        walk.block(draft.fwd, top)
+    return walk.out, top.added, sorted(walk.entry)
 
-    def walk(block, scope):
+
+class _Bindings:
+    """The walk of _first_assignments over the forward draft's blocks."""
+
+    def __init__(self, restorable, slots):
+        self.restorable, self.slots = restorable, slots
+        self.out, self.entry = {}, set()
+        self.first = set()  # Saves of a name bound on no path before: nothing to save
+
+    def block(self, block, scope):
         for item in block:
             if type(item) is str:  # most items: a line
                 if " = " in item and not item.startswith("#"):
@@ -280,22 +301,33 @@ def _first_assignments(draft):
                             scope.added.add(head.strip())
             elif isinstance(item, C.LoopInit):
                 inside = {sv.name for sv in C.saves_in(item.loop.body)} if item.loop is not None else set()
-                out[id(item)] = {n for n in inside if scope.has(n)}
+                self.out[id(item)] = got = {n for n in inside if scope.has(n)}
+                self.entry.update(n for n in inside - got if n in self.restorable and scope.may(n))
                 scope.added.update(inside)  # it gives the loop's saved names a value
             elif isinstance(item, Save):
-                out[id(item)] = {item.name} if scope.has(item.name) else set()
-                scope.added.add(item.name)
+                self.save(item, scope)
             elif isinstance(item, If):
                 s1, s2 = _Scope(scope), _Scope(scope)
-                walk(item.body, s1)
-                walk(item.orelse, s2)
+                self.block(item.body, s1)
+                self.block(item.orelse, s2)
                 scope.added.update(s1.added & s2.added)
+                scope.maybe.update(s1.added ^ s2.added, s1.maybe, s2.maybe)
             elif isinstance(item, Loop):
-                walk(item.body, _Scope(scope))
+                inner = _Scope(scope)
+                self.block(item.body, inner)
+                scope.maybe.update(inner.added, inner.maybe)
 
-    top = _Scope(None, set(draft.params_names) | set(draft.freevars))
-    walk(draft.fwd, top)
-    return out, top.added
+    def save(self, item, scope):
+        name, key = item.name, id(item)
+        self.out[key] = got = {name} if scope.has(name) and key not in self.first else set()
+        if not got and name in self.restorable:
+            if scope.may(name):
+                self.entry.add(name)
+            else:
+                self.first.add(key)  # (None, from the entry)
+        elif got and key in self.slots and not item.in_loop:
+            scope.added.add(self.slots[key])  # (`a_saved = a`: the slot is bound)
+        scope.added.add(name)
 
 
 class _Scope:
@@ -304,11 +336,20 @@ class _Scope:
     def __init__(self, parent, added=None):
         self.parent = parent
         self.added = set() if added is None else added
+        self.maybe = set()  # the names bound on some paths through the block only
 
     def has(self, name):
         scope = self
         while scope is not None:
             if name in scope.added:
+                return True
+            scope = scope.parent
+        return False
+
+    def may(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.added or name in scope.maybe:
                 return True
             scope = scope.parent
         return False

@@ -858,6 +858,30 @@ def {g}(a):
         self.emit(f"{s} = {g}({r}, {self.expr(S, 1)})", ind)
         self.bind(s, S)
 
+    def c_maybe_bound(self, ind=0):
+        """A name bound on one path only (an `if` with no `else`), read there, then bound
+        again, after the branch or in a loop, and read: the pullback of the branch needs
+        its first value back, on the path that bound it (passes/tape.py)."""
+        self.use("maybe_bound")
+        shape = self.pick([S, S, V])
+        m, t, s = self.new("m"), self.new("s"), self.new("s")
+        self.emit(f"{t} = {self.expr(S, 1)}", ind)
+        self.emit(f"if {self.expr(S, 1)} > {self.const()}:", ind)
+        self.emit(f"{m} = {self.expr(shape, 1)}", ind + 1)
+        use = f"{m} * {m}" if shape == S else f"np.sum({m} * {m})"
+        self.emit(f"{t} = {t} + {use} * {self.expr(S, 1)}", ind + 1)
+        again = f"{m} * x" if shape == S else f"np.sum({m}) * x"
+        if self.r.random() < 0.5:
+            self.emit(f"{m} = {self.expr(shape, 1)}", ind)
+            self.emit(f"{s} = {t} + {again}", ind)
+        else:
+            i = self.new("i")
+            self.emit(f"{s} = {t}", ind)
+            self.emit(f"for {i} in range({self.r.randint(0, 3)}):", ind)
+            self.emit(f"{m} = {self.expr(shape, 1)} * {i}", ind + 1)
+            self.emit(f"{s} = {s} + {again}", ind + 1)
+        self.bind(s, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -986,7 +1010,7 @@ def {g}(a):
         ("for", 2), ("while", 1), ("early_return", 1), ("closure", 1), ("lambda", 1),
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
-        ("params", 1), ("held", 1), ("other_name", 1), ("record", 1),
+        ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
     ]
 
     def statement(self):
