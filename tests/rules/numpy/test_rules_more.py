@@ -883,3 +883,25 @@ def test_vectorize_value_is_numpys():
     y, back = ad.pullback(lambda v: vec(v), x)
     assert y.dtype == vec(x).dtype and np.array_equal(y, vec(x))
     assert np.array_equal(back(np.ones((2, 2)))[0], np.where(x > 0, 2 * x, -1.0))
+
+
+@pytest.mark.parametrize("options, calls", [({}, 4), ({"cache": True}, 3), ({"otypes": [float]}, 3)],
+                         ids=["probe call", "cache", "otypes"])
+def test_vectorize_calls_the_function_as_often_as_numpy(options, calls):
+    # NumPy calls the function on the first elements once more for the output types,
+    # unless otypes or cache say otherwise: a function with a side effect runs as often
+    # under pullback as in the plain call, and the value is the same
+    seen = []
+
+    def counted(t):
+        seen.append(t)
+        return t * t * (1.0 + 0.1 * len(seen))
+
+    vec = np.vectorize(counted, **options)
+    x = np.array([0.5, -1.0, 2.0])
+    plain = vec(x)
+    assert len(seen) == calls
+    seen.clear()
+    y, back = ad.pullback(lambda v: vec(v), x)
+    assert len(seen) == calls
+    assert np.array_equal(y, plain)
