@@ -882,6 +882,84 @@ def {g}(a):
             self.emit(f"{s} = {s} + {again}", ind + 1)
         self.bind(s, S)
 
+    def c_recurrence(self, ind=0):
+        """An array filled element by element from its previous element (`y[i] = c *
+        y[i - 1] + v[i] * x`), as users write a time series, then reduced."""
+        self.use("recurrence")
+        y, i, s = self.new("y"), self.new("i"), self.new("s")
+        self.emit(f"{y} = {self.pick(['np.zeros(len(v))', 'np.zeros_like(w)', 'v.copy()', 'np.empty(4)'])}", ind)
+        self.emit(f"{y}[0] = {self.expr(S, 1)}", ind)
+        self.emit(f"for {i} in range(1, len({y})):", ind)
+        self.emit(self.pick([
+            f"{y}[{i}] = {self.const(0.3, 0.9)} * {y}[{i} - 1] + {self.pick(['v', 'w'])}[{i}] * x",
+            f"{y}[{i}] = math.tanh({y}[{i} - 1]) * {self.expr(S, 1)} + {self.pick(['v', 'w'])}[{i}]",
+            f"{y}[{i}] = {y}[{i} - 1] + {self.const(0.1, 0.3)} * math.sin({y}[{i} - 1] + x)",
+        ]), ind + 1)
+        self.emit(f"{s} = {self.pick([f'np.sum({y} * {y})', f'{y}[-1]', f'np.sum({y}) * x', f'{y}[len({y}) - 1] + {y}[1]'])}", ind)
+        self.bind(s, S)
+
+    def c_walrus(self, ind=0):
+        """An assignment expression in a test (`if (t := e) > c:`) and in a comprehension."""
+        self.use("walrus")
+        t, s = self.new("t"), self.new("s")
+        self.emit(f"if ({t} := {self.expr(S, 1)}) > {self.const()}:", ind)
+        self.emit(f"{s} = {t} * {self.expr(S, 1)}", ind + 1)
+        self.emit("else:", ind)
+        self.emit(f"{s} = {t} + {self.expr(S, 1)}", ind + 1)
+        self.bind(s, S)
+        if self.r.random() < 0.4:
+            u = self.new("s")
+            self.emit(f"{u} = sum([(q := z * x) * q for z in {self.pick(['v', 'w'])}])", ind)
+            self.bind(u, S)
+
+    def c_nonlocal(self, ind=0):
+        """A helper that accumulates into a variable of f's (`nonlocal acc`), called a few
+        times."""
+        self.use("nonlocal")
+        acc, g, s = self.new("acc"), self.new("add"), self.new("s")
+        self.emit(f"{acc} = {self.expr(S, 1)}", ind)
+        self.emit(f"def {g}(z):", ind)
+        self.emit(f"nonlocal {acc}", ind + 1)
+        self.emit(f"{acc} = {acc} * {self.const(0.5, 0.9)} + z * z", ind + 1)
+        for _ in range(self.r.randint(1, 3)):
+            self.emit(f"{g}({self.expr(S, 1)})", ind)
+        self.emit(f"{s} = {acc}", ind)
+        self.bind(s, S)
+
+    def c_swap(self, ind=0):
+        """Two values updated together by tuple assignment in a loop (`a, b = b, a * c + b`)."""
+        self.use("swap")
+        a, b, i = self.new("a"), self.new("b"), self.new("i")
+        self.emit(f"{a}, {b} = {self.expr(S, 1)}, {self.expr(S, 1)}", ind)
+        self.emit(f"for {i} in range({self.r.randint(1, 4)}):", ind)
+        self.emit(self.pick([f"{a}, {b} = {b}, {a} * {self.const(0.3, 0.8)} + math.sin({b})",
+                             f"{a}, {b} = {b} * x, math.tanh({a} + {b})"]), ind + 1)
+        self.bind(a, S)
+        self.bind(b, S)
+
+    def c_rows(self, ind=0):
+        """Rows built in a loop into a list, stacked into a matrix and reduced."""
+        self.use("rows")
+        rows, i, Mx, s = self.new("rows"), self.new("i"), self.new("B"), self.new("s")
+        self.emit(f"{rows} = []", ind)
+        self.emit(f"for {i} in range({self.r.randint(1, 3)}):", ind)
+        self.emit(f"{rows}.append({self.pick(['v', 'w'])} * {self.expr(S, 1)} + {i})", ind + 1)
+        self.emit(f"{Mx} = {self.pick(['np.stack', 'np.array', 'np.vstack'])}({rows})", ind)
+        self.emit(f"{s} = {self.pick([f'np.sum({Mx} @ w)', f'np.sum(np.tanh({Mx}))', f'float(np.mean({Mx} * {Mx}))'])}", ind)
+        self.bind(s, S)
+
+    def c_dict_acc(self, ind=0):
+        """A dict of running totals updated by key in a loop."""
+        self.use("dict_acc")
+        d, k, i, s = self.new("d"), self.new("k"), self.new("i"), self.new("s")
+        self.emit(f"{d} = {{'a': {self.expr(S, 1)}, 'b': 0.0}}", ind)
+        self.emit(f"for {i} in range({self.r.randint(1, 3)}):", ind)
+        self.emit(f"for {k} in ('a', 'b'):", ind + 1)
+        self.emit(self.pick([f"{d}[{k}] = {d}[{k}] * {self.const(0.4, 0.9)} + x * {i}",
+                             f"{d}[{k}] += math.sin({d}['a']) * x"]), ind + 2)
+        self.emit(f"{s} = {d}['a'] + {d}['b'] * {self.expr(S, 1)}", ind)
+        self.bind(s, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -1011,6 +1089,7 @@ def {g}(a):
         ("dataclass", 1), ("class", 1), ("accumulator", 1), ("recursion", 1), ("varargs", 1),
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
+        ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
     ]
 
     def statement(self):
