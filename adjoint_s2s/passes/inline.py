@@ -101,7 +101,10 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
     if type in kinds and not ctx.blocked:
         out.objects = replace_local_objects(node, ctx, _expand)
         before = names_in(node)
+        # (an object it gave up on leaves copies of the statements: the defs found again)
+        ctx.local_defs = defs = local_defs(node)
     _walk_block(node.body, ctx, top=True)
+    _drop_inlined_nonlocal_defs(node, defs)
     if before is not None and (out.callees or out.local):
         # an object made here and handed to a helper inlined since (`run(Params(k), n)`):
         # read only by field now, in the helper's body, through one of the plain locals
@@ -109,6 +112,17 @@ def inline_calls(fn, node, filename, globals_, function_node, fresh_copy, runtim
         ctx.plain |= names_in(node, gast.Store) - before
         out.objects += replace_local_objects(node, ctx, _expand)
     return out
+
+
+def _drop_inlined_nonlocal_defs(node, defs):
+    """A local function that assigns the caller's variables (`nonlocal`), every call of
+    which was inlined: its def goes, as nothing names it any more (the check refuses a
+    `nonlocal` that stays)."""
+    for name, d in defs.items():
+        if d.__class__ is not gast.FunctionDef or not any(s.__class__ is gast.Nonlocal for s in d.body):
+            continue
+        if d in node.body and not any(name in names_in(s) for s in node.body if s is not d):
+            node.body.remove(d)
 
 
 class _Ctx:
@@ -235,12 +249,14 @@ def _expand(s, call, prepared, ctx, record=True):
     """The statements that replace s, which calls what _prepare made ready. record: note
     the callee as one the caller's code rests on (local_objects notes its own)."""
     f, fname, got, args = prepared
-    body, params, ret, lines, free = got
-    rename, binds = _bind_params(s, args, fname, params, body, free, ctx)
+    body, params, ret, lines, free, shared = got
+    rename, binds = _bind_params(s, args, fname, params, body, free, ctx, shared)
     renamer = _Rename(rename)
     body = [renamer.visit(st) for st in body]
     ret = renamer.visit(ret)
     lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
+    if isinstance(s, gast.Expr) and isinstance(ret, gast.Constant) and body:
+        lasts = []  # (`add(z)`, returning None: its body alone)
     if lasts is None or not (binds or body or lasts):
         if isinstance(s, gast.Assign):
             lasts = [gast.Assign(targets=s.targets, value=ret, type_comment=None)]
@@ -265,7 +281,7 @@ def _expand(s, call, prepared, ctx, record=True):
     return new
 
 
-def _bind_params(s, args, fname, params, body, free, ctx):
+def _bind_params(s, args, fname, params, body, free, ctx, shared=frozenset()):
     """({f's name: its new name, or the argument node substituted as it is}, the
     assignments binding the other arguments to their fresh names): f's names renamed
     apart, except parameters never assigned that are given a name or a constant. args:
@@ -274,7 +290,7 @@ def _bind_params(s, args, fname, params, body, free, ctx):
     assigned = set()
     for st in body:
         assigned |= names_in(st, gast.Store)
-    local = set(params) | assigned
+    local = set(params) | (assigned - shared)  # (shared: the caller's, `nonlocal`)
     rename = {}
     binds = []
     targets = _target_names(s)

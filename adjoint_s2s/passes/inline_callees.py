@@ -93,39 +93,72 @@ def local_body(d, call, ctx):
     if arguments(call, [p.id for p in a.posonlyargs + a.args], local_defaults(d)) is None:
         return None
     tree = ctx.fresh_copy(as_def(d))
+    shared = _take_nonlocal(tree, ctx)
+    if shared is None:
+        return None
     try:
         ctx.check(tree)
     except Exception:
         return None
-    return _body(tree, tree.name, ctx.lines, ctx, True)
+    return _body(tree, tree.name, ctx.lines, ctx, True, shared)
 
 
-def _body(tree, fname, lines, ctx, local):
+def _take_nonlocal(tree, ctx):
+    """The names a local function's `nonlocal` statements give it of the caller's own
+    variables, the statements taken out of tree: inlined, its body assigns the caller's
+    variables themselves (`nonlocal acc` then `acc = acc + z`), as the call would. None
+    when a `nonlocal` stands elsewhere than its top level or names what the caller does
+    not bind itself (a variable of a function around the caller)."""
+    shared = set()
+    keep = []
+    for st in tree.body:
+        if st.__class__ is gast.Nonlocal:
+            shared.update(st.names)
+        else:
+            keep.append(st)
+    if not shared:
+        return frozenset()
+    code = ctx.fn.__code__
+    if not shared <= set(code.co_varnames) | set(code.co_cellvars):
+        return None
+    if any(n.__class__ is gast.Nonlocal for st in keep for n in gast.walk(st)):
+        return None
+    tree.body = keep
+    return frozenset(shared)
+
+
+def _body(tree, fname, lines, ctx, local, shared=frozenset()):
     """(body statements without the final return, parameter names, returned expression,
-    lines, the names it reads from outside) of tree, a copy of f's definition, or None
-    when f may not be inlined. A global function may read none of the caller's own names
-    (its globals would be read instead); a local one reads the caller's."""
+    lines, the names it reads from outside, the caller's variables it assigns) of tree, a
+    copy of f's definition, or None when f may not be inlined. A global function may read
+    none of the caller's own names (its globals would be read instead); a local one reads
+    the caller's, and assigns those its `nonlocal` names (shared): such a function may
+    return nothing (None)."""
     got = signature_and_body(tree)
     if got is None:
         return None
     params, body = got
+    if shared and body and (not isinstance(body[-1], gast.Return) or body[-1].value is None):
+        end = gast.Return(value=gast.Constant(value=None, kind=None))  # (falls off its end)
+        body = (body[:-1] if isinstance(body[-1], gast.Return) else body) + [end]
     if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
         return None
     ret = body[-1].value
     body = body[:-1]
-    if not _inlinable_body(body + [ret], fname, ctx):
+    if not _inlinable_body(body + [ret], fname, ctx, shared):
         return None
-    free = free_names(body, ret, params, ctx, local)
-    return None if free is None else (body, params, ret, lines, free)
+    free = free_names(body, ret, params, ctx, local, shared)
+    return None if free is None else (body, params, ret, lines, free, shared)
 
 
-def free_names(body, ret, params, ctx, local):
+def free_names(body, ret, params, ctx, local, shared=frozenset()):
     """The names f's body (and returned expression) reads from outside, now taken in the
     caller; None when f may not be inlined: a global f reads is one of the caller's own
     names (a local function reads the caller's), or exists nowhere yet."""
     local_names = set(params)
     for st in body:
         local_names |= names_in(st, gast.Store)
+    local_names -= shared
     free = set()
     for st in body + [ret]:
         free |= names_in(st) - local_names
@@ -153,11 +186,12 @@ def signature_and_body(tree):
     return [p.id for p in a.posonlyargs + a.args], body
 
 
-def _inlinable_body(stmts, fname, ctx):
+def _inlinable_body(stmts, fname, ctx, shared=frozenset()):
     """Whether f's statements (its final return's value last) are small and write into
-    nothing: no nested scope, no other return, no recursion, no augmented assignment, no
-    write into a container or an object, no method call, out= or call of another Python
-    function."""
+    nothing: no nested scope, no other return, no recursion, no augmented assignment (but
+    of a caller's variable it shares, `nonlocal acc` then `acc += z`: the caller's own
+    statement once inlined), no write into a container or an object, no method call,
+    out= or call of another Python function."""
     count = 0
     for st in stmts:
         for n in gast.walk(st):
@@ -167,7 +201,7 @@ def _inlinable_body(stmts, fname, ctx):
                 return False  # recursion
             if isinstance(n, gast.stmt):
                 count += 1
-            if isinstance(n, gast.AugAssign):
+            if isinstance(n, gast.AugAssign) and not (n.target.__class__ is gast.Name and n.target.id in shared):
                 return False  # `a += b` of an array argument writes into the caller's array
             if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
                 return False  # a write into a container or an object: the call keeps it

@@ -478,7 +478,7 @@ def _synthesised(s, st):
         target.init_store = True  # (the one store a frozen dataclass makes)
         body.append(x)
     st.ctx.taken |= set(names) | {"self"}
-    return body, ["self"] + names, gast.Constant(value=None, kind=None), st.ctx.lines, set()
+    return body, ["self"] + names, gast.Constant(value=None, kind=None), st.ctx.lines, set(), frozenset()
 
 
 def _hoisted(s, st):
@@ -571,4 +571,4 @@ def _method_body(f, ctx, getter=False):
     if count > MAX_STATEMENTS:
         return None
     free = free_names(body, ret, params, ctx, False)
-    return None if free is None else (body, params, ret, lines, free)
+    return None if free is None else (body, params, ret, lines, free, frozenset())
