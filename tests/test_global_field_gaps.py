@@ -317,3 +317,29 @@ def test_global_list_changed_through_a_local_name_and_read_through_the_global_re
     # UnboundLocalError before)
     refused(global_list_alias_read_back, 1.5, "log.append(x * x)", "`LOG` from outside", "`log = list(LOG)`")
     agrees(global_list_alias_read_through_alias, 1.5)
+
+
+WEIGHTS = [np.array([0.2, -0.4, 0.7]), np.array([0.1, 0.5, -0.3])]
+
+
+class Box:
+    def __init__(self, k, lib):
+        self.k = k
+        self.lib = lib  # (a module in a field: the object stays an object)
+
+
+def stores_beside_a_global_list_of_arrays(x):
+    # the global list is searched for the object stored into, by identity: `b in
+    # WEIGHTS` would compare b with each array (an ambiguous truth value, a crash)
+    b = Box(x, np)
+    alias = b
+    h = np.full(3, alias.k)
+    for W in WEIGHTS:
+        h = np.tanh(W * h + b.k)
+    return np.sum(h) * b.lib.cos(x)
+
+
+def test_a_store_beside_a_global_list_of_arrays_is_differentiated():
+    x = 0.3
+    want = (stores_beside_a_global_list_of_arrays(x + 1e-6) - stores_beside_a_global_list_of_arrays(x - 1e-6)) / 2e-6
+    assert ad.gradient(stores_beside_a_global_list_of_arrays, x)[0] == pytest.approx(want, rel=1e-6)

@@ -501,8 +501,9 @@ def _find(v, obj, depth, budget):
     typ = type(v)
     if typ is list or typ is tuple or typ is dict:
         pairs = v.items() if typ is dict else enumerate(v)
-        # (`in` first: identity, then == of a user's object, in C; then identity alone)
-        if obj in (v.values() if typ is dict else v):
+        # (by identity, in C: `obj in v` would also call ==, an array's (ambiguous) or a
+        # user's (their code)
+        if id(obj) in map(id, v.values() if typ is dict else v):
             for key, item in pairs:
                 if item is obj:
                     return f"[{key!r}]"

@@ -960,6 +960,70 @@ def {g}(a):
         self.emit(f"{s} = {d}['a'] + {d}['b'] * {self.expr(S, 1)}", ind)
         self.bind(s, S)
 
+    def c_while_maybe(self, ind=0):
+        """A while loop that binds a name only on some trips and may leave early, the
+        name bound again after the loop and read."""
+        self.use("while_maybe")
+        k, s, t = self.new("k"), self.new("s"), self.new("t")
+        self.emit(f"{k} = 0", ind)
+        self.emit(f"{s} = {self.expr(S, 1)}", ind)
+        self.emit(f"while {k} < {self.r.randint(1, 4)}:", ind)
+        self.emit(f"if {k} % 2 == {self.r.randint(0, 1)}:", ind + 1)
+        self.emit(f"{t} = math.sin({s}) * {self.expr(S, 1)}", ind + 2)
+        self.emit(f"{s} = {s} + {t} * {t}", ind + 2)
+        if self.r.random() < 0.4:
+            self.emit(f"if {s} > {self.const(2.0, 3.0)}:", ind + 1)
+            self.emit("break", ind + 2)
+        self.emit(f"{k} += 1", ind + 1)
+        self.emit(f"{t} = {s} * x", ind)
+        self.emit(f"{s} = {s} + {t}", ind)
+        self.bind(s, S)
+
+    def c_mask(self, ind=0):
+        """Boolean masks: a sum over the selected items, and a masked write into a copy."""
+        self.use("mask")
+        a, u, s = self.expr(V, 1), self.new("u"), self.new("s")
+        c = self.const(-0.05, 0.05)
+        self.emit(f"{u} = ({a}) * {self.pick(['1.0', 'x'])}", ind)
+        if self.r.random() < 0.5:
+            self.emit(f"{u}[{u} > {c}] = {self.pick([f'{u}[{u} > {c}] * x', '0.0', f'x * {self.const()}'])}", ind)
+        self.emit(f"{s} = {self.pick([f'np.sum({u}[{u} < {c}])', f'np.sum({u}[np.abs({u}) > {self.const(0.0, 0.05)}] ** 2)', f'float(np.sum({u} * ({u} > {c})))'])}", ind)
+        self.bind(s, S)
+
+    def c_slice_update(self, ind=0):
+        """In-place updates of slices of a copy, in a loop (a stencil, a shift)."""
+        self.use("slice_update")
+        y, i, s = self.new("y"), self.new("i"), self.new("s")
+        self.emit(f"{y} = {self.pick(['v.copy()', 'w * x', 'np.array(w)'])}", ind)
+        self.emit(f"for {i} in range({self.r.randint(1, 3)}):", ind)
+        self.emit(self.pick([f"{y}[1:] = {y}[1:] + {self.const(0.2, 0.6)} * {y}[:-1]",
+                             f"{y}[::2] *= {self.expr(S, 1)}",
+                             f"{y}[1:-1] = 0.5 * ({y}[:-2] + {y}[2:]) * x",
+                             f"{y}[-1] = {y}[0] * x + {y}[-1]"]), ind + 1)
+        self.emit(f"{s} = np.sum({y} * {y})", ind)
+        self.bind(s, S)
+
+    def c_nested_comp(self, ind=0):
+        """A comprehension over two sequences, with a condition."""
+        self.use("nested_comp")
+        s = self.new("s")
+        self.emit(f"{s} = sum([a * b * {self.expr(S, 1)} for a in {self.pick(['v', 'w'])} for b in "
+                  f"{self.pick(['v', 'w'])}[:{self.r.randint(1, N)}] if a > {self.const()}])", ind)
+        self.bind(s, S)
+
+    def c_global_list(self, ind=0):
+        """A loop over a module-level list of arrays (weights kept as globals)."""
+        self.use("global_list")
+        G, h, Wt, s = f"WS{self.n}", self.new("h"), self.new("Wt"), self.new("s")
+        self.n += 1
+        rows = ", ".join(f"np.array([{', '.join(self.const() for _ in range(N))}])" for _ in range(self.r.randint(1, 3)))
+        self.defs.append(f"{G} = [{rows}]\n")
+        self.emit(f"{h} = {self.expr(V, 1)}", ind)
+        self.emit(f"for {Wt} in {G}:", ind)
+        self.emit(f"{h} = np.tanh({Wt} * {h} + x)", ind + 1)
+        self.emit(f"{s} = np.sum({h})", ind)
+        self.bind(s, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -1090,6 +1154,7 @@ def {g}(a):
         ("helper", 1), ("mutating_helper", 1), ("const_inplace", 1), ("softmax", 1),
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
+        ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
     ]
 
     def statement(self):
