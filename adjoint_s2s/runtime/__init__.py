@@ -103,6 +103,7 @@ from .methods import (
 from .user_classes import loop_writes_list, own_field
 from .objects import (
     attr_grad,
+    entry_field_grad,
     getattr_pair,
     getitem_pair,
     index_get,
@@ -157,6 +158,7 @@ __all__ = [
     "append",
     "arg_grad",
     "attr_grad",
+    "entry_field_grad",
     "binop",
     "broadcast_like",
     "call",

@@ -35,6 +35,20 @@ def attr_grad(obj, name, g):
     raise NotDifferentiableError(f"no gradient for the attribute .{name} of {type(obj).__name__}{hint}")
 
 
+def entry_field_grad(obj, name, g):
+    """The gradient of a record argument from its field `name`, read once at the entry
+    (passes/param_fields.py: a plain field of its instance dict, no property, descriptor
+    or hook in its class): as getattr_pair's pullback gives it, without the pair. A
+    mutable object's field gradient joins the field store (other names for the object
+    meet there), another's makes its Tangent."""
+    if g is None or isinstance(g, AbstractZero):
+        return None
+    if is_mutable_object(obj):
+        add_field_grad(obj, name, g)
+        return None
+    return Tangent(type(obj), **{name: g})
+
+
 def getattr_pair(obj, name):
     """(y, pullback) of obj.name; properties written in Python are differentiated."""
     prop = getattr(type(obj), name, None)

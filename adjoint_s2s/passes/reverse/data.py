@@ -55,6 +55,10 @@ class DataMixin:
         if k == ARRAY:
             fwd.append(f"{x} = {src(e)}")
             return self._rev_read(x, base, lambda g: f"_rt.attr_grad({src(base)}, {e.attr!r}, {g})")
+        if (base.id, e.attr) in self.info.param_fields and base.id in self.info.params:
+            # a record's field read once at the entry (param_fields.py): a plain field
+            fwd.append(f"{x} = {src(e)}")
+            return self._rev_read(x, base, lambda g: f"_rt.entry_field_grad({src(base)}, {e.attr!r}, {g})")
         return self._rev_pair_read(x, base, f"_rt.getattr_pair({src(base)}, {e.attr!r})", fwd)
 
     def _rev_read(self, x, base, adjoint):
