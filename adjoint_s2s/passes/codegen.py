@@ -182,11 +182,14 @@ class Raw:
 class Save:
     """Before a primal assignment: keep the old value if the backward pass needs it."""
 
-    __slots__ = ("name", "in_loop", "keeps_shape", "copies")
+    __slots__ = ("name", "in_loop", "keeps_shape", "copies", "invariant")
 
     def __init__(self, name, in_loop):
         self.name = name
         self.in_loop = in_loop
+        # in a loop, a number computed from what the loop never rebinds, by a name bound
+        # nowhere else (`mul = dt * k`): the same value every trip, never taped
+        self.invariant = False
         self.keeps_shape = False  # before `name[i] = v`: the new value has the old shape
         # before a change in place that the forward code makes as Python does (a value
         # with no gradient: see InPlaceMixin.snapshot_writes): keep a copy, not the object

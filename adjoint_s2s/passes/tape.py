@@ -219,7 +219,7 @@ def _overwritten(draft):
     params = set(draft.params_names)
     counts = {}
     for sv in draft.saves:
-        counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop else 1)
+        counts[sv.name] = counts.get(sv.name, 0) + (2 if sv.in_loop and not sv.invariant else 1)
     overwritten = {n for n, c in counts.items() if c + (1 if n in params else 0) >= 2}
     # containers changed only by `name[i] = v` after their first binding: a pullback
     # that reads them only for their shape (unbroadcast's `like`, setitem_grad's old
@@ -268,7 +268,8 @@ def _first_assignments(draft, restorable, slots):
     asked about: linear in the length of the function, where a copy of every name
     defined so far per marker was quadratic."""
     known = set(draft.params_names) | set(draft.freevars)
-    walk = _Bindings(restorable, slots)
+    invariant = {sv.name for sv in draft.saves if sv.invariant}
+    walk = _Bindings(restorable, slots, invariant - {sv.name for sv in draft.saves if not sv.invariant})
     top = _Scope(None, set(known))
     walk.block(draft.fwd, top)
     if walk.entry:  # again, with those bound from the entry on
@@ -281,8 +282,8 @@ def _first_assignments(draft, restorable, slots):
 class _Bindings:
     """The walk of _first_assignments over the forward draft's blocks."""
 
-    def __init__(self, restorable, slots):
-        self.restorable, self.slots = restorable, slots
+    def __init__(self, restorable, slots, invariant):
+        self.restorable, self.slots, self.invariant = restorable, slots, invariant
         self.out, self.entry = {}, set()
         self.first = set()  # Saves of a name bound on no path before: nothing to save
 
@@ -303,7 +304,9 @@ class _Bindings:
                 inside = {sv.name for sv in C.saves_in(item.loop.body)} if item.loop is not None else set()
                 self.out[id(item)] = got = {n for n in inside if scope.has(n)}
                 self.entry.update(n for n in inside - got if n in self.restorable and scope.may(n))
-                scope.added.update(inside)  # it gives the loop's saved names a value
+                # it gives the loop's saved names a value (but a number the same every
+                # trip, never taped: bound by the loop only if it runs)
+                scope.added.update(inside - self.invariant)
             elif isinstance(item, Save):
                 self.save(item, scope)
             elif isinstance(item, If):

@@ -32,6 +32,10 @@ from ..codegen import If, Raw, Restore, Save, index_src, src
 from .common import MAYBE, NUM, _MUTATING_METHODS, _default_atoms, _tuple_src
 
 
+_ARITHMETIC = (gast.BinOp, gast.UnaryOp)
+_OPERATOR_PARTS = (gast.operator, gast.unaryop, gast.expr_context)
+
+
 class AssignMixin:
     """Assignments: the dispatch on the right-hand side, saves and adjoint copies."""
 
@@ -84,6 +88,29 @@ class AssignMixin:
         outside[x] = (chain, base + src(e)[len(y):])
         self.note_argument_aliases(x, skip=chain)
 
+    def loop_invariant(self, x, e):
+        """Does `x = e`, in a loop, give x the same number on every trip: e arithmetic on
+        numbers and constants that no loop around it rebinds, and x bound by this
+        statement alone in the function? Then x's value before a trip is that value
+        too (or none yet): nothing to tape (the pendulum's `mul = dt * k`)."""
+        kinds, rebound = self.kinds, self.loop_rebound
+        if kinds.get(x) not in SCALAR or not rebound:
+            return False
+        for n in gast.walk(e):
+            c = n.__class__
+            if c is gast.Name:
+                if kinds.get(n.id) not in SCALAR and kinds.get(n.id) != CONST or any(n.id in r for r in rebound):
+                    return False
+            elif c not in _ARITHMETIC and c is not gast.Constant and not isinstance(n, _OPERATOR_PARTS):
+                return False
+        counts = self.__dict__.get("_store_counts")
+        if counts is None:
+            counts = self._store_counts = {}
+            for n in gast.walk(self.fn):
+                if n.__class__ is gast.Name and n.ctx.__class__ is not gast.Load:
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        return counts.get(x) == 1
+
     def shared_check_line(self, name, z, op, line):
         """The run-time check of a write into name while z may share its memory (mutation.py,
         check_shared_write): two arrays from the caller say so (the way out differs), and a
@@ -120,6 +147,8 @@ class AssignMixin:
         saves = self.saves
         mark = len(saves)
         sv = Save(x, depth > 0)  # (self.save(x, fwd, depth), inline)
+        if depth > 0 and cls in _ARITHMETIC and self.loop_invariant(x, e):
+            sv.invariant = True
         saves.append(sv)
         fwd.append(sv)
         if not active or (cls is gast.Call and not self.value_active(e)):

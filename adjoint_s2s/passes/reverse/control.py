@@ -168,7 +168,9 @@ class ControlMixin:
             rebound.add(s.target.id)
         self.forget_same(rebound)
         before = self.alias_state()
+        self.loop_rebound.append(rebound)
         inner, rb = self.block(s.body, depth + 1)
+        self.loop_rebound.pop()
         self.join_aliases(before)  # the loop may run no time
         body_fwd.extend(inner)
         init.loop = Loop(header, body_fwd)

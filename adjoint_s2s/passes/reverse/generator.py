@@ -93,6 +93,7 @@ class Generator(
         self.same = {}  # name -> the names surely bound to the same object (z = y), on every path
         self.field_of = {}  # name -> (obj, attr): bound by name = obj.attr, on every path
         self.read_out_of = {}  # name -> the arguments and names it was read out of (p.W)
+        self.loop_rebound = []  # per loop around the statement: the names its body binds
         self.kinds = dict(facts.kinds)
         self.active = set(facts.active)
         self.direct = {}  # name -> Entry of a callee whose pair this code calls by that name
