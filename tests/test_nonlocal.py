@@ -166,3 +166,35 @@ def test_local_functions_are_inlined_after_an_object_of_the_function_is_kept():
     got = ad.gradient(after_an_object, 0.4, v)
     assert got[0] == pytest.approx(central(after_an_object, 0.4, v), rel=1e-6)
     assert ad.pullback(after_an_object, 0.4, v)[0] == after_an_object(0.4, v)
+
+
+def bump_in_an_expression(x):
+    acc = x
+
+    def bump(v):
+        nonlocal acc
+        acc = acc * v
+        return v
+
+    return acc + bump(2.0)  # Python reads acc first: x + 2
+
+
+def bump_in_a_display(x):
+    acc = x
+
+    def bump():
+        nonlocal acc
+        acc = acc * 2.0
+        return acc
+
+    items = [acc, bump()]
+    return items[0] + 10.0 * items[1]
+
+
+@pytest.mark.parametrize("f", [bump_in_an_expression, bump_in_a_display], ids=lambda f: f.__name__)
+def test_a_call_inside_a_larger_expression_is_refused(f):
+    # inlined before the statement, the body would change what the statement read
+    # before the call: kept a call, and the nonlocal refused
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        ad.gradient(f, 0.7)
+    assert "not inside an expression that also reads a variable it writes" in str(info.value)

@@ -51,6 +51,7 @@ from ..errors import UnsupportedSyntaxError
 from ..naming import child_fields, names_in
 from .exits import ControlFlow
 from .comprehension_scope import ComprehensionRename
+from .walrus import WalrusOrder
 from .targets import Targets
 
 _BINOP_HINT = {
@@ -195,7 +196,7 @@ _STATEMENT_LIKE = (gast.stmt, gast.excepthandler, gast.match_case) if hasattr(ga
     gast.stmt, gast.excepthandler)
 
 
-class Normalizer(Targets):
+class Normalizer(Targets, WalrusOrder):
     def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None, plain_enumerate=False):
         self.namer = namer
         self.plain_enumerate = plain_enumerate  # `enumerate` is the builtin (targets.py)
@@ -215,7 +216,7 @@ class Normalizer(Targets):
         """Emit statements computing node into out; return an atom for its value."""
         cls = node.__class__
         if cls in _ATOMS:
-            return node
+            return self.snapshot(node, out) if self.walrus else node
         if cls is gast.UnaryOp:  # (only a sign of a number folds)
             folded = _fold_constant(node)
             if folded is not None:
@@ -267,9 +268,7 @@ class Normalizer(Targets):
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
             return self.comprehension(node, out)
         if isinstance(node, gast.NamedExpr):
-            val = self.flat(node.value, out)
-            out.append(T.assign(node.target.id, val))
-            return T.name(node.target.id)
+            return self.named_expr(node, out)  # (walrus.py)
         if isinstance(node, gast.Lambda):
             self.defaults(node, out)
             return node  # a closure value
@@ -448,7 +447,7 @@ class Normalizer(Targets):
     def block(self, stmts):
         out = []
         for s in stmts:
-            new = self.stmt(s)
+            new = self.ordered_stmt(s)
             if hasattr(s, "lineno"):
                 for n in new:  # the user's line, for errors found later
                     if not hasattr(n, "src_line"):
@@ -594,6 +593,7 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     )
     first = fn_node.args.posonlyargs + fn_node.args.args
     norm.first_param = first[0].id if first else None
+    norm.has_walrus = source_lines is None or any(":=" in line for line in source_lines)
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     fn_node.picks = frozenset(norm.picks)

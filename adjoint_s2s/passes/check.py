@@ -32,7 +32,8 @@ _REJECT = {
         "a nonlocal statement (writing an enclosing variable)",
         "a function defined in the differentiated one may write its variables "
         "(`nonlocal acc`) when it is only called there by name, each call then inlined "
-        "(not passed, stored, returned, or called from a lambda or comprehension) and "
+        "(`add(z)`, `t = add(z) + y`; not inside an expression that also reads a variable "
+        "it writes, not passed, stored, or called from a lambda or comprehension) and "
         "simple (at most 40 statements, one return at its end, no method calls, no writes "
         "into containers or objects); "
         "otherwise return the value instead of writing an enclosing variable",

@@ -63,7 +63,10 @@ def src(node):
     if t is gast.Compare and len(node.ops) == 1:
         return f"{src(node.left)} {_CMP[type(node.ops[0])]} {src(node.comparators[0])}"
     if t is gast.Attribute:
-        return f"{src(node.value)}.{node.attr}"
+        base = src(node.value)
+        if base.isdigit():  # `(2).conjugate()`: `2.conjugate` would read as a float literal
+            base = f"({base})"
+        return f"{base}.{node.attr}"
     if t is gast.Call:
         parts = [src(a) for a in node.args]
         parts += [f"{k.arg}={src(k.value)}" if k.arg else f"**{src(k.value)}" for k in node.keywords]

@@ -239,10 +239,27 @@ def _hoisted(s, ctx):
     if found is None or found[0] is s.value:
         return None
     call, parent, field, index, prepared = found
+    if prepared[2][5] and _reads_outside(s.value, call) & prepared[2][5]:
+        # a local function that assigns the caller's variables (`nonlocal`), which the
+        # rest of s reads: it would see the new values (`acc + bump(2.0)`): a call
+        return None
     a = prepared[3]
     one = len(a) == 1 and isinstance(a[0], gast.Name)
     new = take_out(s, call, parent, field, index, _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx))
     return _expand(new, call, prepared, ctx)
+
+
+def _reads_outside(expr, call):
+    """The names expr reads outside the call node in it."""
+    out, stack = set(), [expr]
+    while stack:
+        n = stack.pop()
+        if n is call:
+            continue
+        if n.__class__ is gast.Name:
+            out.add(n.id)
+        stack.extend(gast.iter_child_nodes(n))
+    return out
 
 
 def _expand(s, call, prepared, ctx, record=True):

@@ -112,6 +112,11 @@ class Targets:
         out = []
         tgt = s.target
         if isinstance(tgt, gast.Name):
+            if tgt.id in self.walrus:  # (Python reads the target first, then the value)
+                raise UnsupportedSyntaxError(
+                    f"`{tgt.id} op= ...` whose value rebinds `{tgt.id}` with `:=`", self.filename,
+                    s.lineno + self.line_offset, None,
+                    "bind the new value to another name, or write the two steps apart")
             rhs = self.atom(s.value, out)
             binop = gast.BinOp(left=T.name(tgt.id), op=s.op, right=rhs)
             binop.augmented = True  # objects may define __iadd__ & co.

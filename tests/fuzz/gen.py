@@ -921,9 +921,15 @@ def {g}(a):
         self.emit(f"def {g}(z):", ind)
         self.emit(f"nonlocal {acc}", ind + 1)
         self.emit(f"{acc} = {acc} * {self.const(0.5, 0.9)} + z * z", ind + 1)
+        returns = self.r.random() < 0.4
+        if returns:
+            self.emit(f"return z * {acc}", ind + 1)
         for _ in range(self.r.randint(1, 3)):
             self.emit(f"{g}({self.expr(S, 1)})", ind)
-        self.emit(f"{s} = {acc}", ind)
+        if returns:  # inside an expression: reading acc too (refused), or not
+            self.emit(self.pick([f"{s} = {acc} + {g}(x)", f"{s} = {g}(x) * x + 1.0"]), ind)
+        else:
+            self.emit(f"{s} = {acc}", ind)
         self.bind(s, S)
 
     def c_swap(self, ind=0):
