@@ -24,7 +24,7 @@ import types
 from . import rules as R, runtime, source
 from .kinds import ARRAY, FIELDS, static_attr
 from .naming import Namer, names_in
-from .passes import (activity, anf, check, cleanup, codegen, inline, param_fields, projected, reverse, scalarize,
+from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, reverse, scalarize,
                      sparse, tape)
 from .passes.reverse.generator import _DISPATCHED
 
@@ -45,6 +45,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         user_names = names_in(node)
     else:  # nothing check rejects (it would pass), and the names the copy met
         user_names = noted[0]
+    lazy.check_kept_iterators(node.body, filename)
     arg_kinds, cell_kinds, fields = _split_key(fn, key)
     read = {}
     if fields:  # records' fields read once, at the entry (passes/param_fields.py)

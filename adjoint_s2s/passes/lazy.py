@@ -1,0 +1,127 @@
+"""Lazy iterators kept in a name: refused where what they read changes before they are used.
+
+``g = (a * t for t in ts)``, ``z = zip(xs, ys)``, ``it = d.values()`` read their sources
+when they are consumed, in Python; the normaliser evaluates a generator expression where
+it is written (a loop building a list), and the rules of ``zip``, ``enumerate``, ``map``
+and the dict views take their items when called. The two agree unless something the
+iterator reads is rebound or changed in between (``a = a * 10`` before ``sum(g)``,
+``xs[0] = ...`` before the loop over ``z``): then the values and the gradient would be
+those of the old contents, silently. Such code is refused, with the way out: consume the
+iterator where it is made, or make a list there.
+
+The check is by statements of one block: after ``g = <lazy>``, up to the last statement
+of the block that reads ``g``, nothing may bind a name the iterator reads, write into it
+(an item, an attribute), call one of its methods or pass it to a call.
+"""
+import gast
+
+from ..errors import UnsupportedSyntaxError
+
+_LAZY_CALLS = frozenset(("zip", "map", "filter", "enumerate", "reversed", "iter"))
+_VIEWS = frozenset(("keys", "values", "items"))
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def check_kept_iterators(stmts, filename, line_offset=0):
+    """Raise UnsupportedSyntaxError for a lazy iterator kept in a name while what it reads
+    changes before its last use, in stmts and the blocks they hold (not nested defs)."""
+    for i, s in enumerate(stmts):
+        for field in _BLOCKS:
+            inner = getattr(s, field, None)
+            if inner and s.__class__ is not gast.FunctionDef:
+                check_kept_iterators(inner, filename, line_offset)
+        for h in getattr(s, "handlers", None) or ():
+            check_kept_iterators(h.body, filename, line_offset)
+        if s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name:
+            got = _lazy_reads(s.value)
+            if got and got[0]:
+                _check_uses(stmts, i, s.targets[0].id, got, filename, line_offset)
+
+
+def _lazy_reads(v):
+    """(the names a lazy iterator expression reads, those of them Python looks up where it
+    is made: rebinding them later changes nothing), or None when v is not one."""
+    cls = v.__class__
+    if cls is gast.GeneratorExp:
+        bound = {n.id for g in v.generators for n in gast.walk(g.target) if n.__class__ is gast.Name}
+        reads = {n.id for n in gast.walk(v) if n.__class__ is gast.Name and n.ctx.__class__ is gast.Load} - bound
+        first = v.generators[0].iter  # (evaluated where the generator is made)
+        rest = [v.elt] + list(v.generators[0].ifs) + v.generators[1:]
+        later = {n.id for part in rest for n in gast.walk(part) if n.__class__ is gast.Name}
+        return reads, ({first.id} - later if first.__class__ is gast.Name else set())
+    if cls is not gast.Call:
+        return None
+    f = v.func
+    if f.__class__ is gast.Name and f.id in _LAZY_CALLS:
+        names = {n.id for a in v.args for n in gast.walk(a) if n.__class__ is gast.Name}
+        return names, {a.id for a in v.args if a.__class__ is gast.Name}
+    if f.__class__ is gast.Attribute and f.attr in _VIEWS and not v.args and f.value.__class__ is gast.Name:
+        return {f.value.id}, {f.value.id}
+    return None
+
+
+def _check_uses(stmts, i, g, got, filename, line_offset):
+    reads, looked_up = got
+    last = None
+    for j in range(i + 1, len(stmts)):
+        names = {n.id for n in gast.walk(stmts[j]) if n.__class__ is gast.Name}
+        if g in names:
+            last = j
+        if any(t.__class__ is gast.Name and t.id == g for t in getattr(stmts[j], "targets", ())):
+            break  # (g bound again)
+    if last is None:
+        return
+    for j in range(i + 1, last + 1):
+        s = stmts[j]
+        if j == last and s.__class__ in (gast.Assign, gast.Expr, gast.Return) and s.value is not None:
+            s = s.value  # (the use itself: its targets are bound after it)
+        changed = _changes(s, reads, looked_up)
+        if changed:
+            raise UnsupportedSyntaxError(
+                f"an iterator kept in `{g}` (a generator expression, zip, map, enumerate or a "
+                f"dict view) while `{changed}`, which it reads, changes before `{g}` is used",
+                filename, getattr(stmts[i], "lineno", 0) + line_offset, None,
+                f"adjoint_s2s takes its items where it is made; use it there (`sum(...)`), "
+                f"or make a list (`list(...)`) there if the old values are meant")
+
+
+def _changes(node, reads, looked_up=frozenset()):
+    """A name of reads that node binds (but those looked_up already), writes into, calls
+    a method of or passes to a call (which may change it), or None."""
+    for n in gast.walk(node):
+        cls = n.__class__
+        if cls is gast.Name and n.id in reads and n.ctx.__class__ is not gast.Load and n.id not in looked_up:
+            return n.id
+        if cls in (gast.Subscript, gast.Attribute) and n.ctx.__class__ is not gast.Load:
+            base = n.value
+            while base.__class__ in (gast.Subscript, gast.Attribute):
+                base = base.value
+            if base.__class__ is gast.Name and base.id in reads:
+                return base.id
+        if cls is gast.Call:
+            f = n.func
+            if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name and f.value.id in reads:
+                if f.attr not in _READING_METHODS:
+                    return f.value.id
+            if _reading_call(f):
+                continue
+            for a in n.args + [k.value for k in n.keywords]:
+                if a.__class__ is gast.Name and a.id in reads:
+                    return a.id
+    return None
+
+
+# calls that only read what they are given (a user's `np` or `len` of their own aside)
+_READING_BUILTINS = frozenset(("len", "max", "min", "sum", "abs", "float", "int", "list", "tuple",
+                               "sorted", "range", "round", "any", "all", "isinstance", "print"))
+_READING_MODULES = frozenset(("np", "numpy", "math", "cmath"))
+_READING_METHODS = frozenset(("copy", "get", "keys", "values", "items", "sum", "mean", "max", "min",
+                              "dot", "reshape", "astype", "tolist", "count", "index", "conj", "conjugate"))
+
+
+def _reading_call(f):
+    if f.__class__ is gast.Name:
+        return f.id in _READING_BUILTINS
+    while f.__class__ is gast.Attribute:
+        f = f.value
+    return f.__class__ is gast.Name and f.id in _READING_MODULES
