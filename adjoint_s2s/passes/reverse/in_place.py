@@ -53,8 +53,7 @@ _IN_PLACE_FUNCS = tuple(
         getattr(np, "put_along_axis", None), getattr(np.random, "shuffle", None),
     ) if f is not None
 )
-
-
+_HANDING_BACK = (max, min, next, iter, getattr)  # builtins giving back an argument or an item of one
 
 
 def _runtime_fn(f):
@@ -241,6 +240,7 @@ class InPlaceMixin:
             and self.kinds.get(name, OTHER) in (ARRAY, OTHER)
             and not self.aliases.get(name) and name not in self.maybe_views
             and not self.same.get(name) and name not in element_of and name not in escaped
+            and not self._call_sources(name)  # (`a = d.setdefault(k, y)`: d's item, y itself)
         ):  # an array (or a value of unknown kind) only this name holds, or a pullback
             sv = self.save(name, fwd, depth)
             sv.keeps_shape = keeps_shape
@@ -443,8 +443,8 @@ class InPlaceMixin:
                     continue
                 call, f = node.value, node.value.func
                 obj = self.resolve(f)
-                if (obj is not None and (not isinstance(obj, types.FunctionType) or _runtime_fn(f))) \
-                        or _runtime_fn(f):
+                if ((obj is not None and (not isinstance(obj, types.FunctionType) or _runtime_fn(f)))
+                        or _runtime_fn(f)) and not any(obj is b for b in _HANDING_BACK):
                     continue  # (NumPy, builtins, classes: a new object or a number)
                 parts = list(call.args) + [k.value for k in call.keywords]
                 if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and obj is None:
