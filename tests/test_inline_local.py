@@ -33,6 +33,17 @@ def rk4(x):
     return y
 
 
+def augmented_in_a_loop(x):
+    k = 0.5
+    def h(t):
+        return t * k + math.sin(k)
+    s = 0.0
+    for i in range(3):
+        s += h(x)  # (an augmented assignment's call: inlined, k read at the call)
+        k = k * 1.2
+    return s
+
+
 def rebound_between(x):
     k = 1.5
     def times_k(v):
@@ -182,7 +193,7 @@ def _fd(f, x, h=1e-6):
     ("defined_in_branch", 0.6), ("defined_in_branch", -0.6), ("defined_twice", 1.1),
     ("appends", 0.7), ("recursive", 1.2), ("euler_global", 0.7), ("euler_local", 0.7),
     ("two_in_one_line", 0.8), ("after_another_call", 0.8), ("conditional_calls", 0.8),
-    ("conditional_calls", 1.3), ("conditional_calls", -0.4),
+    ("conditional_calls", 1.3), ("conditional_calls", -0.4), ("augmented_in_a_loop", 0.7),
 ])
 def test_value_and_gradient_are_the_plain_calls(mod, name, x):
     f = getattr(mod, name)

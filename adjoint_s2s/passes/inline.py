@@ -232,14 +232,19 @@ def _hoisted(s, ctx):
     any other call of s completes (local_functions.first_call): what s evaluates before
     it is then names, constants and operators, which the inlined body (it writes into
     nothing and calls no Python function) cannot change; its arguments run before its
-    body either way. s is rewritten in place to read t. Else None."""
-    if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)) or s.value is None or ctx.blocked:
+    body either way. s is rewritten in place to read t. Else None. An augmented
+    assignment (`s += h(x)`) too, its value a call or holding one: Python reads the
+    target first, which the body does not change."""
+    aug = isinstance(s, gast.AugAssign) and s.target.__class__ is gast.Name
+    if not (aug or isinstance(s, (gast.Assign, gast.Expr, gast.Return))) or s.value is None or ctx.blocked:
         return None
     found = first_call(s.value, lambda c: _prepare(c, ctx))
-    if found is None or found[0] is s.value:
+    if found is None or found[0] is s.value and not aug:
         return None
     call, parent, field, index, prepared = found
-    if prepared[2][5] and _reads_outside(s.value, call) & prepared[2][5]:
+    if call is s.value:  # (`s += h(x)`)
+        parent, field, index = s, "value", None
+    if prepared[2][5] and (_reads_outside(s.value, call) | ({s.target.id} if aug else set())) & prepared[2][5]:
         # a local function that assigns the caller's variables (`nonlocal`), which the
         # rest of s reads: it would see the new values (`acc + bump(2.0)`): a call
         return None
