@@ -87,3 +87,18 @@ def test_a_change_with_a_gradient_is_refused_naming_both(f, names):
     with pytest.raises(MutationError) as info:
         ad.gradient(f, 0.5)
     assert all(n in str(info.value) for n in names)
+
+
+def grouped(x):
+    d = {}
+    for k in ("a", "b"):
+        d.setdefault(k, []).append(x * 2.0)
+    return sum(d["a"]) + sum(d["b"])
+
+
+def test_the_refusal_names_the_call_as_written():
+    # (not the normaliser's name for its value, `setdefault`)
+    with pytest.raises(MutationError) as info:
+        ad.gradient(grouped, 0.5)
+    msg = str(info.value)
+    assert "writing into `d.setdefault(...)` while `d` holds it" in msg and "line 95" in msg

@@ -115,13 +115,36 @@ class AssignMixin:
         """The run-time check of a write into name while z may share its memory (mutation.py,
         check_shared_write): two arrays from the caller say so (the way out differs), and a
         record's field is named as the user wrote it (`p.W`)."""
-        shown = {**self.info.field_arrays, **{n: t for n, (_, t) in self.read_out_of.items()}}
+        shown = {**self.info.field_arrays, **{n: t for n, (_, t) in self.read_out_of.items()},
+                 **self.calls_shown()}
         args = ""
         if {name, z} <= set(self.argument_arrays()) | set(self.read_out_of):
             roles = tuple(self._role(n) for n in (name, z))
             args = ", True" if roles == ("argument", "argument") else f", {roles!r}"
         return (f"_rt.check_shared({name}, {z}, {shown.get(name, name)!r}, {shown.get(z, z)!r}, {op!r}, "
                 f"{line!r}{args})")
+
+    def shown(self, name):
+        """name as the user wrote it, for a run-time check's message (shared_check_line)."""
+        got = self.read_out_of.get(name)
+        return got[1] if got is not None else self.calls_shown().get(name, name)
+
+    def calls_shown(self):
+        """The normaliser's names for values calls gave, as the user wrote the call
+        (`setdefault` -> `d.setdefault(...)`), for the messages of run-time checks."""
+        memo = self.__dict__.get("_calls_shown")
+        if memo is None:
+            memo = self._calls_shown = {}
+            for st in gast.walk(self.fn):
+                if st.__class__ is gast.Assign and len(st.targets) == 1 and st.targets[0].__class__ is gast.Name:
+                    x, f = st.targets[0].id, getattr(st.value, "func", None)
+                    if x in self.user_names or st.value.__class__ is not gast.Call:
+                        continue
+                    if f.__class__ is gast.Attribute and f.value.__class__ is gast.Name:
+                        memo[x] = f"{f.value.id}.{f.attr}(...)"
+                    elif f.__class__ is gast.Name:
+                        memo[x] = f"{f.id}(...)"
+        return memo
 
     def _role(self, name):
         """How name's object came from the caller: an argument, or captured by the function."""

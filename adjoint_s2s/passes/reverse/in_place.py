@@ -413,11 +413,12 @@ class InPlaceMixin:
                 continue
             if c in given:  # (the very object, or memory shared with it)
                 self.helpers.add("_rt")
-                fwd.append(f"_rt.check_shared({name}, {c}, {name!r}, {c!r}, None, {line!r})")
+                fwd.append(f"_rt.check_shared({name}, {c}, {self.shown(name)!r}, {self.shown(c)!r}, None, {line!r})")
             passed = name in self.info.params and c in self.info.params  # f(W, Box(W)): maybe
             if kind != ARRAY and (passed or (maybe | given) & (h.held_by(c) | {c})):
                 self.helpers.add("_rt")
-                fwd.append(f"_rt.check_held({name}, {c}, {name!r}, {c!r}, {line!r}{', True' if passed else ''})")
+                fwd.append(f"_rt.check_held({name}, {c}, {self.shown(name)!r}, {self.shown(c)!r}, {line!r}"
+                           f"{', True' if passed else ''})")
 
     def _stored_into(self):
         """Names of containers the function stores into (`c[k] = v`, `c.f = v`): those an

@@ -436,7 +436,7 @@ class MutationMixin(InPlaceMixin):
             held = h.held_by(c)
             if views & held and not own & held:  # (own & held: guard_holders checks it)
                 self.helpers.add("_rt")
-                fwd.append(f"_rt.check_held({name}, {c}, {name!r}, {c!r}, {line!r})")
+                fwd.append(f"_rt.check_held({name}, {c}, {self.shown(name)!r}, {self.shown(c)!r}, {line!r})")
 
     def _view_bases(self, e):
         """(the names e may be a view of, maybe): basic indexing, .T, .flat, reshape(),
