@@ -133,16 +133,8 @@ class Affine:
         self.w = w
         self.b = b
 
-    @property
-    def w2(self):
-        return self.w * self.w
-
     def __call__(self, z):
         return self.w * z + self.b
-
-    def shift(self, d):
-        self.b = self.b + d
-        return self
 
 
 def after_an_object(x, v):
