@@ -70,8 +70,8 @@ def matmul_adjoint_a(g, a, b):
         out = g * bc
     elif b_.ndim == 1:
         out = g[..., None] * bc  # an outer product (written so it can be differentiated again)
-    elif a_.ndim == 1:
-        out = bc @ g if g.ndim == 1 else (g @ np.swapaxes(bc, -1, -2))
+    elif a_.ndim == 1:  # (k,) @ (..., k, n): b times g per stack, summed by unbroadcast
+        out = bc @ g if g.ndim == 1 else (bc @ g[..., :, None])[..., 0]
     else:
         out = g @ np.swapaxes(bc, -1, -2)
     return unbroadcast(out, a_) if isinstance(a, np.ndarray) else unbroadcast(out, a)
@@ -94,8 +94,8 @@ def matmul_adjoint_b(g, a, b):
         out = g * ac
     elif a_.ndim == 1:
         out = ac[..., :, None] * g[..., None, :]  # an outer product
-    elif b_.ndim == 1:
-        out = np.swapaxes(ac, -1, -2) @ g
+    elif b_.ndim == 1:  # (..., m, k) @ (k,): a's transpose times g per stack, summed
+        out = np.swapaxes(ac, -1, -2) @ g if g.ndim == 1 else (np.swapaxes(ac, -1, -2) @ g[..., :, None])[..., 0]
     else:
         out = np.swapaxes(ac, -1, -2) @ g
     return unbroadcast(out, b_) if isinstance(b, np.ndarray) else unbroadcast(out, b)

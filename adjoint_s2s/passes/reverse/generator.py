@@ -40,6 +40,7 @@ from .data import DataMixin
 from .mutation import MutationMixin
 from .operators import OperatorsMixin
 from .plain import plain_statement
+from ..liveness import stmt_targets
 
 
 _ATOMS = frozenset((gast.Name, gast.Constant))
@@ -285,6 +286,8 @@ class Generator(
         through = self._written_through(s)
         # the names for the object before the statement (`a += v` rebinds a in the code)
         group = set(self.same.get(through[0], ())) if through else set()
+        if group:  # (a name the statement binds anew names its new value: `b_A = f(b_m)`)
+            group -= set(stmt_targets(s)) - {through[0]}
         field = self.field_of.get(through[0]) if through else None
         live = self.live_after.get(id(s), frozenset())
         flag = None
