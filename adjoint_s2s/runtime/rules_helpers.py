@@ -113,6 +113,20 @@ primitive(mutation.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoin
 primitive(mutation.uninsert, "b_lst, pos", adjoints={"b_lst": "_rt.uninsert_adjoint(g, b_lst, pos)"}, kind="other")
 
 
+@special(hs._quiet)
+def quiet_pair(fn, *args):
+    """hs._quiet (NumPy's division warnings silenced around a call of fn) differentiated
+    again, its `with` block around fn's pair and its pullback."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y, pb = dispatch.call(fn, *args)
+
+    def quiet_pullback(g):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (None,) + tuple(pb(g))
+
+    return y, quiet_pullback
+
+
 @special(mutation.unpop)
 def unpop_pair(b_lst, where, b_v):
     def unpop_pullback(g):  # linear in (b_lst, b_v)
