@@ -324,9 +324,11 @@ def complex_im_adjoint(g, im):
     g = _seed(g)
     if g is None:
         return None
+    if isinstance(g, np.ndarray) and g.ndim == 0:
+        g = g[()]  # (a NumPy rule's adjoint of a complex scalar: a 0-d array, not 0.0 here)
     if isinstance(im, (complex, np.complexfloating)):
         return -1j * g
-    return g.imag if isinstance(g, (complex, np.complexfloating)) else 0.0
+    return float(g.imag) if isinstance(g, (complex, np.complexfloating)) else 0.0
 
 
 def _unbroadcast_like(g, like):

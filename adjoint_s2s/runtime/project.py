@@ -50,6 +50,8 @@ def scalar(x):
         return x
     if x is None or isinstance(x, AbstractZero):
         return 0.0
+    if type(x) is np.ndarray and x.ndim == 0:
+        return x[()]  # (a NumPy rule's adjoint of a scalar: a number, as its primal)
     return x
 
 
