@@ -97,7 +97,7 @@ class Tangent:
 
     __slots__ = ("primal_type", "_fields", "_elements")
 
-    def __init__(self, primal_type, *elements, **fields):
+    def __init__(self, primal_type, /, *elements, **fields):  # (a field may be named `self`)
         object.__setattr__(self, "primal_type", primal_type)
         object.__setattr__(self, "_elements", tuple(elements))
         object.__setattr__(
