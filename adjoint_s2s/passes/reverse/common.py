@@ -273,7 +273,10 @@ class Status:
 
 
 def _item_key(sub, items):
-    """The key of items that sub (`seq[key]`, a constant key) reads, or None."""
+    """The key of items that sub (`seq[key]`, a constant key) reads, or None (a key of no
+    constant: `t[i]`)."""
+    if sub.slice.__class__ is not gast.Constant:
+        return None
     key = sub.slice.value
     if type(key) is int and len(items) and all(type(k) is int for k in items):
         key = key + len(items) if -len(items) <= key < 0 else key
