@@ -104,7 +104,6 @@ primitive(numeric.np_pad_transpose, "v, pad_width, mode='constant'",
 primitive(numeric.digamma, "x", "_rt.trigamma(x)")
 primitive(numeric.trigamma, "x", "_rt.polygamma2(x)")
 primitive(unthunk, "v", adjoints={"v": "g"}, kind="other")
-primitive(store.output_tangent, "v, y", adjoints={"v": "g"}, kind="other")
 primitive(store.rrule_seed, "v", adjoints={"v": "g"}, kind="other")
 primitive(mutation.unextend, "b_lst, where, vs", adjoints={"b_lst": "_rt.unextend_adjoint(g, b_lst, where)"}, kind="other")
 primitive(mutation.unappend, "b_lst, n", adjoints={"b_lst": "_rt.unappend_adjoint(g, b_lst, n)"}, kind="other")
@@ -403,6 +402,24 @@ def with_fields_pair(v, obj):
         return (None, gg, None)
 
     return store.with_fields(v, obj), with_fields_pullback
+
+
+@special(store.output_tangent)
+def output_tangent_pair(v, y):
+    # a rule's seed: v plus the field gradients of a mutable output taken from the store
+    # (the reads of y.a put them there); differentiated again, each field's cotangent
+    # goes back to the put that made it, as with_fields_pair hands it (before: dropped,
+    # a second derivative through a rule returning a mutable object missed them)
+    entry = store._FIELDS.get(id(y)) if store.is_mutable_object(y) else None
+    names = list(entry[1]) if entry is not None and entry[0] is y else []
+    cells = {name: _claim_cells(y, name) for name in names}
+
+    def output_tangent_pullback(gg):
+        for name, taken in cells.items():
+            _fill(taken, structure.field(gg, name))
+        return (None, gg, None)
+
+    return store.output_tangent(v, y), output_tangent_pullback
 
 
 @special(store.drop_callee_fields)
