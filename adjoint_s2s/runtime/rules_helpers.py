@@ -387,39 +387,35 @@ def seed_result_pair(v, result):
     return x, lambda g: (None, g, None)
 
 
-@special(store.with_fields)
-def with_fields_pair(v, obj):
-    # with_fields takes every field gradient of obj from the store (the reads of obj.a
-    # put them there): a take of each field, whose pullback hands each put's cell the
-    # cotangent of its field (a dataclass's constructor, differentiated again)
-    entry = store._FIELDS.get(id(obj))
+def _taking_fields(obj, take):
+    """(take(), its pullback) for take, a read of every field gradient of obj the store
+    holds (the reads of obj.a put them there): a take of each field, whose pullback
+    hands each put's cell the cotangent of its field, and the rest to the value added
+    to them (the pullback's second slot)."""
+    entry = store._FIELDS.get(id(obj)) if obj is not None else None
     names = list(entry[1]) if entry is not None and entry[0] is obj else []
     cells = {name: _claim_cells(obj, name) for name in names}
 
-    def with_fields_pullback(gg):
+    def taking_fields_pullback(gg):
         for name, taken in cells.items():
             _fill(taken, structure.field(gg, name))
         return (None, gg, None)
 
-    return store.with_fields(v, obj), with_fields_pullback
+    return take(), taking_fields_pullback
+
+
+@special(store.with_fields)
+def with_fields_pair(v, obj):
+    # (a dataclass's constructor, differentiated again)
+    return _taking_fields(obj, lambda: store.with_fields(v, obj))
 
 
 @special(store.output_tangent)
 def output_tangent_pair(v, y):
-    # a rule's seed: v plus the field gradients of a mutable output taken from the store
-    # (the reads of y.a put them there); differentiated again, each field's cotangent
-    # goes back to the put that made it, as with_fields_pair hands it (before: dropped,
-    # a second derivative through a rule returning a mutable object missed them)
-    entry = store._FIELDS.get(id(y)) if store.is_mutable_object(y) else None
-    names = list(entry[1]) if entry is not None and entry[0] is y else []
-    cells = {name: _claim_cells(y, name) for name in names}
-
-    def output_tangent_pullback(gg):
-        for name, taken in cells.items():
-            _fill(taken, structure.field(gg, name))
-        return (None, gg, None)
-
-    return store.output_tangent(v, y), output_tangent_pullback
+    # a rule's seed: v plus a mutable output's field gradients from the store. Before,
+    # a primitive passed only v's cotangent back: a second derivative through a rule
+    # returning a mutable object missed the fields'
+    return _taking_fields(y if store.is_mutable_object(y) else None, lambda: store.output_tangent(v, y))
 
 
 @special(store.drop_callee_fields)
