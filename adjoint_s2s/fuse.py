@@ -59,7 +59,7 @@ is kept exact:
 * scopes: a name the pullback binds must not be captured by a closure of the forward
   lines (a cell they share), nor be a captured variable or a global the forward lines read
   (binding it would make it local); ``global``, ``nonlocal``, ``yield`` and ``await``
-  are declined;
+  are declined. A global's ``DT=DT`` (for a pullback called later) is not bound;
 * the result is a real number (the generator's ``REAL`` kind: the seed check ``if
   type(b_result) is not float`` is dropped, 1.0 is a float) or of an array's kind (a NumPy
   scalar: ``_rt.real_scalar``, gradient's own check, tests it before the pullback's lines,
@@ -94,9 +94,7 @@ class Fused:
     __slots__ = ("source", "name", "same_below", "seed", "grads_name", "checked")
 
     def __init__(self, source, name, same_below, seed, grads_name, checked=False):
-        self.source = source
-        self.name = name
-        self.same_below = same_below
+        self.source, self.name, self.same_below = source, name, same_below
         self.seed = seed  # the pullback's seed parameter, set to 1.0
         self.grads_name = grads_name  # a free name for the gradients-only form
         self.checked = checked  # the value is tested (_rt.real_scalar) before the pullback
@@ -119,14 +117,14 @@ def fuse(text, pair_name, result_kind, numpy=False, code=None):
     pb, value = _pullback_and_value(pair)
     survey = _Survey(tree, pair, pb, value)
     pair_code, pb_code = _codes(text, pair.name, pb.name, code)
-    _check_scopes(survey, pair_code, pb_code, pb.name)
+    kept = _check_scopes(survey, pair_code, pb_code, pb)
     names = survey.identifiers
     name = _fresh(pair_name[: -len(PAIR_SUFFIX)] + FUSED_SUFFIX
                   if pair_name.endswith(PAIR_SUFFIX) else pair_name + FUSED_SUFFIX, names)
     lines = text.split("\n")
     if numpy and fastprimal.applies(factory, pair_code):
         fastprimal.rewrite(lines, pair.body[:-2], _char_col)
-    bound = set(pb_code.co_varnames) | set(pb_code.co_cellvars)
+    bound = (set(pb_code.co_varnames) | set(pb_code.co_cellvars)) - kept
     body = _fused_body(lines, pair, pb, value, names, bound, survey.returns, checked)
     out = lines[: factory.lineno - 1]
     out.append(_renamed_header(lines, factory, "make_" + pair_name, "make_" + name))
@@ -208,7 +206,7 @@ class _Survey:
     the pullback named elsewhere."""
 
     def __init__(self, tree, pair, pb, value):
-        self.identifiers, self.read, self.returns = set(), set(), []
+        self.identifiers, self.read, self.returns, self.pb_stores = set(), set(), [], set()
         self.declined = None
         fwd = pair.body[:-2]
         # (node, region: "fwd" / "pb" / "", own scope of its region)
@@ -224,6 +222,8 @@ class _Survey:
                 if region in ("fwd", "dflt"):
                     self.read.add(node.id)
                 pb_uses += node.id == pb.name
+                if region == "pb" and own and type(node.ctx) is not ast.Load:
+                    self.pb_stores.add(node.id)
                 continue
             if t is ast.arg:
                 self.identifiers.add(node.arg)
@@ -278,21 +278,25 @@ def _codes(text, pair_name, pb_name, pair=None):
     return pair, pb
 
 
-def _check_scopes(survey, pair_code, pb_code, pb_name):
+def _check_scopes(survey, pair_code, pb_code, pb):
     """Decline where running the pullback's lines in the pair's scope could differ from
-    running them in their own (see the module docstring)."""
+    running them in their own (see the module docstring); else the pullback's ``name=name``
+    parameters naming globals, which the fused form does not bind."""
     if survey.declined:
         raise Declined(survey.declined)
     if (pair_code.co_flags | pb_code.co_flags) & _GENERATORS:
         raise Declined("a yield or await")
-    pb_locals = set(pb_code.co_varnames) | set(pb_code.co_cellvars)
+    pair_locals = set(pair_code.co_varnames) | set(pair_code.co_cellvars)
+    kept = {p.arg for p, d in zip(pb.args.args[1:], pb.args.defaults) if getattr(d, "id", None) == p.arg}
+    kept -= pair_locals | set(pair_code.co_freevars) | survey.pb_stores
+    pb_locals = (set(pb_code.co_varnames) | set(pb_code.co_cellvars)) - kept
     shared = pb_locals & set(pair_code.co_cellvars)
     if shared:
         raise Declined(f"the pullback binds {_one(shared)}, which a closure of the forward lines captures")
-    pair_locals = set(pair_code.co_varnames) | set(pair_code.co_cellvars)
     outer = pb_locals & (set(pair_code.co_freevars) | (survey.read - pair_locals))
     if outer:
         raise Declined(f"the pullback binds {_one(outer)}, which the forward lines read from outside")
+    return kept
 
 
 def _one(names):
@@ -504,13 +508,11 @@ def grads_of(entry):
 
 
 def _forms(entry, floats):
-    forms = entry.fused
-    if forms is None:
-        forms = entry.fused = {}
-    got = forms.get(floats)
-    if got is None:
-        got = forms[floats] = _derive(entry, floats)
-    return got
+    forms = entry.fused if entry.fused is not None else {}
+    entry.fused = forms
+    if floats not in forms:
+        forms[floats] = _derive(entry, floats)
+    return forms[floats]
 
 
 def _derive(entry, floats):
@@ -545,8 +547,7 @@ def _compiled(entry, fused, text, name, what):
     except SyntaxError:  # pragma: no cover - a bug of ours
         return None
     factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
-    code = next(c for c in factory.co_consts
-                if isinstance(c, types.CodeType) and c.co_name == name)
+    code = next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
     emit._register_source(gname, text, code)
     # functions the forward lines define come from the user's lines, as in the pair
     origins = emit.ORIGINS.get(entry.filename, {})
@@ -560,10 +561,8 @@ def fused_for(fn, pair, floats=False):
     None) when the pair has no fused form. floats: every argument is a float, as many as
     fn's positional parameters (the dispatch cache's key says so)."""
     code = getattr(pair, "__code__", None)
-    variants = emit._CACHE.get(fn.__code__)
-    if code is None or variants is None:
-        return None, None
-    entry = next((e for entries in variants.values() for e in entries if e.code is code), None)
+    variants = emit._CACHE.get(fn.__code__) if code is not None else None
+    entry = next((e for entries in (variants or {}).values() for e in entries if e.code is code), None)
     if entry is None:
         return None, None
     floats = floats and code.co_argcount == fn.__code__.co_argcount

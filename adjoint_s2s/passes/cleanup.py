@@ -79,11 +79,12 @@ def clean(draft, plan, fwd_lines, pb_lines):
     # pass keeps fast locals (no cells), and the values are snapshots, so a captured
     # variable rebound later (a loop variable) cannot change the gradient. Helper
     # modules stay closure variables (they resolve statically when differentiated again)
-    primal = draft.locals | set(draft.params_names) | set(draft.freevars)
+    data = data_globals(draft.globals_read) - draft.locals
+    primal = draft.locals | set(draft.params_names) | set(draft.freevars) | data
     primal -= set(draft.static_free) | draft.helpers | {"_rt"}
     primal |= slot_names | ({draft.tape} if plan.tape_used else set())
     passed = sorted((names_read(pb_lines) & primal) - {draft.seed})
-    always = set(draft.params_names) | set(draft.freevars) | {draft.tape}
+    always = set(draft.params_names) | set(draft.freevars) | {draft.tape} | data
     unbound = sorted(
         n for n in passed if n not in always and n not in plan.defined_at_end
     )
@@ -93,6 +94,15 @@ def clean(draft, plan, fwd_lines, pb_lines):
              - slot_names - {draft.tape, draft.pos})
     pure = draft.scalars | ({"math", "cmath"} & draft.helpers)
     return blockclean.fold_pure_temps(fwd_lines, temps, pure, draft.tape), pb_lines, passed
+
+
+def data_globals(read):
+    """The globals the code read that hold data (numbers, arrays, containers: the facts
+    emit's data guard checks by type; a callee, a module or a class is a reference). The
+    pullback takes those it reads as default arguments, like the locals: the values the
+    forward pass computed with, though the module rebinds the name before the pullback
+    is called (`DT = 0.02` between the two)."""
+    return {n for n, fact in read.items() if type(fact) is type or type(fact) is tuple} - {"__builtins__"}
 
 
 def clean_pullback(lines, seed, primal, real_adjoints):

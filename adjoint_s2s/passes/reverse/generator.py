@@ -511,7 +511,7 @@ class Generator(
             # for the tape planning and the clean-up
             tape=self.tape, pos=self.pos, saves=self.saves, locals=self.locals,
             params_names=info.params, freevars=info.freevars, static_free=info.static_free,
-            helpers=self.helpers, user_names=self.user_names,
+            helpers=self.helpers, user_names=self.user_names, globals_read=getattr(info.globals, "read", {}),
             real_adjoints={b for v, b in self._adj.items() if self.kinds.get(v) == REAL},
             scalars={v for v, k in self.kinds.items() if k in SCALAR},
         )
