@@ -41,7 +41,7 @@ def _showgrad_rule(x, label=None):
     def showgrad_pullback(g):
         expr, where = label if isinstance(label, tuple) else (label or "x", None)
         print(f"∂({expr}) = {g}" + (f"    at {where}" if where else ""))
-        return (g,)
+        return g, None  # (the label: text, no gradient)
 
     return x, showgrad_pullback
 

@@ -126,6 +126,17 @@ def test_seed_hooks_and_showgrad(capsys):
     assert out.startswith("∂(a) = 3.0") and "test_nested.py:" in out
 
 
+def test_showgrad_with_a_label(capsys):
+    """The documented label, by position or keyword: printed, no gradient of its own (the
+    rule returned one gradient for the two arguments: a RuleError after printing)."""
+    by_position = lambda x: ad.showgrad(x * x, "sq") * 3.0  # noqa: E731
+    by_keyword = lambda x: ad.showgrad(x * x, label="sq") * 3.0  # noqa: E731
+    for f in (by_position, by_keyword):
+        assert ad.gradient(f, 0.7) == approx((4.2,))
+        assert capsys.readouterr().out == "∂(sq) = 3.0\n"
+    assert ad.gradient(lambda x: ad.gradient(by_position, x)[0], 0.7) == approx((6.0,))
+
+
 def test_seed_checkpoint_runs_forward_twice(capsys):
     def foo(x):
         print(x)
