@@ -21,6 +21,7 @@ import types
 
 from . import fuse
 from .kinds import FUNCTION as _CALLEE, LIBRARY, MISSING
+from .guards import kw_values
 from .runtime.dispatch import globals_fit, same_defaults
 
 FUNCTION = types.FunctionType
@@ -28,6 +29,14 @@ ONE = object()  # the memo's second type for one argument (no value's type is th
 _MEMO_CHECKS = (None, _CALLEE, LIBRARY)  # the guard items the memo checks (remember)
 _DEFAULTS = operator.attrgetter("__defaults__", "__kwdefaults__")
 _STATE = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
+
+
+def _state_kw(f):  # _STATE and the values of the keyword defaults (a dict changed in place)
+    return f.__code__, f.__defaults__, f.__kwdefaults__, kw_values(f.__kwdefaults__)
+
+
+def _defaults_kw(f):  # _DEFAULTS, and as _state_kw
+    return f.__defaults__, f.__kwdefaults__, kw_values(f.__kwdefaults__)
 
 
 def hit(f, args):
@@ -67,9 +76,12 @@ def remember(f, args, found):
         checks = tuple((item[0], item[2]()) for item in found[3] if item[1] is not LIBRARY)
         more = []  # (wanted, getter, object): the objects' state, checked as one tuple
         if found[-1] is not None:  # f's keyword defaults (keyword-only parameters)
-            more.append((found[-1], _DEFAULTS, f))
+            own = found[-1]
+            more.append((own, _defaults_kw, f) if own[2] is not None else (own[:2], _DEFAULTS, f))
         for name, kind, ref in found[3]:
-            if kind is _CALLEE:  # a callee: its code and defaults too
+            if kind is _CALLEE and ref.kwvalues is not None:  # a callee: its code and defaults too
+                more.append(((ref.code, ref.defaults, ref.kwdefaults, ref.kwvalues), _state_kw, ref()))
+            elif kind is _CALLEE:
                 more.append(((ref.code, ref.defaults, ref.kwdefaults), _STATE, ref()))
             elif kind is LIBRARY:  # what a library module holds (guards._library_guard)
                 more.append((ref[2], ref[1], ref[0]))

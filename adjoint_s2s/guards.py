@@ -30,11 +30,23 @@ class _FunctionRef(weakref.ref):
     code, defaults and keyword defaults (assigned in place, the same function computes
     something else). ``same_function`` checks them."""
 
-    __slots__ = ("code", "defaults", "kwdefaults")
+    __slots__ = ("code", "defaults", "kwdefaults", "kwvalues")
 
     def __init__(self, fn, callback=None):
         super().__init__(fn, callback)
         self.code, self.defaults, self.kwdefaults = fn.__code__, fn.__defaults__, fn.__kwdefaults__
+        self.kwvalues = kw_values(fn.__kwdefaults__)
+
+
+def kw_values(kw):
+    """The values a function's keyword defaults hold, or None for none: the same dict
+    changed in place (`f.__kwdefaults__["w"] = 5.0`) holds other values."""
+    return tuple(kw.values()) if kw else None
+
+
+def same_kw_values(kw, values):
+    """Whether the keyword defaults kw hold the values kw_values took (the same objects)."""
+    return values is None or len(kw) == len(values) and all(a is b for a, b in zip(kw.values(), values))
 
 
 def _weak(obj):
@@ -90,7 +102,8 @@ def same_function(ref, v):
     and keyword defaults it had when the code was written (assigned in place, they make
     it compute something else: IPython's autoreload sets them)."""
     return (ref() is v and v is not None and v.__code__ is ref.code
-            and v.__defaults__ is ref.defaults and v.__kwdefaults__ is ref.kwdefaults)
+            and v.__defaults__ is ref.defaults and v.__kwdefaults__ is ref.kwdefaults
+            and same_kw_values(v.__kwdefaults__, ref.kwvalues))
 
 
 def _data_guard(assumed):
@@ -281,7 +294,8 @@ def globals_fit(g, guard):
             continue
         if typ is FUNCTION:  # a callee the code inlined or calls: the same, unchanged
             if (kind() is not v or v is None or v.__code__ is not kind.code
-                    or v.__defaults__ is not kind.defaults or v.__kwdefaults__ is not kind.kwdefaults):
+                    or v.__defaults__ is not kind.defaults or v.__kwdefaults__ is not kind.kwdefaults
+                    or not same_kw_values(v.__kwdefaults__, kind.kwvalues)):
                 return False
             continue
         if typ is MODULE_ATTR:  # hm.act read from the user's module hm (_attribute_guard)
@@ -307,9 +321,9 @@ def own_state(f, nargs):
     code = f.__code__
     if nargs >= code.co_argcount and not code.co_kwonlyargcount:
         return None
-    return (f.__defaults__, f.__kwdefaults__)
+    return (f.__defaults__, f.__kwdefaults__, kw_values(f.__kwdefaults__))
 
 
 def same_defaults(f, own):
     """Whether f has the defaults own_state took."""
-    return f.__defaults__ is own[0] and f.__kwdefaults__ is own[1]
+    return f.__defaults__ is own[0] and f.__kwdefaults__ is own[1] and same_kw_values(own[1], own[2])
