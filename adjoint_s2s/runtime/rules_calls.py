@@ -237,6 +237,26 @@ def call_primal_keeping_pair(keep, f, /, *args, **kwargs):
     return res, call_primal_keeping_pullback
 
 
+@special(mutation.keeping)
+def keeping_pair(keep, f, args, run, kwargs):
+    """keeping differentiated: the two pairs above, differentiated again (a third
+    derivative through a call with *args), call it. The pair of run's call, under the
+    same checks; the cotangents go back to keeping's parameters (args a tuple, kwargs a
+    dict)."""
+    n = len(args)
+
+    def run_pair(f_, /, *a, **k):
+        return dispatch.call(run, f_, *a, **k)
+
+    res, pb = mutation.keeping(keep, f, args, run_pair, kwargs)
+
+    def keeping_pullback(g):
+        grads = pb(g)  # (run, f, *args, {keywords} when there are keywords)
+        return (None, None, grads[1], tuple(grads[2:2 + n]), grads[0], grads[2 + n] if kwargs else None)
+
+    return res, keeping_pullback
+
+
 @special(dispatch.call_primal)
 def call_primal_pair(f, /, *args, **kwargs):
     if (
