@@ -249,6 +249,21 @@ def _dict_copy(d):
     return dict(d), lambda g: (None if g is None else dict(g),)
 
 
+def _unbound_copy(copy_, rebuild):
+    """The pair of a type's copy method called unbound, `list.copy(x)`: what the standard
+    library's copy.copy calls for lists, dicts and arrays."""
+
+    def unbound_copy_pair(x):
+        return copy_(x), lambda g: (None, None if g is None else rebuild(g))
+
+    return unbound_copy_pair
+
+
+R.SPECIAL[list.copy] = _unbound_copy(list.copy, list)
+R.SPECIAL[dict.copy] = _unbound_copy(dict.copy, dict)
+R.SPECIAL[np.ndarray.__copy__] = _unbound_copy(np.ndarray.__copy__, lambda g: g)
+
+
 _NO_GRAD_TYPES = (str, bytes, bool, type(None), range, slice)
 
 

@@ -245,8 +245,10 @@ def _where_met():
     if site is not None and _not_users(where):
         # the call is in generated code differentiated again, or in one of adjoint_s2s's
         # helpers: name the user's function that led there
+        name = names[0].partition(" (")[0]
         how = "differentiated to second order" if where.startswith("<adjoint_s2s") else (
-            f"through adjoint_s2s's {names[0].partition(' (')[0]}, differentiated again")
+            f"through {name} of {os.path.basename(where)}, a library's function it calls"
+            if is_library_file(where) else f"through adjoint_s2s's {name}, differentiated again")
         names[0] = f"{site[0]} ({site[1]}, line {site[2]}), {how}"
     reason = f"it has no Python source and no rule; the call is in {names[0]}"
     if len(names) > 1 and any("adapters.py" in n or "rule" in n for n in names[:3]):
