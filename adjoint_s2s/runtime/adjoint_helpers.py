@@ -25,6 +25,7 @@ from ..rules.numpy.elementwise import (
     np_reciprocal_adjoint,
     np_sinc_partial,
     np_sqrt_adjoint,
+    np_where_adjoint,
 )
 from ..rules.numpy.reductions import (
     acc_extremum_adjoint,
@@ -460,6 +461,7 @@ __all__ = [
     "np_vecdot_adjoint_b",
     "np_vector_norm_adjoint",
     "np_vstack_adjoint",
+    "np_where_adjoint",
     "polar_adjoint",
     "pow_base_adjoint",
     "pow_base_partial",

@@ -28,6 +28,7 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_reciprocal_adjoint",
     "np_sinc_partial",
     "np_sqrt_adjoint",
+    "np_where_adjoint",
 ]
 
 
@@ -389,5 +390,17 @@ rule(np.clip, "a, a_min=None, a_max=None",
      note="the bounds get the adjoint where they are active")
 
 
-rule(np.where, "condition, x, y", None, "condition", "np.logical_not(condition)",
-     note="three-argument form; no gradient to the condition")
+def np_where_adjoint(g, condition, x, other=False):
+    """The adjoint of np.where(condition, x, y) for x (other: for y): g where the condition
+    picks it, by its truth (a float or int condition picks where it is nonzero), 0
+    elsewhere. Selected, not multiplied by the condition: the condition's values do not
+    scale it, and an inf or nan of g where the other branch was taken stays out (as JAX's
+    where), so `np.sqrt(np.where(v > 0, v, 0))` has 0, not nan, where v <= 0."""
+    picked = np.asarray(condition).astype(bool)
+    return np_fit(np.where(np.logical_not(picked) if other else picked, g, 0), x)
+
+
+rule(np.where, "condition, x, y",
+     adjoints={"x": "_rt.np_where_adjoint(g, condition, x)", "y": "_rt.np_where_adjoint(g, condition, y, True)"},
+     note="three-argument form; no gradient to the condition; the adjoint is selected by the "
+          "condition's truth, not multiplied by it")
