@@ -25,7 +25,7 @@ from . import rules as R, runtime, source
 from .kinds import ARRAY, FIELDS, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, reverse, scalarize,
-                     sparse, tape)
+                     sparse, tape, text_numbers)
 from .passes.reverse.generator import _DISPATCHED
 
 
@@ -63,6 +63,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
     facts = activity.analyse(node, info, arg_kinds, cell_kinds, user_names | set(fn.__code__.co_varnames))
+    text_numbers.check_text_numbers(node, facts, filename)
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
         facts.callee_globals = frozenset(facts.callee_globals) | frozenset(inlined.callees)
     rev = reverse.Generator(node, info, facts, taken=namer.taken)

@@ -40,7 +40,7 @@ def load(pkg):
     mods = {m: importlib.import_module(f"{pkg}.{m}") for m in ("emit", "runtime", "transform", "source", "naming")}
     mods.update({m: importlib.import_module(f"{pkg}.passes.{m}") for m in PASSES})
     mods["api"] = importlib.import_module(pkg)
-    for name in ("projected", "scalarize"):  # (older checkouts have neither)
+    for name in ("projected", "scalarize", "text_numbers"):  # (older checkouts have neither)
         try:
             mods[name] = importlib.import_module(f"{pkg}.passes.{name}")
         except ImportError:
@@ -88,6 +88,8 @@ def phases(M, fn, key):
     lap("anf")
     info = T.function_info(fn, node, filename, globals_)
     facts = M["activity"].analyse(node, info, *T._split_key(fn, key)[:2], user_names | set(code.co_varnames))
+    if "text_numbers" in M:  # (older checkouts have none)
+        M["text_numbers"].check_text_numbers(node, facts, filename)
     lap("activity")
     rev = M["reverse"].Generator(node, info, facts, taken=namer.taken)
     draft = rev.generate()

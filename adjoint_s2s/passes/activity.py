@@ -81,7 +81,7 @@ class Activity(Queries):
         self.info = info
         self.user_names = frozenset(user_names)
         self._reads_cache = {}
-        self._stmts = stmts = list(walk_block(fn_node.body))
+        self._stmts = self.statements = stmts = list(walk_block(fn_node.body))
         locals_ = set(info.params)
         # tuples bound once to a name (the normalised form of `a, b = x, y`): the kinds of
         # their items, for the subscripts that unpack them
