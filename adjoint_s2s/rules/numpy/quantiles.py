@@ -24,12 +24,21 @@ _CURRENT[0] = "Reductions"
 # ----- order statistics -------------------------------------------------------------------------
 
 
+def _axes(a, axis):
+    """The reduced axes (an int or a tuple of them) as non-negative ints."""
+    n = np.ndim(a)
+    return tuple(int(i) % n for i in (axis if isinstance(axis, tuple) else (axis,)))
+
+
 def _last(a, axis):
-    """a with the reduced axis last (all of a flattened for axis=None)."""
+    """a with the reduced axes last, as one (all of a flattened for axis=None)."""
     a = np.asarray(a)
     if axis is None:
         return np.reshape(a, (-1,))
-    return np.moveaxis(a, int(axis), -1)
+    axes = _axes(a, axis)
+    k = len(axes)
+    moved = np.moveaxis(a, axes, tuple(range(-k, 0)))
+    return np.reshape(moved, moved.shape[:moved.ndim - k] + (-1,))
 
 
 def _read(pos, top, method):
@@ -86,7 +95,10 @@ def _unsorted(gs, moved, a, axis):
     back = np.take_along_axis(gs, np.argsort(np.argsort(moved, -1), -1), -1)
     if axis is None:
         return np_fit(np.reshape(back, np.shape(a)), a)
-    return np_fit(np.moveaxis(back, -1, int(axis)), a)
+    axes = _axes(a, axis)
+    k = len(axes)
+    back = np.reshape(back, back.shape[:-1] + tuple(np.shape(a)[i] for i in axes))
+    return np_fit(np.moveaxis(back, tuple(range(-k, 0)), axes), a)
 
 
 def np_quantile_adjoint_a(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):

@@ -65,8 +65,9 @@ def _trap_widths(y, x, dx, axis):
     if x is None:
         return dx
     x = np.asarray(x)
-    d = np.diff(x, 1, axis)
-    return _along(d, n, axis) if x.ndim == 1 else d
+    if x.ndim == 1:  # (one width per interval along y's axis)
+        return _along(np.diff(x), n, axis)
+    return np.diff(x, 1, axis)
 
 
 def _trap_shape(g, y, axis):
