@@ -29,7 +29,7 @@ _R = dict(kind="same")
 def first_order_pair(f, args, has_kwargs):
     """The Python function that ``dispatch.call(f, ...)`` runs (something with source)."""
     nargs = len(args)
-    if has_kwargs:
+    if has_kwargs and not isinstance(f, functools.partial):  # (a partial's pair takes keywords)
         return lambda *args, **kwargs: dispatch._call_kw(f, args, kwargs)
     if type(f) is types.FunctionType:
         pair = dispatch.rule_pair(f, nargs)
@@ -90,6 +90,13 @@ def tangent_of_callee_pair(d_inner, f):
             return (None, None, None)
         if own is not None:
             g = Tangent(types.FunctionType, **{own: g})
+        elif isinstance(f, functools.partial):  # the partial's parts, back to partial_pair's cells
+            parts = {"fn": structure.field(g, "func"), "bound": structure.field(g, "args"),
+                     "keywords": structure.field(g, "keywords")}
+            parts = {k: v for k, v in parts.items() if v is not None}
+            if not parts:
+                return (None, None, None)
+            g = Tangent(types.FunctionType, **parts)
         back = Tangent(types.FunctionType, pair=g) if nested else g
         return (None, back, None)
 
@@ -103,7 +110,7 @@ def first_order_pair_pair(f, args, has_kwargs):
     pair = first_order_pair(f, args, has_kwargs)
 
     def first_order_pair_pullback(g):
-        if has_kwargs:  # the keyword pair captures f itself
+        if has_kwargs and not isinstance(f, functools.partial):  # the keyword pair captures f itself
             return (None, structure.field(g, "f"), None, None)
         return (None, _tangent_of_callee(g, f), None, None)
 
@@ -117,7 +124,7 @@ def call_pair(f, /, *args, **kwargs):
 
     def call_pullback(g):
         grads = outer_pb(g)
-        if kwargs:  # the keyword pair captures f itself: its field is f's tangent
+        if kwargs and not isinstance(f, functools.partial):  # the keyword pair captures f itself
             return (None, structure.field(grads[0], "f")) + tuple(grads[1:])
         return (None, _tangent_of_callee(grads[0], f)) + tuple(grads[1:])
 
