@@ -424,14 +424,21 @@ def _blame_the_users_call(exc, fn):
         f". Give {callee} a rule with @adjoint_s2s.adjoint({callee}), or mark it with "
         f"adjoint_s2s.non_differentiable({callee}) if it carries no gradient"
     )
+    if not named and not runtime.sites.is_library_file(code.co_filename) and not code.co_filename.startswith("<"):
+        # adjoint_s2s's own helper, met at a higher order than it is differentiable to
+        own = (f"while differentiating {name} ({filename}, line {line}): this order of derivative "
+               f"needs adjoint_s2s's own {callee} differentiated again, which it does not support. "
+               f"Take one derivative fewer, or give {name} (or the function of yours it calls "
+               f"there) a rule with @adjoint_s2s.adjoint, whose pullback is differentiated instead")
+        lead, way = own, ""  # (the helper's own construct and way out mean nothing to the user)
     exc._blamed = True
     if isinstance(exc, UnsupportedSyntaxError):
-        exc.msg = lead + exc.msg + way
+        exc.msg = lead + (exc.msg if way else "") + way
         exc.args = (exc.msg,)
         exc.filename, exc.lineno, exc.offset = filename, line, None
         exc.text = None
     else:
-        exc.args = (lead + str(exc) + way,) + exc.args[1:]
+        exc.args = (lead + (str(exc) if way else "") + way,) + exc.args[1:]
 
 
 def _origins(text, raw_items, user_file):

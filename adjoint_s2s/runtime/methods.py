@@ -282,6 +282,16 @@ _ARRAY_METHODS_IN_PLACE = frozenset({
 })
 
 
+def _no_gradients(count, keywords):
+    """What the pullback of a method without gradients gives: Nones, and an empty dict for
+    keywords. A constant at every order (its pullback differentiated again: tuple * int
+    would fold a cotangent into the Nones)."""
+    return (None,) * count + (({},) if keywords else ())
+
+
+R.NONDIFF[_no_gradients] = "the gradients of a method that carries none: a constant"
+
+
 def _method_rule(cls, name, meth):
     rule = _METHOD_RULES.get((cls, name))
     if rule is None:  # numpy scalar types: look along the class hierarchy
@@ -297,7 +307,7 @@ def _method_rule(cls, name, meth):
             def no_gradient_method(obj, *args, **kwargs):
                 y = getattr(obj, name)(*args, **kwargs)
                 n = len(args)
-                return y, lambda g: (None,) * (n + 1) + (({},) if kwargs else ())
+                return y, lambda g: _no_gradients(n + 1, bool(kwargs))
 
             # differentiated again (inside a pullback), it is a constant as well
             rule = _NO_GRAD_RULES[(cls, name)] = no_gradient_method

@@ -29,7 +29,8 @@ from .structure import GradList, part
 from .accumulate import _PRIVATE_REFS
 from .fields import _store_items
 from .user_classes import own_setitem, refuse_own_setitem
-from .dispatch import call, call_primal
+from .. import rules as R
+from .dispatch import call, call_primal, rule_pair
 from .methods import _drop_first, call_method
 
 
@@ -559,6 +560,8 @@ def _holds(c, value, depth, seen):
 
 def call_method_keeping(keep, obj, name, /, *args, **kwargs):
     """call_method for a caller that reads args[i], i in keep, again (see call_keeping)."""
+    if type(obj) in R.BOUND_RULE_CLASSES and rule_pair(getattr(obj, name), len(args), tuple(kwargs)):
+        return call_method(obj, name, *args, **kwargs)  # (a rule: it writes into no argument)
     meth = getattr(type(obj), name, None)
     if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()):
         # (k + 1, False): a method's argument rebound by `a op= v` is not handed back to

@@ -41,6 +41,8 @@ def real(x):
         return float(x)
     if isinstance(x, np.complexfloating):
         return float(x.real)
+    if isinstance(x, (list, tuple, dict, str)):
+        raise TypeError(f"the seed of a pullback of a real number is a number, not a {type(x).__name__}")
     return x
 
 
