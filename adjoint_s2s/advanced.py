@@ -207,7 +207,8 @@ def hessian(f, x):
     """The Hessian of a scalar function of a float or an array (reverse over reverse)."""
 
     def grad_f(x):
-        return gradient(f, x)[0]
+        g = gradient(f, x)[0]
+        return np.zeros(np.shape(x)) if g is None else g  # (f constant: zeros, in x's shape)
 
     (h,) = jacobian(grad_f, x)
     return h if np.ndim(x) else float(h)
@@ -218,6 +219,8 @@ def hvp(f, x, v):
     forward mode): the gradient of x -> <∇f(x), v>."""
 
     def directional(x):
-        return np.sum(gradient(f, x)[0] * v)
+        g = gradient(f, x)[0]
+        return 0.0 if g is None else np.sum(g * v)  # (f constant: no gradient, H = 0)
 
-    return gradient(directional, x)[0]
+    hv = gradient(directional, x)[0]
+    return (np.zeros(np.shape(x)) if np.ndim(x) else 0.0) if hv is None else hv

@@ -25,7 +25,7 @@ from . import rules as R, runtime, source
 from .kinds import ARRAY, FIELDS, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, reverse, scalarize,
-                     sparse, tape, text_numbers)
+                     self_writes, sparse, tape, text_numbers)
 from .passes.reverse.generator import _DISPATCHED
 
 
@@ -46,6 +46,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     else:  # nothing check rejects (it would pass), and the names the copy met
         user_names = noted[0]
     lazy.check_kept_iterators(node.body, filename)
+    self_writes.rewrite_self_writes(node, filename)
     arg_kinds, cell_kinds, fields = _split_key(fn, key)
     read = {}
     if fields:  # records' fields read once, at the entry (passes/param_fields.py)

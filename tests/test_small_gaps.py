@@ -82,3 +82,75 @@ def test_refusal_inside_adjoint_s2s_own_helper_names_the_users_function():
     assert "while differentiating" in msg and "test_small_gaps.py" in msg
     assert "adjoint_s2s's own" in msg and "Take one derivative fewer" in msg
     assert "_OPEN" not in msg
+
+
+W4 = np.array([0.0, 1.0, 4.0, 9.0])
+
+
+def reversed_into_itself(x):
+    a = x * 1.0
+    a[::-1] = a
+    return np.sum(a * W4)
+
+
+def whole_into_itself(x):
+    a = x * 1.0
+    a[:] = a
+    return np.sum(a * W4)
+
+
+def permuted_into_itself(x):
+    a = x * 1.0
+    a[[3, 2, 1, 0]] = a
+    return np.sum(a * W4)
+
+
+def list_into_itself(x):
+    items = [x[0], x[1], x[2]]
+    items[::-1] = items
+    return items[0] * 1.0 + items[1] * 2.0 + items[2] * 3.0
+
+
+@pytest.mark.parametrize("f", [reversed_into_itself, whole_into_itself, permuted_into_itself, list_into_itself])
+def test_container_written_with_itself(f):
+    """`a[::-1] = a`: Python reads the source before the write (NumPy copies an
+    overlapping source, a list copies itself); the gradient treated the two as distinct
+    (the value was right, the gradient wrong)."""
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    eps = 1e-6
+    want = np.array([(f(x + e) - f(x - e)) / (2 * eps) for e in np.eye(4) * eps])
+    y, back = ad.pullback(f, x)
+    assert y == f(x)
+    np.testing.assert_allclose(back(1.0)[0], want, atol=1e-8)
+
+
+def write_into_fancy_copy(x, v):
+    a = x * 1.0
+    a[[0, 1]][0] = v
+    return np.sum(a ** 2) + v
+
+
+def write_into_mask_copy(x, v):
+    a = x * 1.0
+    a[a > 1.5][0] = v
+    return np.sum(a ** 2) + v
+
+
+@pytest.mark.parametrize("f", [write_into_fancy_copy, write_into_mask_copy])
+def test_write_into_a_copy_made_by_indexing_is_refused(f):
+    """NumPy writes into a temporary copy (a does not change); the normaliser's copy on
+    write changed a."""
+    from adjoint_s2s.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="fancy or boolean indexing"):
+        ad.gradient(f, np.array([1.0, 2.0, 3.0]), 0.5)
+
+
+def piecewise_constant(x):
+    return np.sum(np.floor(x))
+
+
+def test_hessian_and_hvp_of_a_function_without_gradient():
+    x = np.array([1.3, 2.7])
+    np.testing.assert_array_equal(ad.hessian(piecewise_constant, x), np.zeros((2, 2)))
+    np.testing.assert_array_equal(ad.hvp(piecewise_constant, x, np.ones(2)), np.zeros(2))
+    assert ad.hvp(lambda t: math.floor(t), 1.5, 1.0) == 0.0
