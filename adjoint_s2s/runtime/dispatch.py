@@ -25,7 +25,7 @@ from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 from .. import adapters, emit
 from ..guards import globals_fit, own_state, same_defaults
 from .sites import _at, _met_while, _where_met, is_library_code
-from .project import _fit_other, conj, seed, unbroadcast
+from .project import _fit_other, as_given, conj, numbers_list, seed, unbroadcast
 from .structure import field, GradList, items_adjoint, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
 from .protocols import PLAIN, has_objects, object_call, table_rule
@@ -303,9 +303,15 @@ def _primitive_pair(prim):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(compile(text, filename, "exec"), ns)
     core = ns["core"]
+    arrays = prim.kind == "array"  # (NumPy's: a list of numbers is the array it makes)
 
     def primitive_pair(*args, **kwargs):
+        given = args
+        if arrays and any(numbers_list(a) for a in args):
+            args = tuple(np.asarray(a) if numbers_list(a) else a for a in args)
         ans, back = core(*args, **kwargs)
+        if args is not given:
+            back = as_given(back, given)
         if not kwargs:
             return ans, lambda g: (None,) + back(g)[: len(args)]
 

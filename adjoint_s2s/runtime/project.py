@@ -11,6 +11,8 @@ its few positions.
 """
 import math
 
+import sys
+
 import numpy as np
 
 from ..misuse import _is_scalar
@@ -75,6 +77,41 @@ def real_scalar(y):
 
 
 _FLOAT64 = np.float64
+
+
+_NUMBER_TYPES = (int, float, complex, np.number)
+
+
+def numbers_list(a):
+    """Whether a is a list or tuple of numbers (or of such lists), one of them not an int:
+    values NumPy takes as the array np.asarray makes (`np.prod([a, 2.0])`); not an axis,
+    a shape or pad widths, which are ints."""
+    if (type(a) is not list and type(a) is not tuple) or not a:
+        return False
+    floats = False
+    for v in a:
+        if isinstance(v, (list, tuple)):
+            if not numbers_list(v):
+                return False
+            floats = True
+        elif not isinstance(v, _NUMBER_TYPES):
+            return False
+        elif not isinstance(v, (int, np.integer)):
+            floats = True
+    return floats
+
+
+def as_given(back, given):
+    """back (a rule's pullback, run on arrays made of the lists of numbers given), its
+    gradients of those put back in their lists' structure."""
+    fit = sys.modules[__package__].np_fit  # (_rt's: the rules import this module)
+
+    def listed_pullback(g):
+        grads = back(g)
+        head = tuple(fit(d, a) if d is not None and numbers_list(a) else d for d, a in zip(grads, given))
+        return head + tuple(grads[len(given):])
+
+    return listed_pullback
 
 
 def re(x):
