@@ -6,19 +6,11 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.testing import numerical_gradient
 
 Y = np.array([[0.3, 1.2, -0.5, 0.8], [1.1, -0.7, 0.4, 0.2], [0.9, 0.6, -1.3, 0.5]])
 XS = np.array([0.0, 0.4, 1.1, 1.5])
 T = np.random.default_rng(3).standard_normal((3, 4, 5))
-
-
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
 
 
 def trap_y(y):
@@ -57,11 +49,11 @@ CASES = [
 
 @pytest.mark.parametrize("f, x", CASES, ids=[c[0].__name__ for c in CASES])
 def test_against_finite_differences(f, x):
-    np.testing.assert_allclose(ad.gradient(f, x)[0], _fd(f, x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ad.gradient(f, x)[0], numerical_gradient(f, x)[0], rtol=1e-5, atol=1e-7)
 
 
 def test_tuple_axis_second_order():
     u = np.random.default_rng(4).standard_normal(T.shape)
     got = ad.hvp(median_02, T, u)
-    want = _fd(lambda t: float(np.sum(ad.gradient(median_02, t)[0] * u)), T)
+    want = numerical_gradient(lambda t: float(np.sum(ad.gradient(median_02, t)[0] * u)), T)[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.testing import numerical_gradient
 
 V = np.array([0.7, -1.2, 2.6, -2.2, 0.4, 1.5])
 W = np.array([0.0, 2.0, 0.5, 0.0, -1.5, 1.0])  # float weights used as the condition
@@ -42,18 +43,6 @@ def condition_argument(v, c):
     return np.sum(np.where(c, np.tanh(v), v * v))
 
 
-def _fd(f, x, eps=1e-6):
-    x = np.asarray(x, dtype=float)
-    if x.ndim == 0:
-        return (f(float(x) + eps) - f(float(x) - eps)) / (2 * eps)
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        d = np.zeros_like(x)
-        d.flat[i] = eps
-        g.flat[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
-
-
 CASES = [
     (float_condition, V),
     (int_condition, V),
@@ -67,13 +56,13 @@ CASES = [
 @pytest.mark.parametrize("f, x", CASES, ids=[c[0].__name__ for c in CASES])
 def test_where_against_finite_differences(f, x):
     got = ad.gradient(f, x)[0]
-    np.testing.assert_allclose(got, _fd(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, numerical_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
 
 
 def test_condition_passed_in():
     c = np.array([1.0, 0.0, 2.5, 0.0, -1.0, 0.0])
     got = ad.gradient(condition_argument, V, c)
-    np.testing.assert_allclose(got[0], _fd(lambda v: condition_argument(v, c), V), rtol=1e-6)
+    np.testing.assert_allclose(got[0], numerical_gradient(lambda v: condition_argument(v, c), V)[0], rtol=1e-6)
     assert got[1] is None or not np.any(got[1])  # no gradient to the condition
 
 
@@ -81,5 +70,5 @@ def test_condition_passed_in():
 def test_where_second_order(f):
     u = np.array([0.3, -0.1, 0.2, 0.5, -0.4, 0.1])
     got = ad.hvp(f, V, u)
-    want = _fd(lambda v: float(np.dot(ad.gradient(f, v)[0], u)), V)
+    want = numerical_gradient(lambda v: float(np.dot(ad.gradient(f, v)[0], u)), V)[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
