@@ -10,7 +10,6 @@ its few positions.
     array([3., 3.])
 """
 import math
-
 import sys
 
 import numpy as np
@@ -86,19 +85,26 @@ def numbers_list(a):
     """Whether a is a list or tuple of numbers (or of such lists), one of them not an int:
     values NumPy takes as the array np.asarray makes (`np.prod([a, 2.0])`); not an axis,
     a shape or pad widths, which are ints."""
+    return _numbers(a) == 2
+
+
+def _numbers(a):
+    """0: a is not a non-empty list or tuple of numbers (or of such lists); 1: it is, all
+    ints; 2: it is, one of them not an int."""
     if (type(a) is not list and type(a) is not tuple) or not a:
-        return False
-    floats = False
+        return 0
+    got = 1
     for v in a:
         if isinstance(v, (list, tuple)):
-            if not numbers_list(v):
-                return False
-            floats = True
+            inner = _numbers(v)
+            if not inner:
+                return 0
+            got = max(got, inner)
         elif not isinstance(v, _NUMBER_TYPES):
-            return False
+            return 0
         elif not isinstance(v, (int, np.integer)):
-            floats = True
-    return floats
+            got = 2
+    return got
 
 
 def as_given(back, given):

@@ -76,3 +76,10 @@ def test_second_order(f):
 
     got = ad.gradient(d_a, A, B)
     assert got == pytest.approx(_fd(d_a, A, B), rel=1e-5, abs=1e-6)
+
+
+def test_rows_of_ints_beside_rows_of_floats():
+    def f(a, b):
+        return np.sum(np.square([[a, b], [1, 2]]))
+
+    assert ad.gradient(f, A, B) == pytest.approx((2 * A, 2 * B))
