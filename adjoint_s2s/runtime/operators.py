@@ -9,7 +9,7 @@ from .. import rules as R
 from ..errors import MissingAdjointError
 from ..tangents import AbstractZero, add, Tangent
 from .sites import _at
-from .project import neg
+from .project import as_given, neg, numeric_list
 from .structure import GradList
 from .dispatch import call, resolve
 from .methods import _drop_first
@@ -158,6 +158,10 @@ def binop(opname, a, b, inplace=False):
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = number_pair(fn)(a, b)
         return y, _drop_first(pb)
+    if isinstance(a, _ndarray) and numeric_list(b) or isinstance(b, _ndarray) and numeric_list(a):
+        # an array and a list of numbers: NumPy takes the list as the array it makes
+        y, pb = binop(opname, *(np.asarray(v) if numeric_list(v) else v for v in (a, b)))
+        return y, as_given(pb, (a, b), numeric_list)
     if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
         # `lst += vs` extends the list in place, as Python does: every name for it (the
         # caller's too) sees the new items

@@ -88,6 +88,12 @@ def numbers_list(a):
     return _numbers(a) == 2
 
 
+def numeric_list(a):
+    """Whether a is a non-empty list or tuple of numbers (or of such lists), ints too: an
+    operand NumPy takes as the array np.asarray makes (`v * [1, 2]`)."""
+    return _numbers(a) > 0
+
+
 def _numbers(a):
     """0: a is not a non-empty list or tuple of numbers (or of such lists); 1: it is, all
     ints; 2: it is, one of them not an int."""
@@ -107,14 +113,14 @@ def _numbers(a):
     return got
 
 
-def as_given(back, given):
-    """back (a rule's pullback, run on arrays made of the lists of numbers given), its
-    gradients of those put back in their lists' structure."""
+def as_given(back, given, listed=numbers_list):
+    """back (a pullback, run on arrays made of the lists of numbers given, those listed
+    says), its gradients of those put back in their lists' structure."""
     fit = sys.modules[__package__].np_fit  # (_rt's: the rules import this module)
 
     def listed_pullback(g):
         grads = back(g)
-        head = tuple(fit(d, a) if d is not None and numbers_list(a) else d for d, a in zip(grads, given))
+        head = tuple(fit(d, a) if d is not None and listed(a) else d for d, a in zip(grads, given))
         return head + tuple(grads[len(given):])
 
     return listed_pullback

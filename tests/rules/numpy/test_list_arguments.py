@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
+from adjoint_s2s.testing import numerical_gradient
 
 
 def arctan_of_list(a, b):
@@ -83,3 +84,30 @@ def test_rows_of_ints_beside_rows_of_floats():
         return np.sum(np.square([[a, b], [1, 2]]))
 
     assert ad.gradient(f, A, B) == pytest.approx((2 * A, 2 * B))
+
+
+V3 = np.array([0.3, -0.5, 1.2])
+
+
+def array_times_list(v, a):
+    return np.sum(v * [a, 2.0, 1.0])
+
+
+def list_minus_array(v, a):
+    return np.sum([a, 1.0, 0.5] - v ** 2)
+
+
+def array_times_int_list(v, a):
+    return np.sum(v * [1, 2, 3]) * a
+
+
+@pytest.mark.parametrize("f", [array_times_list, list_minus_array, array_times_int_list])
+def test_array_and_list_operands(f):
+    """`v * [a, 2.0]`: NumPy takes the list as an array; under adjoint_s2s it was refused
+    ("ndarray Mult list is not written in Python", naming _operator.mul)."""
+    got = ad.gradient(f, V3, A)
+    want = numerical_gradient(f, V3, A)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-9)
+    assert got[1] == pytest.approx(want[1], rel=1e-6)
+    mixed = ad.gradient(lambda v: ad.gradient(f, v, A)[1], V3)[0]
+    np.testing.assert_allclose(mixed, numerical_gradient(lambda v: ad.gradient(f, v, A)[1], V3)[0], rtol=1e-5, atol=1e-8)
