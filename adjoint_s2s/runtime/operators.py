@@ -158,10 +158,6 @@ def binop(opname, a, b, inplace=False):
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, bool):
         y, pb = number_pair(fn)(a, b)
         return y, _drop_first(pb)
-    if isinstance(a, _ndarray) and numeric_list(b) or isinstance(b, _ndarray) and numeric_list(a):
-        # an array and a list of numbers: NumPy takes the list as the array it makes
-        y, pb = binop(opname, *(np.asarray(v) if numeric_list(v) else v for v in (a, b)))
-        return y, as_given(pb, (a, b), numeric_list)
     if inplace and opname == "Add" and (type(a) is list or type(a) is GradList):
         # `lst += vs` extends the list in place, as Python does: every name for it (the
         # caller's too) sees the new items
@@ -169,13 +165,9 @@ def binop(opname, a, b, inplace=False):
         a += vs
         nb, tb = len(vs), type(b)
         return a, lambda g: _split_extend(g, na, nb, tb)
-    if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
-        na = len(a)
-        return a + b, lambda g: _split_concat(g, na)
-    if isinstance(a, (list, tuple)) and opname == "Mult" and isinstance(b, int):
-        return a * b, lambda g: (_fold_repeat(g, len(a), b, type(a)), None)
-    if isinstance(b, (list, tuple)) and opname == "Mult" and isinstance(a, int):
-        return a * b, lambda g: (None, _fold_repeat(g, len(b), a, type(b)))
+    got = _sequence_pair(opname, a, b)
+    if got is not None:
+        return got
     if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)) or a is None or b is None:
         return fn(a, b), lambda g: (None, None)
     meth = getattr(type(a), dunder, None)
@@ -196,6 +188,23 @@ def binop(opname, a, b, inplace=False):
         fn, f"{type(a).__name__} {_SYMBOLS.get(opname, opname)} {type(b).__name__} is not "
         "written in Python" + _at()
     )
+
+
+def _sequence_pair(opname, a, b):
+    """(y, pullback) of lists and tuples joined (`a + b`) or repeated (`a * 3`), and of an
+    array and a list of numbers (`v * [a, 2.0]`: computed as NumPy does, on the array it
+    makes of the list); None for other operands."""
+    if isinstance(a, _ndarray) and numeric_list(b) or isinstance(b, _ndarray) and numeric_list(a):
+        y, pb = binop(opname, *(np.asarray(v) if numeric_list(v) else v for v in (a, b)))
+        return y, as_given(pb, (a, b), numeric_list)
+    if isinstance(a, (list, tuple)) and opname == "Add" and type(a) is type(b):
+        na = len(a)
+        return a + b, lambda g: _split_concat(g, na)
+    if isinstance(a, (list, tuple)) and opname == "Mult" and isinstance(b, int):
+        return a * b, lambda g: (_fold_repeat(g, len(a), b, type(a)), None)
+    if isinstance(b, (list, tuple)) and opname == "Mult" and isinstance(a, int):
+        return a * b, lambda g: (None, _fold_repeat(g, len(b), a, type(b)))
+    return None
 
 
 _UNOPS = {"USub": (operator.neg, "__neg__"), "UAdd": (operator.pos, "__pos__"),
