@@ -326,4 +326,5 @@ def own_state(f, nargs):
 
 def same_defaults(f, own):
     """Whether f has the defaults own_state took."""
-    return f.__defaults__ is own[0] and f.__kwdefaults__ is own[1] and same_kw_values(own[1], own[2])
+    return (f.__defaults__ is own[0] and f.__kwdefaults__ is own[1]
+            and (own[2] is None or same_kw_values(own[1], own[2])))

@@ -154,3 +154,25 @@ def test_hessian_and_hvp_of_a_function_without_gradient():
     np.testing.assert_array_equal(ad.hessian(piecewise_constant, x), np.zeros((2, 2)))
     np.testing.assert_array_equal(ad.hvp(piecewise_constant, x, np.ones(2)), np.zeros(2))
     assert ad.hvp(lambda t: math.floor(t), 1.5, 1.0) == 0.0
+
+
+def reversed_added_into_itself(x):
+    a = x * 1.0
+    a[::-1] += a
+    return np.sum(a * W4)
+
+
+def columns_into_itself(x):
+    a = np.outer(x, x)
+    a[:, ::-1] = a
+    return np.sum(a * np.arange(16.0).reshape(4, 4))
+
+
+@pytest.mark.parametrize("f", [reversed_added_into_itself, columns_into_itself])
+def test_container_changed_with_itself_other_shapes(f):
+    """The same family: an augmented write (`a[::-1] += a`) and a 2-D one (`a[:, ::-1] = a`)."""
+    from adjoint_s2s.testing import numerical_gradient
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    y, back = ad.pullback(f, x)
+    assert y == f(x)
+    np.testing.assert_allclose(back(1.0)[0], numerical_gradient(f, x)[0], atol=1e-7)

@@ -276,6 +276,16 @@ def _primitive_source(prim, params):
     return lines
 
 
+_SEQUENCES = frozenset((list, tuple))
+
+
+def _numbers_listed(args):  # numbers_list of an argument, after one C-level type test: every call
+    return not _SEQUENCES.isdisjoint(map(type, args)) and any(map(numbers_list, args))
+
+
+R.NONDIFF[_numbers_listed] = "a test of the arguments' types"
+
+
 def _primitive_pair(prim):
     """A run-time pair for a primitive (for calls the generator could not inline)."""
     pair = _PRIM_PAIRS.get(id(prim))
@@ -307,7 +317,7 @@ def _primitive_pair(prim):
 
     def primitive_pair(*args, **kwargs):
         given = args
-        if arrays and any(numbers_list(a) for a in args):
+        if arrays and _numbers_listed(args):
             args = tuple(np.asarray(a) if numbers_list(a) else a for a in args)
         ans, back = core(*args, **kwargs)
         if args is not given:
