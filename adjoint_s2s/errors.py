@@ -38,6 +38,8 @@ class MissingAdjointError(NotImplementedError, AdjointError):
     def __init__(self, fn, reason=None):
         name = describe(fn)
         why = reason or "it has no Python source to transform and no rule is registered"
+        if type(getattr(fn, "__self__", None)).__name__ == "ufunc":
+            why += " (docs/numpy.md lists the ufunc methods that have rules)"
         msg = (
             f"cannot differentiate {name}: {why}. Register a rule with "
             f"@adjoint_s2s.adjoint({short_name(fn)}) (or @adjoint_s2s.rrule), or mark it "
@@ -61,10 +63,20 @@ class MutationError(AdjointError, ValueError):
     written array)."""
 
 
-def shared_write_message(name, other, op=None, element=False):
+def shared_write_message(name, other, op=None, element=False, shown=None):
     """(what, way out) for a write into `name` (``name[...] = v``, or ``name op= v`` when op
     is given) while `other` names the same container or a view of it and is read later
-    (element: `name` is an item of the container `other`)."""
+    (element: `name` is an item of the container `other`). shown: the user's expression
+    for `name` when it is the normaliser's name for a part of one (`b.T[0] = v`)."""
+    if shown is not None and shown != name:
+        what = f"writing into `{shown}`, a view of `{other}` (`{other}` is used afterwards)"
+        hint = (
+            f"NumPy writes through the view into `{other}`, while differentiated code writes "
+            f"into a copy, so `{other}` would keep the old values. Index `{other}` itself "
+            f"(`b.T[0] = v` is `b[:, 0] = v`), or copy the view first if `{other}` should "
+            f"keep the old values"
+        )
+        return what, hint
     if element:
         what = f"writing into `{name}` while `{other}` holds it (`{other}` is used afterwards)"
         hint = (
@@ -95,6 +107,9 @@ class NotDifferentiableError(AdjointError, TypeError):
 
 
 def short_name(fn):
+    owner = getattr(fn, "__self__", None)
+    if type(owner).__name__ == "ufunc" and hasattr(owner, "__name__"):  # np.logaddexp.reduce
+        return f"numpy.{owner.__name__}.{getattr(fn, '__name__', '?')}"
     mod = getattr(fn, "__module__", None)
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     if mod in ("builtins", None):

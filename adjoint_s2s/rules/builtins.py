@@ -5,20 +5,23 @@ Numeric builtins with a one-expression derivative are templates; ``sum``, ``min`
 their gradient depends on the structure of their arguments.
 """
 import builtins
+import operator
 
 from . import nondifferentiable_builtin, primitive
 
 # ----- numbers ---------------------------------------------------------------------------
-# abs: sign(x) for real x; real(ȳ)·z/|z| for complex z (not holomorphic); 0 at 0
-primitive(
-    abs,
-    "x",
-    "(1.0 if x > 0 else -1.0 if x < 0 else 0.0)",
-    kind="abs",
-    adjoints={
-        "x": {"complex": "_rt.modulus_adjoint(g, x, ans)", "array": "_rt.modulus_adjoint(g, x, ans)"}
-    },
-)
+# abs: sign(x) for real x; real(ȳ)·z/|z| for complex z (not holomorphic); 0 at 0. The
+# same for operator.abs, which `x.__abs__()` of a number or an array calls
+for _abs in (abs, operator.abs):
+    primitive(
+        _abs,
+        "x",
+        "(1.0 if x > 0 else -1.0 if x < 0 else 0.0)",
+        kind="abs",
+        adjoints={
+            "x": {"complex": "_rt.modulus_adjoint(g, x, ans)", "array": "_rt.modulus_adjoint(g, x, ans)"}
+        },
+    )
 primitive(float, "x", "1", kind="real")
 # complex(re, im) = re + i·im, and either part may itself be complex
 primitive(

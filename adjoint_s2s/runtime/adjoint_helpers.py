@@ -253,7 +253,7 @@ from ..rules.numpy.gradient import (
     np_gradient_spaced_adjoint_f,
     np_gradient_spaced_adjoint_h,
 )
-from ..rules.numpy.ufunc_methods import np_ufunc_outer_adjoint, np_ufunc_outer_left
+from ..rules.numpy.ufunc_methods import np_logaddexp_reduce_adjoint, np_ufunc_outer_adjoint, np_ufunc_outer_left
 from ..rules.scalar_adjoints import (
     acosh_partial,
     angle_adjoint,
@@ -450,6 +450,7 @@ __all__ = [
     "np_trapezoid_adjoint_y",
     "np_ufunc_outer_adjoint",
     "np_ufunc_outer_left",
+    "np_logaddexp_reduce_adjoint",
     "np_unroll",
     "np_unrot90",
     "np_unstack_adjoint",

@@ -65,6 +65,8 @@ def call_method(obj, name, /, *args, **kwargs):
             f"into it as above; to log a value, write `.{name}(adjoint_s2s.dropgrad(value))`"
             + ("; for `d.setdefault(k, []).append(v)`, write `d[k] = d.get(k, []) + [v]`"
                if name == "setdefault" else "")
+            + ("; for a dict made in this function, write `d.update({k: v})` item by item, "
+               "`d[k] = v`" if kind == "dict" and name == "update" else "")
         )
     raise MissingAdjointError(
         bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"

@@ -407,12 +407,24 @@ class MutationMixin(InPlaceMixin):
         same = self.same.get(name, set())
         for z in sorted(z for z in self.aliases.get(name, ()) if z in self.live and z not in same and z not in skip):
             if refuse and name not in self.maybe_views and z not in self.maybe_views:
-                self.refuse(*shared_write_message(name, z, op))
+                self.refuse(*shared_write_message(name, z, op, shown=self._view_shown(name)))
             self.helpers.add("_rt")
             line = getattr(self.cur_stmt, "src_line", None)
             fwd.append(self.shared_check_line(name, z, op, line))
         if self.aliases.get(name):
             self._check_held_views(name, fwd, skip)
+
+    def _view_shown(self, name):
+        """The user's expression for the normaliser's name of a view (`b.T` of `b.T[0] =
+        v`, `b[1:]` of `b[1:][0] = v`), for a refusal's message; None for a user's name."""
+        if name in self.user_names:
+            return None
+        for st in gast.walk(self.fn):
+            if (st.__class__ is gast.Assign and len(st.targets) == 1
+                    and st.targets[0].__class__ is gast.Name and st.targets[0].id == name
+                    and st.value.__class__ in (gast.Attribute, gast.Subscript)):
+                return src(st.value)
+        return None
 
     def _check_held_views(self, name, fwd, skip):
         """A write into name while a container or object that may hold a view of it

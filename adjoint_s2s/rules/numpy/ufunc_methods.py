@@ -10,6 +10,7 @@ for a ufunc known only when it runs (``runtime/methods.py``).
 * ``reduce`` / ``accumulate`` are the reductions and scans of the same ufunc, with
   ``axis=0`` by default: ``add.reduce`` is ``sum``, ``multiply.reduce`` ``prod``,
   ``maximum.reduce`` / ``minimum.reduce`` ``max`` / ``min`` (ties split evenly),
+  ``logaddexp.reduce`` / ``logaddexp2.reduce`` a log-sum-exp (its adjoint the softmax),
   ``add.accumulate`` ``cumsum`` and ``multiply.accumulate`` ``cumprod``; their adjoints
   are those functions'.
 * ``outer(A, B)`` is the ufunc of ``A`` with ``B.ndim`` new trailing axes and ``B``:
@@ -29,6 +30,7 @@ from .base import _CURRENT, np_fit, rule
 __all__ = [  # the helpers templates reach as _rt.<name>
     "np_ufunc_outer_left",
     "np_ufunc_outer_adjoint",
+    "np_logaddexp_reduce_adjoint",
 ]
 
 
@@ -47,6 +49,17 @@ def np_ufunc_outer_adjoint(c, a, b):
     return np_fit(np.reshape(summed, np.shape(a)), a)
 
 
+def np_logaddexp_reduce_adjoint(g, array, ans, axis=0, keepdims=False, two=False):
+    """logaddexp.reduce is log(sum(exp(a))) along axis, and its adjoint the softmax:
+    ā = g·exp(a - ans); for logaddexp2 (log2 of a sum of powers of two) ā = g·2**(a - ans)."""
+    a = np.asarray(array)
+    if not keepdims:
+        axes = tuple(range(a.ndim)) if axis is None else axis
+        g, ans = np.expand_dims(g, axes), np.expand_dims(ans, axes)
+    w = np.exp2(a - ans) if two else np.exp(a - ans)
+    return np_fit(g * w, array)
+
+
 _CURRENT[0] = "Reductions"
 
 _REDUCE = "array, axis=0, dtype=None, out=None, keepdims=False"
@@ -58,6 +71,8 @@ _REDUCTIONS = {
     np.multiply: "_rt.np_prod_adjoint(g, array, axis, keepdims)",
     np.maximum: "_rt.np_extremum_adjoint(g, array, ans, axis, keepdims)",
     np.minimum: "_rt.np_extremum_adjoint(g, array, ans, axis, keepdims)",
+    np.logaddexp: "_rt.np_logaddexp_reduce_adjoint(g, array, ans, axis, keepdims)",
+    np.logaddexp2: "_rt.np_logaddexp_reduce_adjoint(g, array, ans, axis, keepdims, True)",
 }
 
 for _u, _adj in _REDUCTIONS.items():

@@ -1,0 +1,130 @@
+"""Calls that were refused naming something the user never wrote, and now either work or
+name what the user wrote: `x.__abs__()` (refused as `_operator.abs`), `np.logaddexp.reduce`
+(named `ufunc.reduce`), a write into a view the normaliser named (`b.T[0] = v`, named `T`),
+and `.update(...)` of a dict."""
+import operator
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.errors import MissingAdjointError, MutationError
+from adjoint_s2s.testing import numerical_gradient
+
+from .refusals import agrees, refused
+
+
+def dunder_abs(x):
+    return np.sum(x.__abs__() * x)
+
+
+def operator_abs(x):
+    return np.sum(operator.abs(x) ** 3)
+
+
+@pytest.mark.parametrize("fn", [dunder_abs, operator_abs])
+@pytest.mark.parametrize("x", [-1.5, 0.75, np.array([-1.0, 2.0, -0.25])])
+def test_abs_through_operator_and_the_dunder(fn, x):
+    agrees(fn, x)
+    y, _ = ad.pullback(fn, x)
+    assert np.array_equal(y, fn(x))
+
+
+def test_abs_of_complex_through_operator():
+    # |z| is not holomorphic: the gradient is conj-free z/|z| times real(g), as for abs
+    got = ad.gradient(lambda z: operator.abs(z), 3.0 + 4.0j)[0]
+    assert got == pytest.approx(0.6 + 0.8j)
+
+
+def test_second_derivative_through_operator_abs():
+    assert ad.hessian(lambda x: operator.abs(x) ** 3, -1.5) == pytest.approx(9.0)
+
+
+def lse_all(a):
+    return np.logaddexp.reduce(a)
+
+
+def lse_rows(a):
+    return np.sum(np.logaddexp.reduce(a, axis=1) ** 2)
+
+
+def lse_none(a):
+    return np.logaddexp.reduce(a, axis=None) * 2.0
+
+
+def lse_keep(a):
+    return np.sum(np.logaddexp.reduce(a, axis=(0, 1), keepdims=True) * 3.0)
+
+
+def lse_two(a):
+    return np.sum(np.logaddexp2.reduce(a, axis=-1) ** 2)
+
+
+def lse_positional(a):
+    return np.sum(np.logaddexp.reduce(a, 0) ** 2)
+
+
+@pytest.mark.parametrize("fn", [lse_all, lse_rows, lse_none, lse_keep, lse_two, lse_positional])
+def test_logaddexp_reduce_against_differences(fn):
+    a = np.random.default_rng(3).normal(size=(3, 4))
+    if fn is lse_all:
+        a = a[0]
+    got = ad.gradient(fn, a)[0]
+    want = numerical_gradient(fn, a)[0]
+    assert np.allclose(got, want, rtol=1e-6, atol=1e-8)
+    y, _ = ad.pullback(fn, a)
+    assert np.array_equal(y, fn(a))
+
+
+def test_logaddexp_reduce_hessian_is_the_softmax_jacobian():
+    a = np.array([0.1, 0.5, -0.3])
+    s = np.exp(a) / np.sum(np.exp(a))
+    got = ad.hessian(lse_all, a)
+    assert np.allclose(got, np.diag(s) - np.outer(s, s), atol=1e-12)
+
+
+def hypot_reduce(a):
+    return np.hypot.reduce(a)
+
+
+def test_a_ufunc_method_without_a_rule_is_named_by_its_ufunc():
+    with pytest.raises(MissingAdjointError) as info:
+        ad.gradient(hypot_reduce, np.array([3.0, 4.0]))
+    msg = str(info.value)
+    assert "numpy.hypot.reduce" in msg and "ufunc.reduce" not in msg, msg
+    assert "docs/numpy.md" in msg and "hypot_reduce" in msg, msg
+
+
+def write_into_transpose(a):
+    b = a.copy()
+    b.T[0] = a[0, 1]
+    return np.sum(b ** 2)
+
+
+def write_into_row_of_slice(a):
+    b = a.copy()
+    b[1:][0] = a[0, 1]
+    return np.sum(b ** 2)
+
+
+def test_a_write_into_a_view_names_the_users_expression():
+    refused(write_into_transpose, np.ones((2, 2)), "b.T[0] =", "`b.T`", "a view of `b`", "b[:, 0] = v")
+
+
+def test_a_write_into_a_slice_of_a_slice_is_followed():
+    agrees(write_into_row_of_slice, np.arange(4.0).reshape(2, 2) + 1.0)
+
+
+GLOBAL_D = {}
+
+
+def update_a_global_dict(x):
+    GLOBAL_D.update({"b": 2.0 * x})
+    return GLOBAL_D["b"] * x
+
+
+def test_dict_update_refusal_says_to_write_item_by_item():
+    with pytest.raises(MutationError) as info:
+        ad.gradient(update_a_global_dict, 1.5)
+    msg = str(info.value)
+    assert "`d[k] = v`" in msg and "item by item" in msg, msg
