@@ -24,8 +24,8 @@ import types
 from . import rules as R, runtime, source
 from .kinds import ARRAY, FIELDS, static_attr
 from .naming import Namer, names_in
-from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, reverse, scalarize,
-                     self_writes, sparse, tape, text_numbers)
+from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, rebound_globals,
+                     reverse, scalarize, self_writes, sparse, tape, text_numbers)
 from .passes.reverse.generator import _DISPATCHED
 
 
@@ -54,9 +54,12 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         read = param_fields.read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, taken)
         user_names = user_names | set(read)
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
+    rebound = rebound_globals.rebound_names(fn, node, user_names)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
-                  plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"))
+                  plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),
+                  rebound=(rebound, rebound_globals.statement_calls_users(fn)))
     scalarize.scalarize_items(node, user_names)
+    rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}

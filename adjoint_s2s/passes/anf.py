@@ -582,7 +582,8 @@ class Normalizer(Targets, WalrusOrder):
         return out
 
 
-def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=(), plain_enumerate=False):
+def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=(), plain_enumerate=False,
+              rebound=((), None)):
     """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
     names of modules and classes the function reads from outside (globals, builtins,
     captured variables); a name the function binds by import is one too. plain_enumerate:
@@ -594,6 +595,9 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     first = fn_node.args.posonlyargs + fn_node.args.args
     norm.first_param = first[0].id if first else None
     norm.has_walrus = source_lines is None or any(":=" in line for line in source_lines)
+    if rebound[0]:  # (rebound_globals.py: a global read before a call that may rebind it)
+        norm.rebound, norm.calls_users = frozenset(rebound[0]), rebound[1]
+        norm.has_walrus = True
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     fn_node.picks = frozenset(norm.picks)

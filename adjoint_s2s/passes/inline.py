@@ -49,6 +49,7 @@ import types
 import gast
 
 from ..naming import names_in
+from . import rebound_globals
 from .inline_callees import arguments, callee, callee_body, local_body, local_defaults
 from .local_functions import DEFS, first_call, fresh_name as _fresh_name, local_defs, local_name, take_out
 from .local_objects import replace_local_objects
@@ -248,10 +249,22 @@ def _hoisted(s, ctx):
         # a local function that assigns the caller's variables (`nonlocal`), which the
         # rest of s reads: it would see the new values (`acc + bump(2.0)`): a call
         return None
+    if _rebinds_a_read_global(s.value, call, prepared, ctx):
+        return None
     a = prepared[3]
     one = len(a) == 1 and isinstance(a[0], gast.Name)
     new = take_out(s, call, parent, field, index, _fresh_name(f"{call.func.id}_{a[0].id if one else 'value'}", ctx))
     return _expand(new, call, prepared, ctx)
+
+
+def _rebinds_a_read_global(expr, call, prepared, ctx):
+    """Whether the body to inline may run the user's code as it is (a function marked
+    non-differentiable), which may rebind a data global the rest of expr reads first
+    (`x * SCALE + helper(x)`): the call stays, and the normaliser reads the global where
+    Python does (passes/rebound_globals.py)."""
+    read = rebound_globals.data_globals_in(_reads_outside(expr, call), ctx.fn)
+    body = prepared[2][0] + [gast.Expr(value=prepared[2][2])] if prepared[2][2] is not None else prepared[2][0]
+    return bool(read) and rebound_globals.may_run_users_code(body, prepared[0] or ctx.fn)
 
 
 def _reads_outside(expr, call):

@@ -48,6 +48,9 @@ class WalrusOrder:
 
     has_walrus = True  # (normalize: False when the function's text has no `:=`)
     walrus = frozenset()  # the names the statement being normalised binds by `:=`
+    # the data globals a call of the user's code may rebind, and whether a statement's own
+    # expressions make such a call (passes/rebound_globals.py): read where they stand too
+    rebound, calls_users = frozenset(), None
 
     def ordered_stmt(self, s):
         """self.stmt(s), the reads of what s binds by ``:=`` taken where they stand."""
@@ -55,6 +58,8 @@ class WalrusOrder:
             return self.stmt(s)
         outer = self.walrus
         self.walrus = walrus_targets(s)
+        if self.rebound and self.calls_users(s):
+            self.walrus = self.walrus | self.rebound
         try:
             return self.stmt(s)
         finally:
