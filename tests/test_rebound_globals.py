@@ -146,4 +146,7 @@ def test_a_function_without_such_calls_reads_the_global_as_it_is():
 
 def test_the_generated_code_reads_the_global_before_each_statement():
     text = ad.show_adjoint(read_bump_read, 0.7)
-    assert text.count("SCALE_1 = SCALE") == 2, text
+    lines = [line.strip() for line in text.splitlines()]
+    assert lines.count("SCALE_1 = SCALE") == 2, text
+    heading, read = lines.index("# return y * SCALE"), lines.index("result = y * SCALE_1")
+    assert "SCALE_1 = SCALE" in lines[heading:read], text  # (under the heading of its line)

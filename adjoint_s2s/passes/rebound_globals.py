@@ -130,9 +130,12 @@ def _before_reads(block, globals_of):
             new = gast.Assign(targets=[gast.Name(a, gast.Store(), None, None)],
                               value=gast.Name(globals_of[a], gast.Load(), None, None), type_comment=None)
             gast.copy_location(new, s)
-            new.no_origin = True
             if hasattr(s, "src_line"):  # (the user's line, for a refusal met there)
                 new.src_line = s.src_line
+            for heading in ("inlined", "origin"):  # (the user's line's comment: above the read)
+                if hasattr(s, heading):
+                    setattr(new, heading, getattr(s, heading))
+                    delattr(s, heading)
             block.insert(i, new)
             i += 1
         i += 1
