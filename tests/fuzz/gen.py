@@ -1030,6 +1030,28 @@ def {g}(a):
         self.emit(f"{s} = np.sum({h})", ind)
         self.bind(s, S)
 
+    def c_rebound_global(self, ind=0):
+        """A module number read before and after a non-differentiable call that rebinds
+        it, as a logging or scheduling callback does: a scale set for a while and set
+        back, or a counter stepped in a loop and reset (passes/rebound_globals.py)."""
+        self.use("rebound_global")
+        K, setter, a, b = f"K{self.n}", f"set_k{self.n}", self.new("a"), self.new("b")
+        self.n += 1
+        k0 = self.const(0.5, 1.5)
+        self.defs.append(f"import adjoint_s2s as ad\n\n{K} = {k0}\n\n\n@ad.non_differentiable\n"
+                         f"def {setter}(v):\n    global {K}\n    {K} = v\n")
+        self.emit(f"{a} = {self.expr(S, 1)} * {K}", ind)
+        if self.r.random() < 0.5:
+            self.emit(f"{setter}({self.const(0.5, 2.0)})", ind)
+            self.emit(f"{b} = {a} * {K} + {self.expr(S, 1)} * {K}", ind)
+        else:
+            self.emit(f"{b} = {a}", ind)
+            self.emit(f"for _ in range({self.r.randint(1, 3)}):", ind)
+            self.emit(f"{b} = {b} * {K} + {self.leaf(S)} * {self.const(0.1, 0.5)}", ind + 1)
+            self.emit(f"{setter}({K} * {self.const(0.5, 0.9)})", ind + 1)
+        self.emit(f"{setter}({k0})", ind)
+        self.bind(b, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -1161,6 +1183,7 @@ def {g}(a):
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
+        ("rebound_global", 1),
     ]
 
     def statement(self):

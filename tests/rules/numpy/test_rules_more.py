@@ -447,6 +447,14 @@ def f_minimum_reduce(a, axis=0, keepdims=False):
     return np.minimum.reduce(a, axis, None, None, keepdims)
 
 
+def f_logaddexp_reduce(a, axis=0, keepdims=False):
+    return np.logaddexp.reduce(a, axis, keepdims=keepdims)
+
+
+def f_logaddexp2_reduce(a, axis=0):
+    return np.logaddexp2.reduce(a, axis=axis)
+
+
 def f_add_accumulate(a, axis=0):
     return np.add.accumulate(a, axis)
 
@@ -525,6 +533,9 @@ UFUNC_ROWS = [
     Row("maximum.reduce", np.maximum.reduce, f_maximum_reduce, [A(5), (A(3, 4), 1), (A(2, 3, 2), -1)]),
     Row("minimum.reduce", np.minimum.reduce, f_minimum_reduce,
         [A(5), (A(3, 4), 1, True), (A(2, 3, 2), 0)]),
+    Row("logaddexp.reduce", np.logaddexp.reduce, f_logaddexp_reduce,
+        [A(5), (A(3, 4), 1), (A(2, 3, 2), (0, 2), True), (A(3, 4), None)]),
+    Row("logaddexp2.reduce", np.logaddexp2.reduce, f_logaddexp2_reduce, [A(4), (A(3, 4), 1), (A(2, 3, 2), -1)]),
     Row("add.accumulate", np.add.accumulate, f_add_accumulate, [A(4), (A(3, 4), 1), (A(2, 3, 2), -1)],
         cplx=True),
     Row("multiply.accumulate", np.multiply.accumulate, f_multiply_accumulate,
