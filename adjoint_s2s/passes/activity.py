@@ -390,6 +390,7 @@ class Activity(Queries):
                     and self.kinds.get(a.id) not in (CONST, REAL, COMPLEX)
                 ):
                     act.add(a.id)
+                    act.update(self._holders(a.id))
         if isinstance(s, gast.Assign):
             tgt = s.targets[0]
             value_active = self.value_active(s.value)
@@ -412,18 +413,47 @@ class Activity(Queries):
             elif isinstance(tgt, (gast.Subscript, gast.Attribute)):
                 if value_active and isinstance(tgt.value, gast.Name):
                     act.add(tgt.value.id)
+                    # a field written into an object read out of a container (`objs[0].v =
+                    # e`, `for p in ps: p.x = e`): the container holds it, and what is read
+                    # through the container again carries the field's gradient
+                    act.update(self._holders(tgt.value.id))
         if isinstance(call, gast.Call):
             # a method given an active value (positional, starred or keyword) may keep it
             # in its object, whether or not its result is used: the object becomes active
             keeper = self._keeper(call.func)
             if keeper is not None and any(self.value_active(a) for a in call_operands(call)):
                 act.add(keeper)
+                act.update(self._holders(keeper))
         elif isinstance(s, gast.For):
             if self.is_active(s.iter) and self.kinds.get(s.target.id) != CONST:
                 act.add(s.target.id)
         elif isinstance(s, gast.FunctionDef):
             if free_names_of_function(s) & act:
                 act.add(s.name)
+
+    def _holders(self, name):
+        """The local containers and objects name's object may have been read out of
+        (`t = c[k]`, `t = c.f`, `for t in c`, and theirs in turn)."""
+        table = self.__dict__.get("_holder_table")
+        if table is None:
+            table = self._holder_table = {}
+            for st in self._stmts:
+                if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name:
+                    base, t = st.value, st.targets[0].id
+                    while base.__class__ in (gast.Subscript, gast.Attribute):
+                        base = base.value
+                    if base is not st.value and base.__class__ is gast.Name and base.id in self.locals:
+                        table.setdefault(t, set()).add(base.id)
+                elif st.__class__ is gast.For and st.target.__class__ is gast.Name and st.iter.__class__ is gast.Name:
+                    if st.iter.id in self.locals:
+                        table.setdefault(st.target.id, set()).add(st.iter.id)
+        out, todo = set(), [name]
+        while todo:
+            for c in table.get(todo.pop(), ()):
+                if c not in out and self.kinds.get(c, OTHER) in (OTHER, ARRAY):
+                    out.add(c)
+                    todo.append(c)
+        return out
 
     def _keeper(self, f):
         """The object a call of f may keep its arguments in, or None: obj for
