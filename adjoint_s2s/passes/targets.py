@@ -41,6 +41,7 @@ class Targets:
         elif isinstance(tgt, (gast.Tuple, gast.List)):
             star = [i for i, e in enumerate(tgt.elts) if isinstance(e, gast.Starred)]
             n = len(tgt.elts)
+            mark = len(out)
             for i, e in enumerate(tgt.elts):
                 if star and i == star[0]:
                     hi = i - n + 1
@@ -57,6 +58,9 @@ class Targets:
                     out.append(T.assign(e.id, item))
                 else:
                     self.assign_target(e, self.atom(item, out), out)
+            if len(out) > mark and value.__class__ is gast.Name:
+                # Python iterates value: the reverse pass checks it is a sequence of n items
+                out[mark].unpacks = (value.id, n, star[0] if star else None)
         elif isinstance(tgt, gast.Subscript):
             obj, write_back = self.container(tgt.value, out)
             idx = self.index(tgt.slice, out)

@@ -101,6 +101,7 @@ from .methods import (
     call_method_primal,
 )
 from .user_classes import loop_writes_list, own_field
+from .protocols import check_unpack
 from .objects import (
     attr_grad,
     entry_field_grad,
@@ -171,6 +172,7 @@ __all__ = [
     "changes_in_place",
     "check_held",
     "check_shared",
+    "check_unpack",
     "conj",
     "dense",
     "dict_key",

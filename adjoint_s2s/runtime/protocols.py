@@ -302,6 +302,31 @@ def object_items(obj):
     return None
 
 
+_UNPACKED = (tuple, list, np.ndarray)
+
+
+def check_unpack(value, n, star=None):
+    """Before `a, b = value` (n targets; star: the position of a starred one) reads
+    value[0], value[1], ...: Python iterates value, which is the same for a tuple, a
+    list or an array (a ValueError where the count differs, as Python's); a dict (its
+    keys), a set, a dict view, an iterator or a class with its own __iter__ is refused,
+    with the way out."""
+    if isinstance(value, _UNPACKED) and (type(value) in _UNPACKED or _own_iter(type(value)) is None):
+        got = len(value)
+        if star is None and got != n:
+            raise ValueError(f"too many values to unpack (expected {n})" if got > n else
+                             f"not enough values to unpack (expected {n}, got {got})")
+        if star is not None and got < n - 1:
+            raise ValueError(f"not enough values to unpack (expected at least {n - 1}, got {got})")
+        return
+    if isinstance(value, (bool, int, float, complex, np.number)):
+        raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    raise NotDifferentiableError(
+        f"unpacking a {type(value).__name__} into {n} names{_at()}: Python iterates it, and "
+        f"adjoint_s2s unpacks tuples, lists and arrays by position. Unpack a list of it "
+        f"(`a, b = list(value)`: a dict's keys, a view's items, an object's own iteration)")
+
+
 def _own_iter(typ):
     """typ's __iter__, None where it is a library's mixin (collections.abc.Sequence's reads
     self[0], self[1], ...: the class's own __getitem__ is what computes)."""

@@ -450,6 +450,7 @@ def loop_adjoint_pair(obj, g):
 nondifferentiable_builtin(
     mutation.check_shared,
     mutation.check_held,
+    protocols.check_unpack,
     structure.dict_key,
     structure.check_pair_keys,
     mutation.rebinding,

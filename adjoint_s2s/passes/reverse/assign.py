@@ -154,6 +154,9 @@ class AssignMixin:
 
     def assign(self, x, e, fwd, depth):
         cls = e.__class__  # (no node class has subclasses: `is`, not isinstance)
+        unpacks = getattr(self.cur_stmt, "unpacks", None)
+        if unpacks is not None:  # (the first read of `a, b = v`: targets.py)
+            self.check_unpack(*unpacks, fwd)
         if getattr(e, "augmented", False) and isinstance(e.left, gast.Name):
             self.check_augmented(e, fwd)
             if self.kind_of(e.left) == OTHER:  # `lst += vs` extends a caller's list
@@ -205,6 +208,15 @@ class AssignMixin:
         if x in self.unpacked:
             rev = self.rev_pack(x, e, rev)
         return self.with_restore(rev, x, saves[mark:])
+
+    def check_unpack(self, value, n, star, fwd):
+        """`a, b = value` reads value[0], value[1]: checked when it runs (the count, and a
+        tuple, list or array: runtime/protocols.py), unless value is a tuple of n items."""
+        known = self.tuple_elts.get(value)
+        if known is not None and star is None and len(known) == n:
+            return
+        self.helpers.add("_rt")
+        fwd.append(f"_rt.check_unpack({value}, {n}{'' if star is None else f', {star}'})")
 
     def _item_replaced(self, x, e, fwd):
         """`c[k] op= v`, `obj.f op= v` with c, obj not arrays: Python changes the item, an
