@@ -77,6 +77,9 @@ primitive(
 )
 
 # ----- no gradient -------------------------------------------------------------------------
+# `Base.__init__(self)` of a base class without an __init__ of its own: object's, which
+# does nothing (super().__init__() finds it too: runtime/methods.py)
+nondifferentiable_builtin(object.__init__, reason="object.__init__ does nothing")
 nondifferentiable_builtin(
     len,
     range,

@@ -91,12 +91,32 @@ def _super_method(obj, name, args, kwargs):
     """super().name(*args): the method of the base class, bound to the object; the
     gradient of the super object is the object's."""
     bound = getattr(obj, name)
+    if name == "__init__" and _first_init(obj) is object:  # (a base without an __init__)
+        _object_init(bound, args, kwargs)
+        return None, lambda g: (None,) * (1 + len(args) + len(kwargs))
     if isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__ and isinstance(
             bound.__func__, types.FunctionType):
         y, pb = call(bound.__func__, bound.__self__, *args, **kwargs)
         return y, _drop_first(pb)
     y, pb = call(bound, *args, **kwargs)  # a staticmethod, a classmethod: bound to no object
     return y, lambda g: (None,) + tuple(pb(g)[1:])
+
+
+def _first_init(sup):
+    """The class whose __init__ super object sup finds (the first after its class in the
+    object's method resolution order that defines one)."""
+    mro = sup.__self_class__.__mro__
+    for c in mro[mro.index(sup.__thisclass__) + 1:]:
+        if "__init__" in c.__dict__:
+            return c
+    return object
+
+
+def _object_init(bound, args, kwargs):
+    bound(*args, **kwargs)  # object.__init__: nothing, or Python's TypeError
+
+
+R.NONDIFF[_first_init] = R.NONDIFF[_object_init] = "the class that defines __init__; object.__init__ does nothing"
 
 
 def _super_pair(cls, obj):
