@@ -68,7 +68,7 @@ class Primitive:
         return f"Primitive({self.path})"
 
 
-PRIMITIVES = {}  # fn object -> {number of arguments: Primitive}
+PRIMITIVES = {}  # fn object -> {number of arguments (or a key of its own): Primitive}
 NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
 USER_RULES = {}  # fn object -> UserRule
 SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
@@ -118,7 +118,7 @@ def _split(params):
     return tuple(names), defaults
 
 
-def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=""):
+def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc="", key=None):
     """Register a rule with inline templates.
 
     ``params`` names the parameters, with defaults (``"x, axis=None"``). Then either one
@@ -128,6 +128,8 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
     parameters, ``ans`` (the result) and ``g`` (the incoming adjoint). ``None`` (or a
     parameter left out) means no gradient. ``kind`` says what the result is: "real",
     "complex", "same" (as the operands), "array" (NumPy: array templates always).
+    ``key``: the variant's key in the table, the number of parameters unless given (a
+    variant with a keyword-only parameter as long as another: ``einsum(..., optimize=)``).
     """
     names, defaults = _split(params)
     reserved = {"g", "ans"} & set(names)
@@ -145,7 +147,7 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
         doc,
         defaults,
     )
-    PRIMITIVES.setdefault(fn, {})[len(names)] = prim
+    PRIMITIVES.setdefault(fn, {})[len(names) if key is None else key] = prim
     owner = getattr(fn, "__self__", None)
     if isinstance(fn, types.MethodType) and not isinstance(owner, (types.ModuleType, type)):
         # a rule keyed on a bound method of an instance (scipy.stats.norm.logpdf): calls
