@@ -260,6 +260,14 @@ from ..rules.numpy.gradient import (
     np_gradient_spaced_adjoint_f,
     np_gradient_spaced_adjoint_h,
 )
+from ..rules.numpy.statistics import (
+    np_bincount_adjoint,
+    np_cond_adjoint,
+    np_corrcoef_adjoint,
+    np_cov_adjoint,
+    np_cov_adjoint_weights,
+    np_polyfit_adjoint,
+)
 from ..rules.numpy.ufunc_methods import np_ufunc_outer_adjoint, np_ufunc_outer_left
 from ..rules.scalar_adjoints import (
     acosh_partial,
@@ -288,6 +296,12 @@ from ..rules.scalar_adjoints import (
 )
 
 __all__ = [
+    "np_bincount_adjoint",
+    "np_cond_adjoint",
+    "np_corrcoef_adjoint",
+    "np_cov_adjoint",
+    "np_cov_adjoint_weights",
+    "np_polyfit_adjoint",
     "np_extremum_initial_adjoint",
     "np_extremum_where_adjoint",
     "np_mean_where_adjoint",

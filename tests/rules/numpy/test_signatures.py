@@ -336,6 +336,14 @@ EXAMPLES.update({"np.sum/7": {"initial": S(), "where": _WMASK},
                  "np.mean/6": {"where": _WMASK, "axis": 1}})
 for _path in ("np.max", "np.min", "np.amax", "np.amin"):
     EXAMPLES[_path + "/6"] = {"initial": S(), "where": _WMASK, "axis": 0}
+# statistics.py
+EXAMPLES.update({
+    "np.cov": {"m": A(3, 5), "fweights": np.array([1, 2, 1, 3, 1]), "aweights": P(5)},
+    "np.corrcoef": {"x": A(3, 5), "y": A(5), "rowvar": True},
+    "np.polyfit": {"x": A(6), "y": A(6, 2), "deg": 2, "w": P(6)},
+    "np.bincount": {"x": np.array([0, 2, 1, 2, 4]), "weights": A(5), "minlength": 6},
+    "np.linalg.cond": {"x": SQ(3, 3), "p": "fro"},
+})
 for _path in _UFUNC_METHODS:
     if _path.endswith(".outer"):
         _positive = _path in ("np.divide.outer", "np.power.outer")
