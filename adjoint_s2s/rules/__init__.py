@@ -64,6 +64,14 @@ class Primitive:
         missing = [p for p in self.params if p not in bound and p not in self.defaults]
         return None if missing else bound
 
+    @property
+    def source_name(self):
+        """path/number of parameters, the keyword-only ones named (``np.einsum/4+optimize``):
+        the file name of its run-time source, which a nested gradient reads back, one per
+        variant (``einsum(s, a, b, c)`` and ``einsum(s, a, b, optimize=)`` are as long)."""
+        kw = "".join(f"+{p}" for p in self.params if p in self.kwonly)
+        return f"{self.path}/{len(self.params)}{kw}"
+
     def __repr__(self):
         return f"Primitive({self.path})"
 

@@ -430,6 +430,10 @@ def test_cond_of_a_rectangular_matrix(p):
     _check(lambda x: np.linalg.cond(x, p), RECT)
 
 
+def test_cond_order_as_a_numpy_integer():
+    _check(lambda x: np.linalg.cond(x, np.int64(-2)), SQ3, order=1)
+
+
 def test_cond_refuses_other_orders():
     with pytest.raises(MissingAdjointError, match="p=3"):
         np_cond_adjoint(1.0, SQ3, np.linalg.cond(SQ3), 3)
@@ -443,3 +447,27 @@ def test_matrix_rank_carries_no_gradient():
     np.testing.assert_array_equal(g, np.full((3, 3), 3.0))
     low = np.outer([1.0, 2.0, 3.0], [0.5, -1.0, 2.0])
     np.testing.assert_array_equal(ad.gradient(f, low)[0], np.ones((3, 3)))
+
+
+def test_einsum_variants_as_long_keep_their_own_run_time_source():
+    """einsum(s, a, b, c) and einsum(s, a, b, optimize=) have as many parameters: a nested
+    gradient at run time reads each one's source back by its own name (it read the other's)."""
+    a, b, c = _arr(3, 3), _arr(3, 3), _arr(3, 3)
+
+    def f1(a, b):
+        return np.sum(np.einsum("ij,jk->ik", a, b, optimize=True) ** 2)
+
+    def f2(a, b, c):
+        return np.sum(np.einsum("ij,jk,kl->il", a, b, c) ** 2)
+
+    ad.gradient(f1, _opaque(a), _opaque(b))  # both run-time sources compiled
+    ad.gradient(f2, _opaque(a), _opaque(b), _opaque(c))
+
+    def h2(a, b, c):
+        return np.sum(ad.gradient(f2, a, b, c)[0] * 1.3)
+
+    def h1(a, b):
+        return np.sum(ad.gradient(f1, a, b)[1] * 0.7)
+
+    check_grads(h2, _opaque(a), _opaque(b), _opaque(c), rtol=1e-5, atol=1e-6)
+    check_grads(h1, _opaque(a), _opaque(b), rtol=1e-5, atol=1e-6)
