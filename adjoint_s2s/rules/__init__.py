@@ -64,11 +64,19 @@ class Primitive:
         missing = [p for p in self.params if p not in bound and p not in self.defaults]
         return None if missing else bound
 
+    @property
+    def source_name(self):
+        """path/number of parameters, the keyword-only ones named (``np.einsum/4+optimize``):
+        the file name of its run-time source, which a nested gradient reads back, one per
+        variant (``einsum(s, a, b, c)`` and ``einsum(s, a, b, optimize=)`` are as long)."""
+        kw = "".join(f"+{p}" for p in self.params if p in self.kwonly)
+        return f"{self.path}/{len(self.params)}{kw}"
+
     def __repr__(self):
         return f"Primitive({self.path})"
 
 
-PRIMITIVES = {}  # fn object -> {number of arguments: Primitive}
+PRIMITIVES = {}  # fn object -> {number of arguments (or a key of its own): Primitive}
 NONDIFF = {}  # fn object -> reason (built-in non-differentiable functions)
 USER_RULES = {}  # fn object -> UserRule
 SPECIAL = {}  # fn object -> pair function (runtime-level rules: rrule style)
@@ -118,7 +126,7 @@ def _split(params):
     return tuple(names), defaults
 
 
-def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=""):
+def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc="", key=None):
     """Register a rule with inline templates.
 
     ``params`` names the parameters, with defaults (``"x, axis=None"``). Then either one
@@ -128,6 +136,8 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
     parameters, ``ans`` (the result) and ``g`` (the incoming adjoint). ``None`` (or a
     parameter left out) means no gradient. ``kind`` says what the result is: "real",
     "complex", "same" (as the operands), "array" (NumPy: array templates always).
+    ``key``: the variant's key in the table, the number of parameters unless given (a
+    variant with a keyword-only parameter as long as another: ``einsum(..., optimize=)``).
     """
     names, defaults = _split(params)
     reserved = {"g", "ans"} & set(names)
@@ -145,7 +155,7 @@ def primitive(fn, params, *partials, path=None, kind="real", adjoints=None, doc=
         doc,
         defaults,
     )
-    PRIMITIVES.setdefault(fn, {})[len(names)] = prim
+    PRIMITIVES.setdefault(fn, {})[len(names) if key is None else key] = prim
     owner = getattr(fn, "__self__", None)
     if isinstance(fn, types.MethodType) and not isinstance(owner, (types.ModuleType, type)):
         # a rule keyed on a bound method of an instance (scipy.stats.norm.logpdf): calls

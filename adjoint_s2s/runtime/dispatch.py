@@ -309,7 +309,7 @@ def _primitive_pair(prim):
         "operator": operator,
     }
     text = "\n".join(lines) + "\n"
-    filename = f"<adjoint_s2s rule for {prim.path}/{len(params)}>"
+    filename = f"<adjoint_s2s rule for {prim.source_name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(compile(text, filename, "exec"), ns)
     core = ns["core"]

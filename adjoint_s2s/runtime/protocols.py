@@ -303,6 +303,7 @@ def object_items(obj):
 
 
 _UNPACKED = (tuple, list, np.ndarray)
+_SEQUENCE_ITERS = (tuple.__iter__, list.__iter__, np.ndarray.__iter__)
 
 
 def check_unpack(value, n, star=None):
@@ -311,7 +312,7 @@ def check_unpack(value, n, star=None):
     list or an array (a ValueError where the count differs, as Python's); a dict (its
     keys), a set, a dict view, an iterator or a class with its own __iter__ is refused,
     with the way out."""
-    if isinstance(value, _UNPACKED) and (type(value) in _UNPACKED or _own_iter(type(value)) is None):
+    if isinstance(value, _UNPACKED) and type(value).__iter__ in _SEQUENCE_ITERS:  # (a named tuple too)
         got = len(value)
         if star is None and got != n:
             raise ValueError(f"too many values to unpack (expected {n})" if got > n else

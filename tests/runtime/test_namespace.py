@@ -10,12 +10,12 @@ from adjoint_s2s import runtime
 from adjoint_s2s.rules import scalar_adjoints
 from adjoint_s2s.rules.numpy import (
     base, constructors, decompositions, elementwise, fft, linalg, reductions, scipy_special, shape,
-    linalg_more, shape_more, samples, quantiles, nan_reductions, gradient, scipy_stats,
+    linalg_more, shape_more, samples, quantiles, nan_reductions, gradient, scipy_stats, statistics,
 )
 
 HELPER_MODULES = (base, elementwise, reductions, shape, linalg, decompositions, constructors,
                   scipy_special, scalar_adjoints, fft, linalg_more, shape_more, samples, quantiles,
-                  nan_reductions, gradient, scipy_stats)
+                  nan_reductions, gradient, scipy_stats, statistics)
 
 PACKAGE = os.path.dirname(adjoint_s2s.__file__)
 

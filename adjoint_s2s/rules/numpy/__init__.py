@@ -32,6 +32,7 @@ with ``None`` for outputs that got no gradient.
     vectorize.py      np.vectorize, element by element through the function's own pair
     ufunc_methods.py  np.add.reduce, np.multiply.accumulate, np.add.outer, ...; np.add.at refused
     draws.py          np.random's draws: reparameterised, permutation/choice pass the data on
+    statistics.py     cov, corrcoef, bincount, polyfit, linalg.cond (matrix_rank: no gradient)
     iteration.py      np.ndenumerate, np.broadcast: their items' gradients back to the arrays
                       (imported by rules/__init__.py after rules/sequences.py, whose recorder it uses)
 
@@ -40,4 +41,4 @@ Importing this package registers the rules, section by section, in that order.
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg, scipy_signal  # noqa: F401,E402
 from . import fft, linalg_more, shape_more, samples, quantiles, nan_reductions, gradient  # noqa: F401,E402
-from . import vectorize, ufunc_methods, draws  # noqa: F401,E402
+from . import vectorize, ufunc_methods, draws, statistics  # noqa: F401,E402

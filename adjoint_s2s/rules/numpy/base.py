@@ -184,12 +184,13 @@ def _path(fn):
 
 
 def rule(fn, params, *partials, kind="array", adjoints=None, path=None, note=None,
-         section=None):
-    """Register a NumPy rule (skipped when fn is None: absent from this NumPy)."""
+         section=None, key=None):
+    """Register a NumPy rule (skipped when fn is None: absent from this NumPy); key: the
+    variant's own key in the table (``primitive``), for one as long as another."""
     if fn is None:
         return None
     prim = primitive(fn, params, *partials, path=path or _path(fn), kind=kind,
-                     adjoints=adjoints)
+                     adjoints=adjoints, key=key)
     SECTIONS[prim.path] = section or _CURRENT[0]
     if note:
         NOTES[prim.path] = note

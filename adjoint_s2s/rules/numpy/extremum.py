@@ -307,3 +307,44 @@ def np_extremum_select(c, a, ans, axis=None, keepdims=False):
     count = np.sum(mask, axis=axes, keepdims=True)
     out = np.sum(np.asarray(c) * mask, axis=axes, keepdims=True) / count
     return out.reshape(np.shape(ans))
+
+
+# ----- where= and initial= ---------------------------------------------------------------------
+
+
+def where_mask(where, shape):
+    """The where= mask of a reduction, as booleans of the input's shape (a read-only view)."""
+    return np.broadcast_to(np.asarray(where, dtype=bool), shape)
+
+
+def _where_hits(a, ans, axis, keepdims, initial, where):
+    """(the elements where= keeps that equal the extremum, whether initial equals it, the
+    number of them per slice): NaN matches NaN, as the extremum propagates it."""
+    full = _keep(ans, np.shape(a), axis, keepdims)
+    nan = np.isnan(full)
+    hit = ((a == full) | (np.isnan(a) & nan)) & where_mask(where, np.shape(a))
+    if initial is None:
+        init_hit = np.zeros(np.shape(full), dtype=bool)
+    else:
+        init_hit = (initial == full) | (np.isnan(initial) & nan)
+    count = np.sum(hit, axis=_axes(axis, np.ndim(a)), keepdims=True) + init_hit
+    return hit, init_hit, np.maximum(count, 1)
+
+
+def np_extremum_where_adjoint(g, a, ans, axis=None, keepdims=False, initial=None, where=True):
+    """max/min with where= and initial=: g to the kept elements equal to the extremum,
+    ties (initial among them) split evenly; none when initial alone is the extremum."""
+    a_ = np.asarray(a)
+    hit, _, count = _where_hits(a_, ans, axis, keepdims, initial, where)
+    gk = _keep(g, a_.shape, axis, keepdims)
+    return np_fit(np.where(hit, gk / count, 0), a)
+
+
+def np_extremum_initial_adjoint(g, a, ans, axis=None, keepdims=False, initial=None, where=True):
+    """initial=: its share of g in each slice whose extremum it is."""
+    if initial is None:
+        return None
+    a_ = np.asarray(a)
+    _, init_hit, count = _where_hits(a_, ans, axis, keepdims, initial, where)
+    gk = _keep(g, a_.shape, axis, keepdims)
+    return np_fit(np.sum(np.where(init_hit, gk / count, 0)), initial)

@@ -389,4 +389,9 @@ for _n in range(1, len(_OPS) + 1):
     _adj["subscripts"] = f"_rt.np_einsum_adjoint(g, subscripts, {_tuple}, -1)"
     rule(np.einsum, "subscripts, " + ", ".join(_names), adjoints=_adj,
          note="any subscripts (implicit output, '...', repeated labels) or the sublist "
-              "form; up to 6 operands")
+              "form; up to 6 operands; optimize= (any value: it orders the contraction, "
+              "the value and the gradient are the same)")
+    # optimize= (keyword-only) changes the contraction order, not the value: the same
+    # adjoints (each an einsum of its own); keyed apart from the variant as long as it
+    rule(np.einsum, "subscripts, " + ", ".join(_names) + ", optimize=False", adjoints=_adj,
+         key=("optimize", _n))

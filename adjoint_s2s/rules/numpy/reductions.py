@@ -5,6 +5,7 @@ import numpy as np
 from ...errors import MissingAdjointError
 from .base import _axes, _by_keyword, _CURRENT, _keep, _np, _spread, _sum_to, filled, np_fit, np_parts, rule, spread_fill
 from .extremum import acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, np_max, np_min, shifted_zeros
+from .extremum import np_extremum_initial_adjoint, np_extremum_where_adjoint, where_mask
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "acc_extremum_adjoint",
@@ -13,19 +14,26 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_cumprod_adjoint",
     "np_cumsum_adjoint",
     "np_extremum_adjoint",
+    "np_extremum_initial_adjoint",
+    "np_extremum_where_adjoint",
     "np_extremum_select",
     "np_matrix_norm_adjoint",
     "np_max",
     "np_mean",
     "np_mean_adjoint",
+    "np_mean_where_adjoint",
     "np_min",
     "np_nanmean_adjoint",
     "np_nansum_adjoint",
     "np_norm_adjoint",
     "np_prod_adjoint",
+    "np_prod_initial_adjoint",
+    "np_prod_where_adjoint",
     "np_std_adjoint",
     "np_sum",
     "np_sum_adjoint",
+    "np_sum_initial_adjoint",
+    "np_sum_where_adjoint",
     "np_trace_adjoint",
     "np_var_adjoint",
     "np_vector_norm_adjoint",
@@ -328,6 +336,65 @@ for _fn in dict.fromkeys((np.max, np.min, _np("amax"), _np("amin"), np.nanmax, n
     rule(_fn, "a, axis=None, out=None, keepdims=False",
          adjoints={"a": "_rt.np_extremum_adjoint(g, a, ans, axis, keepdims)"},
          note="to the arg-extremum, ties split evenly")
+
+
+# ----- where= and initial= (variants of their own: the calls without them keep the rules
+# above); where= leaves elements out (no gradient), initial= takes part in the reduction
+
+
+def np_sum_where_adjoint(g, a, axis=None, keepdims=False, where=True):
+    shape = np.shape(a)
+    return np_fit(np.where(where_mask(where, shape), _spread(g, shape, axis, keepdims), 0), a)
+
+
+def np_sum_initial_adjoint(g, initial):
+    """initial is added once into each element of the sum."""
+    return np_fit(np.sum(g), initial)
+
+
+def np_mean_where_adjoint(g, a, axis=None, keepdims=False, where=True):
+    shape = np.shape(a)
+    mask = where_mask(where, shape)
+    count = np.sum(mask, axis=_axes(axis, len(shape)), keepdims=True)
+    spread = _spread(g, shape, axis, keepdims) / np.maximum(count, 1)  # (none: NaN, no gradient)
+    return np_fit(np.where(mask, spread, 0), a)
+
+
+def _prod_inside(a, where):
+    """a with the elements where= leaves out as 1 (the product of the others)."""
+    return np.where(where_mask(where, np.shape(a)), a, 1)
+
+
+def np_prod_where_adjoint(g, a, axis=None, keepdims=False, initial=1, where=True):
+    inside = _prod_inside(np.asarray(a), where)
+    gi = np.asarray(g) * np.conj(initial)
+    out = np_prod_adjoint(gi, inside, axis, keepdims)
+    return np_fit(np.where(where_mask(where, np.shape(a)), out, 0), a)
+
+
+def np_prod_initial_adjoint(g, a, axis=None, keepdims=False, initial=1, where=True):
+    rest = np.prod(_prod_inside(np.asarray(a), where), axis=axis, keepdims=keepdims)
+    return np_fit(np.sum(np.asarray(g) * np.conj(rest)), initial)
+
+
+_RED_WI = _RED + ", initial={}, where=True"
+rule(np.sum, _RED_WI.format(0), adjoints={
+    "a": "_rt.np_sum_where_adjoint(g, a, axis, keepdims, where)",
+    "initial": "_rt.np_sum_initial_adjoint(g, initial)"},
+    note="where= (left-out elements get no gradient) and initial= (a gradient of its own)")
+rule(np.mean, _RED + ", where=True",
+     adjoints={"a": "_rt.np_mean_where_adjoint(g, a, axis, keepdims, where)"},
+     note="where= (left-out elements get no gradient)")
+rule(np.prod, _RED_WI.format(1), adjoints={
+    "a": "_rt.np_prod_where_adjoint(g, a, axis, keepdims, initial, where)",
+    "initial": "_rt.np_prod_initial_adjoint(g, a, axis, keepdims, initial, where)"},
+    note="exact with zeros in the input; where= and initial=")
+for _fn in dict.fromkeys((np.max, np.min, _np("amax"), _np("amin"))):
+    rule(_fn, "a, axis=None, out=None, keepdims=False, initial=None, where=True", adjoints={
+        "a": "_rt.np_extremum_where_adjoint(g, a, ans, axis, keepdims, initial, where)",
+        "initial": "_rt.np_extremum_initial_adjoint(g, a, ans, axis, keepdims, initial, where)"},
+        note="to the arg-extremum, ties split evenly; where= (left-out elements get no "
+             "gradient), initial= (when it is the extremum, the gradient goes to it)")
 
 
 _STAT = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"

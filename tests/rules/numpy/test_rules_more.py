@@ -694,7 +694,49 @@ DRAW_ROWS = [
     Row("heaviside", np.heaviside, f_heaviside, [A(4)]),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS
+# statistics.py (more shapes and keywords: tests/rules/numpy/test_statistics.py)
+_BIN_IDX = np.array([0, 3, 1, 3, 5, 0])
+
+
+def f_cov(m):
+    return np.cov(m)
+
+
+def f_cov_y(m, y):
+    return np.cov(m, y, rowvar=False, ddof=2)
+
+
+def f_corrcoef(x):
+    return np.corrcoef(x)
+
+
+def f_polyfit(x, y):
+    return np.polyfit(x, y, 2)
+
+
+def f_bincount(w):
+    return np.bincount(_BIN_IDX, weights=w, minlength=7)
+
+
+def f_cond(x):
+    return np.linalg.cond(x)
+
+
+def f_cond_fro(x):
+    return np.linalg.cond(x, "fro")
+
+
+STAT_ROWS = [
+    Row("cov", np.cov, f_cov, [A(3, 5), A(6)], cplx=True),
+    Row("cov-y", np.cov, f_cov_y, [(A(5, 2), A(5)), (A(6), A(6))], cplx=True),
+    Row("corrcoef", np.corrcoef, f_corrcoef, [A(3, 5), A(2, 6)]),
+    Row("polyfit", np.polyfit, f_polyfit, [(A(7), A(7)), (A(6), A(6, 2))]),
+    Row("bincount", np.bincount, f_bincount, [A(6)]),
+    Row("linalg.cond", np.linalg.cond, f_cond, [SQ(3, 3), SQ(2, 3, 3), A(4, 3)], cplx=True),
+    Row("linalg.cond-fro", np.linalg.cond, f_cond_fro, [SQ(3, 3), SQ(2, 3, 3)], cplx=True),
+]
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS + STAT_ROWS
 
 
 def _params():

@@ -84,7 +84,6 @@ DECLINED_FOR = {
     ("np.take", "mode"): "index clipping/wrapping: not yet",
     ("np.clip", "min"): "the NumPy 2.1 alias of a_min: not yet (use a_min)",
     ("np.clip", "max"): "the NumPy 2.1 alias of a_max: not yet (use a_max)",
-    ("np.einsum", "optimize"): "contraction order: not yet",
     ("np.linalg.pinv", "rtol"): "the array-API name of rcond: not yet (use rcond)",
     ("np.linalg.trace", "dtype"): "accumulator dtype: not yet",
     ("np.matmul", "axes"): "gufunc axes: not yet",
@@ -330,6 +329,21 @@ EXAMPLES.update({
     "np.rollaxis": {"a": A(2, 3, 4), "axis": 2, "start": 1},
     "np.select": {"condlist": _COND, "choicelist": [A(2, 3), A(2, 3)], "default": S()},
 })
+# where= and initial= of the reductions (the variants that take them)
+_WMASK = np.array([[True, False, True], [True, True, False]])
+EXAMPLES.update({"np.sum/7": {"initial": S(), "where": _WMASK},
+                 "np.prod/7": {"initial": S(), "where": _WMASK},
+                 "np.mean/6": {"where": _WMASK, "axis": 1}})
+for _path in ("np.max", "np.min", "np.amax", "np.amin"):
+    EXAMPLES[_path + "/6"] = {"initial": S(), "where": _WMASK, "axis": 0}
+# statistics.py
+EXAMPLES.update({
+    "np.cov": {"m": A(3, 5), "fweights": np.array([1, 2, 1, 3, 1]), "aweights": P(5)},
+    "np.corrcoef": {"x": A(3, 5), "y": A(5), "rowvar": True},
+    "np.polyfit": {"x": A(6), "y": A(6, 2), "deg": 2, "w": P(6)},
+    "np.bincount": {"x": np.array([0, 2, 1, 2, 4]), "weights": A(5), "minlength": 6},
+    "np.linalg.cond": {"x": SQ(3, 3), "p": "fro"},
+})
 for _path in _UFUNC_METHODS:
     if _path.endswith(".outer"):
         _positive = _path in ("np.divide.outer", "np.power.outer")
@@ -338,7 +352,8 @@ for _path in _UFUNC_METHODS:
 # no keyword sweep (with the reason); each is still covered by tests/rules/numpy/test_rules.py
 NO_KEYWORD_SWEEP = {
     "np.float32": "float32 rounding: finite differences need a looser tolerance (test_rules)",
-    "np.einsum": "no keyword parameters the rule takes (*operands); see the sublist tests below",
+    "np.einsum": "*operands (subscripts and operands in position; optimize= by keyword): "
+                 "tests/rules/numpy/test_statistics.py and the sublist tests below",
     "np.atleast_1d": "*arys only", "np.atleast_2d": "*arys only", "np.atleast_3d": "*arys only",
 }
 # draws: each call draws other numbers; tests/rules/numpy/test_rules_more.py's rows and
