@@ -41,7 +41,8 @@ def check_kept_iterators(stmts, filename, line_offset=0):
         if s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name:
             got = _lazy_reads(s.value)
             if got is not None:
-                _check_read_once(stmts, i, s.targets[0].id, filename, line_offset)
+                _check_read_once(stmts, i, s.targets[0].id, filename, line_offset,
+                                 s.value.__class__ is gast.Call)
             if got and got[0]:
                 _check_uses(stmts, i, s.targets[0].id, got, filename, line_offset)
 
@@ -68,8 +69,10 @@ def _lazy_reads(v):
     return None
 
 
-def _check_read_once(stmts, i, g, filename, line_offset):
-    if _reads_of(stmts[i + 1:], g) > 1:
+def _check_read_once(stmts, i, g, filename, line_offset, called):
+    """Refuse g read more than once, unless each read is `next(g)` of an iterator a call
+    made (`iter(xs)`, `map(f, xs)`: next takes its items one by one, as Python does)."""
+    if _reads_of(stmts[i + 1:], g) > 1 and not (called and _only_next(stmts[i + 1:], g)):
         raise UnsupportedSyntaxError(
             f"an iterator kept in `{g}` (a generator expression, iter, zip, map, enumerate or "
             f"reversed) read more than once (`next({g})` and a loop over it, a loop over it "
@@ -116,6 +119,26 @@ def _reads_of(stmts, g):
         if count > 1 or any(t.__class__ is gast.Name and t.id == g for t in getattr(s, "targets", ())):
             break
     return count
+
+
+def _only_next(stmts, g):
+    """Whether every read of g in stmts (up to its next binding) is `next(g)` or
+    `next(g, default)` outside a lambda, a def or a comprehension."""
+    todo = []
+    for s in stmts:
+        todo.append((s, None, False))
+        if any(t.__class__ is gast.Name and t.id == g for t in getattr(s, "targets", ())):
+            break
+    while todo:
+        n, parent, nested = todo.pop()
+        if n.__class__ is gast.Name and n.id == g and n.ctx.__class__ is gast.Load:
+            if nested or not (parent.__class__ is gast.Call and parent.func.__class__ is gast.Name
+                              and parent.func.id == "next" and parent.args and parent.args[0] is n):
+                return False
+        inner = nested or n.__class__ in _REPEATING and n.__class__ is not gast.FunctionDef or (
+            n.__class__ is gast.FunctionDef)
+        todo.extend((c, n, inner) for c in gast.iter_child_nodes(n))
+    return True
 
 
 _REPEATING = (gast.Lambda, gast.FunctionDef, gast.GeneratorExp, gast.ListComp, gast.SetComp, gast.DictComp)

@@ -287,7 +287,7 @@ nondifferentiable_builtin(
     np.nanargmax, np.nanargmin, np.searchsorted, np.digitize, np.count_nonzero,
     np.signbit, np.floor, np.ceil, np.round, np.around, np.rint,
     np.trunc, np.fix, np.floor_divide,
-    np.isnan, np.isinf, np.isfinite, np.isclose, np.allclose, np.array_equal,
+    np.isnan, np.isinf, np.isfinite, np.isneginf, np.isposinf, np.isclose, np.allclose, np.array_equal,
     np.iscomplex, np.isreal,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,

@@ -24,6 +24,8 @@ __all__ = [  # the helpers templates reach as _rt.<name>
     "np_fmax_share",
     "np_max_share",
     "np_power_base_partial",
+    "np_ratio_or_zero",
+    "np_softmax_weight",
     "np_power_exponent_partial",
     "np_reciprocal_adjoint",
     "np_sinc_partial",
@@ -296,16 +298,35 @@ rule(np.fmin, "x1, x2", "_rt.np_fmax_share(x1, x2, -1)", "_rt.np_fmax_share(x2, 
      note="ties split evenly; NaN loses")
 
 
-rule(np.arctan2, "x1, x2", "x2 / (x1 * x1 + x2 * x2)", "-x1 / (x1 * x1 + x2 * x2)")
+def np_ratio_or_zero(num, den):
+    """num / den, and 0 where den is 0: the subgradient arctan2 and hypot take at the
+    origin, as math.atan2 and math.hypot do (0/0 gave NaN for arrays, and a
+    ZeroDivisionError for Python floats)."""
+    zero = den == 0
+    if np.ndim(zero) == 0:
+        return 0.0 * num if zero else num / den
+    return np.where(zero, 0.0, num / np.where(zero, 1.0, den))
 
 
-rule(np.hypot, "x1, x2", "x1 / ans", "x2 / ans")
+def np_softmax_weight(x, ans, two=False):
+    """exp(x - ans), the weight of x in a log-sum-exp ans (2**(x - ans) for base 2); 0
+    where ans is -inf (every term -inf: exp(-inf - -inf) was NaN, and a NaN times a zero
+    cotangent stays NaN)."""
+    d = x - np.where(ans == -np.inf, 0.0, ans)
+    return np.exp2(d) if two else np.exp(d)
 
 
-rule(np.logaddexp, "x1, x2", "np.exp(x1 - ans)", "np.exp(x2 - ans)")
+rule(np.arctan2, "x1, x2", "_rt.np_ratio_or_zero(x2, x1 * x1 + x2 * x2)",
+     "_rt.np_ratio_or_zero(-x1, x1 * x1 + x2 * x2)", note="0 at the origin")
 
 
-rule(np.logaddexp2, "x1, x2", "np.exp2(x1 - ans)", "np.exp2(x2 - ans)")
+rule(np.hypot, "x1, x2", "_rt.np_ratio_or_zero(x1, ans)", "_rt.np_ratio_or_zero(x2, ans)", note="0 at the origin")
+
+
+rule(np.logaddexp, "x1, x2", "_rt.np_softmax_weight(x1, ans)", "_rt.np_softmax_weight(x2, ans)")
+
+
+rule(np.logaddexp2, "x1, x2", "_rt.np_softmax_weight(x1, ans, True)", "_rt.np_softmax_weight(x2, ans, True)")
 
 
 rule(np.remainder, "x1, x2", "1", "-np.floor_divide(x1, x2)")

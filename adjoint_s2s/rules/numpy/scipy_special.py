@@ -132,13 +132,18 @@ def _lse_parts(g, a, ans, b, return_sign):
     return shape, g[0], ans[0], ans[1]
 
 
+def _finite_shift(lse):
+    """lse, with 0 where it is -inf (every term -inf: exp(a - lse) would be NaN, not 0)."""
+    return np.where(lse == -np.inf, 0.0, lse)
+
+
 def sp_logsumexp_adjoint(g, a, ans, axis=None, b=None, keepdims=False, return_sign=False):
     """ā = g·b·exp(a - ans) (the softmax, weighted); with return_sign, the result is
     (log|s|, sign s) and ā = g·b·exp(a - log|s|)·sign s (the sign has no gradient)."""
     shape, g, lse, sign = _lse_parts(g, a, ans, b, return_sign)
     if g is None:
         return None
-    w = np.exp(np.asarray(a) - _keep(lse, shape, axis, keepdims))
+    w = np.exp(np.asarray(a) - _keep(_finite_shift(lse), shape, axis, keepdims))
     if b is not None:
         w = w * b
     if return_sign:
@@ -153,7 +158,7 @@ def sp_logsumexp_adjoint_b(g, a, ans, axis=None, b=None, keepdims=False, return_
     shape, g, lse, sign = _lse_parts(g, a, ans, b, return_sign)
     if g is None:
         return None
-    w = np.exp(np.asarray(a) - _keep(lse, shape, axis, keepdims))
+    w = np.exp(np.asarray(a) - _keep(_finite_shift(lse), shape, axis, keepdims))
     if return_sign:
         w = w * _keep(sign, shape, axis, keepdims)
     return np_fit(_keep(g, shape, axis, keepdims) * np.conj(w), b)

@@ -56,7 +56,8 @@ def np_logaddexp_reduce_adjoint(g, array, ans, axis=0, keepdims=False, two=False
     if not keepdims:
         axes = tuple(range(a.ndim)) if axis is None else axis
         g, ans = np.expand_dims(g, axes), np.expand_dims(ans, axes)
-    w = np.exp2(a - ans) if two else np.exp(a - ans)
+    d = a - np.where(ans == -np.inf, 0.0, ans)  # (every term -inf: weights 0, not NaN)
+    w = np.exp2(d) if two else np.exp(d)
     return np_fit(g * w, array)
 
 
