@@ -473,9 +473,12 @@ def np_pad_adjoint(g, array, pad_width, mode="constant"):
         if np.iscomplexobj(flat):
             out = out + 1j * np.bincount(idx, weights=np.imag(flat), minlength=x.size)
         return np_fit(out.reshape(x.shape), array)
+    if mode in ("mean", "linear_ramp"):  # (shape_extra.py imports this module)
+        from .shape_extra import np_pad_stat_adjoint
+        return np_pad_stat_adjoint(g, array, pad_width, mode)
     raise MissingAdjointError(np.pad, f"its gradient is computed for the modes constant, edge, "
-                              f"reflect, symmetric and wrap, not mode={mode!r}; pad with "
-                              f"np.concatenate of the statistic you need instead")
+                              f"reflect, symmetric, wrap, mean and linear_ramp, not mode={mode!r}; "
+                              f"pad with np.concatenate of the statistic you need instead")
 
 
 def np_pad_value_adjoint(g, array, pad_width, mode="constant", constant_values=0):

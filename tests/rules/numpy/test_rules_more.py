@@ -683,7 +683,10 @@ DRAW_ROWS = [
     Row("heaviside", np.heaviside, f_heaviside, [A(4)]),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS
+# (meshgrid, block, ptp, vander, insert, delete, diff's and pad's new forms)
+from .test_shape_extra import _table_rows  # noqa: E402
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS + _table_rows()
 
 
 def _params():
