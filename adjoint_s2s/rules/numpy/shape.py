@@ -73,6 +73,11 @@ def _at_least(n):
 
 
 def _pad_pairs(pad_width, ndim):
+    if isinstance(pad_width, dict):  # {axis: width or (before, after)}, as NumPy 2.3 reads it
+        out = np.zeros((ndim, 2), dtype=int)
+        for ax, w in pad_width.items():
+            out[int(ax) % ndim] = w
+        return out
     return np.broadcast_to(np.asarray(pad_width, dtype=int), (ndim, 2))
 
 

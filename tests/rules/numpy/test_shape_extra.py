@@ -172,6 +172,10 @@ def _insert_axis1_column(A, c):
     return _sum(np.insert(A, 1, c, axis=1))
 
 
+def _insert_mask(v, s):
+    return _sum(np.insert(v, np.array([True, False, True, False]), s))
+
+
 def _delete_int(v):
     return _sum(np.delete(v, 1))
 
@@ -216,6 +220,10 @@ def _diff_matrix_number(A, s):
     return _sum(np.diff(A, n=2, axis=1, append=s))
 
 
+def _diff_zero_order(v, p):
+    return _sum(np.diff(v, 0, prepend=p)) + p  # (n = 0: a itself, prepend unused)
+
+
 def _pad_mean(v):
     return _sum(np.pad(v, 2, mode="mean"))
 
@@ -252,6 +260,13 @@ def _pad_ramp_one_side(A):
     return _sum(np.pad(A, ((0, 2), (1, 0)), mode="linear_ramp", end_values=(1.5, -2.0)))
 
 
+def _pad_dict_widths(A):
+    """pad_width as {axis: width} (NumPy 2.3): for mean, linear_ramp and constant."""
+    return (_sum(np.pad(A, {0: (1, 2)}, mode="mean"))
+            + _sum(np.pad(A, {-1: 2}, mode="linear_ramp", end_values=0.3))
+            + _sum(np.pad(A, {1: (0, 2)}, constant_values=0.3)))
+
+
 E22 = np.array([[0.4, -1.0], [2.0, 0.7]])
 ROWS = [
     ("meshgrid_xy", _meshgrid_xy, (V4, V3)),
@@ -285,6 +300,7 @@ ROWS = [
     ("insert_axis0", _insert_axis0, (M23, V3)),
     ("insert_axis1_broadcast", _insert_axis1_broadcast, (M23, 0.9)),
     ("insert_axis1_column", _insert_axis1_column, (M23, np.array([[0.1], [-0.2]]))),
+    ("insert_mask", _insert_mask, (V4, -0.3)),
     ("delete_int", _delete_int, (V4,)),
     ("delete_slice", _delete_slice, (V4,)),
     ("delete_list", _delete_list, (M23,)),
@@ -296,6 +312,7 @@ ROWS = [
     ("diff_both", _diff_both, (V4, 0.3, V3)),
     ("diff_matrix", _diff_matrix, (M34, np.array([[0.2, -0.1, 0.5, 1.0]]))),
     ("diff_matrix_number", _diff_matrix_number, (M34, -0.8)),
+    ("diff_zero_order", _diff_zero_order, (V4, 0.3)),
     ("pad_mean", _pad_mean, (V4,)),
     ("pad_mean_stat", _pad_mean_stat, (V4,)),
     ("pad_mean_2d", _pad_mean_2d, (M34,)),
@@ -307,6 +324,7 @@ ROWS = [
     ("pad_ramp_pairs", _pad_ramp_pairs, (M34, E22)),
     ("pad_ramp_pair_all_axes", _pad_ramp_pairs, (M34, np.array([0.6, -1.2]))),
     ("pad_ramp_one_side", _pad_ramp_one_side, (M34,)),
+    ("pad_dict_widths", _pad_dict_widths, (M34,)),
 ]
 
 
@@ -450,6 +468,7 @@ def test_complex_inputs():
 # ----- refused forms ---------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's mean of no values)
 def test_pad_stat_length_zero_is_refused():
     with pytest.raises(MissingAdjointError, match="stat_length"):
         ad.gradient(lambda v: np.sum(np.pad(v, 2, mode="mean", stat_length=0)), V4)
