@@ -17,7 +17,7 @@ from ...errors import MissingAdjointError
 from ...tangents import AbstractZero
 from .base import NOTES, _by_keyword, _CURRENT, _sum_to, np_fit, np_parts, rule
 from .extremum import np_extremum_adjoint
-from .shape import _pad_call, _pad_pairs, np_pad_adjoint, np_take_adjoint
+from .shape import _PAD_MODES, _pad_call, _pad_pairs, np_pad_adjoint, np_take_adjoint
 
 __all__ = [  # the helpers templates reach as _rt.<name>
     "np_block_adjoint",
@@ -398,6 +398,9 @@ def np_pad_ends_adjoint(g, array, pad_width, mode="constant", stat_length=_NoVal
     if np.size(end_values) == 2 and shape != (2, 1):
         return np_fit(np.reshape(np.sum(sums, axis=0), shape), end_values)
     return np_fit(_sum_to(sums, shape), end_values)
+
+
+_PAD_MODES["mean"] = _PAD_MODES["linear_ramp"] = np_pad_stat_adjoint  # (np.pad(a, w, mode))
 
 
 def _pad_any_call(*args):
