@@ -228,6 +228,19 @@ from ..rules.numpy.shape_more import (
     np_select_adjoint,
     np_select_adjoint_default,
 )
+from ..rules.numpy.shape_extra import (
+    np_block_adjoint,
+    np_block_of,
+    np_delete_adjoint,
+    np_diff_ends_adjoint,
+    np_insert_adjoint_arr,
+    np_insert_adjoint_values,
+    np_meshgrid_adjoint,
+    np_pad_ends_adjoint,
+    np_pad_stat_adjoint,
+    np_ptp_adjoint,
+    np_vander_adjoint,
+)
 from ..rules.numpy.samples import (
     np_convolve_adjoint_a,
     np_convolve_adjoint_v,
@@ -550,4 +563,15 @@ __all__ = [
     "sp_trigamma",
     "sqrt_adjoint",
     "sqrt_partial",
+    "np_block_adjoint",
+    "np_block_of",
+    "np_delete_adjoint",
+    "np_diff_ends_adjoint",
+    "np_insert_adjoint_arr",
+    "np_insert_adjoint_values",
+    "np_meshgrid_adjoint",
+    "np_pad_ends_adjoint",
+    "np_pad_stat_adjoint",
+    "np_ptp_adjoint",
+    "np_vander_adjoint",
 ]

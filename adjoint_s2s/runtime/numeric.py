@@ -141,8 +141,8 @@ def _shape_like_slow(x):
 def np_pad_transpose(v, pad_width, mode="constant"):
     """The transpose of np_pad_adjoint (a linear map of its gradient): np.pad again, with
     zeros for the constant mode (the padding's values are not the array's)."""
-    if mode in ("edge", "reflect", "symmetric", "wrap"):
-        return np.pad(v, pad_width, mode)
+    if mode in ("edge", "reflect", "symmetric", "wrap", "mean", "linear_ramp"):
+        return np.pad(v, pad_width, mode)  # (linear_ramp's linear part: end values 0)
     return np.pad(v, pad_width)
 
 

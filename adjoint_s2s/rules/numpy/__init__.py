@@ -25,6 +25,8 @@ with ``None`` for outputs that got no gradient.
     fft.py            np.fft: the transforms (adjoint: the dual transform) and shifts
     linalg_more.py    eig, eigvals, tensorinv, tensorsolve, multi_dot
     shape_more.py     append, ediff1d, rollaxis, partition, select, real_if_close
+    shape_extra.py    meshgrid, block, insert, delete, vander, ptp; diff's prepend/append,
+                      pad's modes mean and linear_ramp; ix_ (no gradient)
     samples.py        polyval, trapezoid, convolve, correlate, interp (1-D samples)
     quantiles.py      median, quantile, percentile (order statistics)
     nan_reductions.py nanprod, nanvar, nanstd, nanmedian, nanquantile, nanpercentile
@@ -41,4 +43,4 @@ Importing this package registers the rules, section by section, in that order.
 from .base import NOTES, SECTION_ORDER, SECTIONS, rule  # noqa: F401
 from . import elementwise, reductions, shape, linalg, decompositions, constructors, scipy_special, scipy_linalg, scipy_signal  # noqa: F401,E402
 from . import fft, linalg_more, shape_more, samples, quantiles, nan_reductions, gradient  # noqa: F401,E402
-from . import vectorize, ufunc_methods, draws, statistics  # noqa: F401,E402
+from . import vectorize, ufunc_methods, draws, statistics, shape_extra  # noqa: F401,E402

@@ -73,6 +73,8 @@ def _at_least(n):
 
 
 def _pad_pairs(pad_width, ndim):
+    if isinstance(pad_width, dict):  # {axis: width or (before, after)}, as NumPy 2.3 reads it
+        pad_width = [np.broadcast_to(pad_width.get(k, pad_width.get(k - ndim, 0)), 2) for k in range(ndim)]
     return np.broadcast_to(np.asarray(pad_width, dtype=int), (ndim, 2))
 
 
@@ -451,6 +453,9 @@ def np_unrot90(g, m, k=1, axes=None):
 rule(np.rot90, "m, k=1, axes=(0, 1)", adjoints={"m": "_rt.np_unrot90(g, m, k, axes)"})
 
 
+_PAD_MODES = {}  # mode -> its adjoint, for the modes whose helpers are in shape_extra.py
+
+
 def _pad_call(array, pad_width, mode, constant_values):
     if mode == "constant":
         return np.pad(array, pad_width, mode, constant_values=constant_values)
@@ -473,9 +478,11 @@ def np_pad_adjoint(g, array, pad_width, mode="constant"):
         if np.iscomplexobj(flat):
             out = out + 1j * np.bincount(idx, weights=np.imag(flat), minlength=x.size)
         return np_fit(out.reshape(x.shape), array)
+    if mode in _PAD_MODES:  # mean, linear_ramp
+        return _PAD_MODES[mode](g, array, pad_width, mode)
     raise MissingAdjointError(np.pad, f"its gradient is computed for the modes constant, edge, "
-                              f"reflect, symmetric and wrap, not mode={mode!r}; pad with "
-                              f"np.concatenate of the statistic you need instead")
+                              f"reflect, symmetric, wrap, mean and linear_ramp, not mode={mode!r}; "
+                              f"pad with np.concatenate of the statistic you need instead")
 
 
 def np_pad_value_adjoint(g, array, pad_width, mode="constant", constant_values=0):

@@ -736,7 +736,10 @@ STAT_ROWS = [
     Row("linalg.cond-fro", np.linalg.cond, f_cond_fro, [SQ(3, 3), SQ(2, 3, 3)], cplx=True),
 ]
 
-ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS + STAT_ROWS
+# (meshgrid, block, ptp, vander, insert, delete, diff's and pad's new forms)
+from .test_shape_extra import _table_rows  # noqa: E402
+
+ROWS = FFT_ROWS + LINALG_ROWS + MISC_ROWS + UFUNC_ROWS + DRAW_ROWS + STAT_ROWS + _table_rows()
 
 
 def _params():
