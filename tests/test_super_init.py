@@ -1,4 +1,4 @@
-"""`super().__init__()` (and `Base.__init__(self)`) that reaches object's __init__, in a
+"""super(): `super().__init__()` (and `Base.__init__(self)`) that reaches object's __init__, in a
 class hierarchy whose base defines none: object.__init__ does nothing, and was refused
 as a function without a rule."""
 import numpy as np
@@ -70,3 +70,32 @@ def test_object_init_given_arguments_raises_pythons_type_error():
     with pytest.raises(TypeError) as got:
         ad.gradient(lambda w: TooMany(w).w, 0.7)
     assert str(got.value) == str(plain.value)
+
+
+class Square:
+    def __init__(self, w):
+        self.w = w
+
+    @property
+    def w2(self):
+        return self.w * self.w
+
+
+class SquarePlus(Square):
+    @property
+    def w2(self):
+        return super().w2 + self.w  # the base's property, read on the object
+
+
+class SquareTwice(Square):
+    def total(self):
+        return super(SquareTwice, self).w2 * 2.0
+
+
+def test_a_property_read_through_super_is_differentiated():
+    # (it was read as a plain value: the base's part of the gradient was lost, 1.0 for 2.4)
+    f = lambda w: SquarePlus(w).w2  # noqa: E731
+    assert ad.gradient(f, 0.7)[0] == pytest.approx(2 * 0.7 + 1)
+    g = lambda w: SquareTwice(w).total()  # noqa: E731
+    assert ad.gradient(g, 0.7)[0] == pytest.approx(4 * 0.7)
+    assert ad.hessian(f, 0.7) == pytest.approx(2.0)

@@ -49,8 +49,32 @@ def entry_field_grad(obj, name, g):
     return Tangent(type(obj), **{name: g})
 
 
+def _super_attribute(sup, name):
+    """sup.name for a super object: a property written in Python that Python finds in
+    the classes after sup's is differentiated, read on the object (the super object's
+    gradient is the object's: runtime/methods.py); anything else as it is."""
+    fget = _super_property(sup, name)
+    if fget is not None:
+        y, pb = call(fget, sup.__self__)
+        return y, lambda g: pb(g)[1]
+    return getattr(sup, name), lambda g: None
+
+
+def _super_property(sup, name):
+    """The getter written in Python of the property super object sup finds, or None."""
+    mro = sup.__self_class__.__mro__
+    for c in mro[mro.index(sup.__thisclass__) + 1:]:
+        if name in c.__dict__:
+            prop = c.__dict__[name]
+            ok = isinstance(prop, property) and isinstance(prop.fget, types.FunctionType)
+            return prop.fget if ok else None
+    return None
+
+
 def getattr_pair(obj, name):
     """(y, pullback) of obj.name; properties written in Python are differentiated."""
+    if type(obj) is super:  # super().w2 in an overriding property: the base's, on the object
+        return _super_attribute(obj, name)
     prop = getattr(type(obj), name, None)
     if prop is None and type(obj) not in _PLAIN_VALUES:
         prop = _HOOKS.get((type(obj), name), _MISSING)  # (found before: one lookup)

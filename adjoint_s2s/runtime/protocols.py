@@ -322,6 +322,12 @@ def check_unpack(value, n, star=None):
         return
     if isinstance(value, (bool, int, float, complex, np.number)):
         raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    typ = type(value)
+    if getattr(typ, "__getitem__", None) is None:
+        if getattr(typ, "unpacked", None) is not None or user_object(value) and _own_iter(typ) is not None:
+            return  # zip's, map's... iterators, a class iterated by its __iter__: as they iterate
+    elif user_object(value) and _own_iter(typ) is None:
+        return  # a class indexed from 0 on, without an __iter__ of its own: its iteration
     raise NotDifferentiableError(
         f"unpacking a {type(value).__name__} into {n} names{_at()}: Python iterates it, and "
         f"adjoint_s2s unpacks tuples, lists and arrays by position. Unpack a list of it "
