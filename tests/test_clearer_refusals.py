@@ -128,3 +128,19 @@ def test_dict_update_refusal_says_to_write_item_by_item():
         ad.gradient(update_a_global_dict, 1.5)
     msg = str(info.value)
     assert "`d[k] = v`" in msg and "item by item" in msg, msg
+
+
+def calls_a_function_without_a_rule(x):
+    y = x * 2.0
+    # a comment between the def and the call
+    z = np.unwrap(y)
+    return np.sum(z)
+
+
+def test_a_missing_rule_names_the_line_of_the_call():
+    with pytest.raises(MissingAdjointError) as info:
+        ad.gradient(calls_a_function_without_a_rule, np.ones(3))
+    import inspect
+    lines, start = inspect.getsourcelines(calls_a_function_without_a_rule)
+    call_line = start + next(i for i, line in enumerate(lines) if "np.unwrap" in line)
+    assert f"line {call_line})" in str(info.value), str(info.value)

@@ -250,6 +250,8 @@ def _where_met():
             f"through {name} of {os.path.basename(where)}, a library's function it calls"
             if is_library_file(where) else f"through adjoint_s2s's {name}, differentiated again")
         names[0] = f"{site[0]} ({site[1]}, line {site[2]}), {how}"
+    elif site is not None and site[2] is not None:  # the call's own line, not its function's def
+        names[0] = f"{site[0]} ({site[1]}, line {site[2]})"
     reason = f"it has no Python source and no rule; the call is in {names[0]}"
     if len(names) > 1 and any("adapters.py" in n or "rule" in n for n in names[:3]):
         reason += (
