@@ -141,6 +141,22 @@ def _register_checkpoint_rules():
 _register_checkpoint_rules()
 
 
+def _one_output(y):
+    """jacobian's check of f's output: a number, an array, or a tuple or list of parts of
+    one shape (stacked, as np.asarray stacks them); a dict, or parts of different shapes
+    (a residual vector and a penalty), are refused with the way out."""
+    if isinstance(y, dict) or isinstance(y, (tuple, list)) and len({np.shape(v) for v in y}) > 1:
+        part = "f(x)[key]" if isinstance(y, dict) else "f(x)[0]"
+        raise NotDifferentiableError(
+            f"jacobian takes a function with one output (a number or an array); this one "
+            f"returned a {type(y).__name__} of parts of different shapes or kinds: take the "
+            f"Jacobian of each part (`jacobian(lambda x: {part}, x)`), or concatenate them "
+            f"into one array")
+
+
+_rules.nondifferentiable_builtin(_one_output, reason="a check of jacobian's output")
+
+
 def jacobian(f, *args):
     """Reverse-mode Jacobians of f at args, one per argument (one pullback per output).
 
@@ -157,6 +173,7 @@ def jacobian(f, *args):
     # (written so that it is differentiated again, as jacobian inside a gradient is: the
     # rows are collected with plain names, no method call on an expression receiver)
     y, back = pullback(f, *args)
+    _one_output(y)
     y_arr = np.asarray(y)
     y_complex = np.iscomplexobj(y_arr)
     dtype = np.result_type(y_arr.dtype, float)

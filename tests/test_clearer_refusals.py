@@ -144,3 +144,26 @@ def test_a_missing_rule_names_the_line_of_the_call():
     lines, start = inspect.getsourcelines(calls_a_function_without_a_rule)
     call_line = start + next(i for i, line in enumerate(lines) if "np.unwrap" in line)
     assert f"line {call_line})" in str(info.value), str(info.value)
+
+
+def residual_and_penalty(x):
+    return x ** 2 - 1.0, 0.1 * np.sum(x ** 2)
+
+
+def residual_dict(x):
+    return {"r": x ** 2 - 1.0, "p": 0.1 * np.sum(x ** 2)}
+
+
+@pytest.mark.parametrize("fn", [residual_and_penalty, residual_dict])
+def test_jacobian_of_parts_of_different_shapes_says_to_take_each(fn):
+    # (a raw NumPy ValueError, or a message blaming a rule the user never wrote)
+    from adjoint_s2s.errors import NotDifferentiableError
+    with pytest.raises(NotDifferentiableError, match="Jacobian of each part"):
+        ad.jacobian(fn, np.array([1.0, 2.0]))
+
+
+def test_jacobian_of_parts_of_one_shape_stacks_them_and_nests():
+    x = np.array([1.0, 2.0])
+    assert ad.jacobian(lambda v: (v ** 2, 2.0 * v), x)[0].shape == (2, 2, 2)
+    got = ad.gradient(lambda s: np.sum(ad.jacobian(lambda v: v ** 2 * s, x)[0]), 1.5)[0]
+    assert got == pytest.approx(2.0 * (1.0 + 2.0))

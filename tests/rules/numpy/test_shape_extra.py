@@ -14,7 +14,7 @@ import adjoint_s2s as ad
 from adjoint_s2s.errors import MissingAdjointError
 from adjoint_s2s.testing import isapprox, numerical_gradient
 
-from .test_rules import Opaque
+from .test_rules import _opaque
 
 _rng = np.random.default_rng(7)
 V4 = np.array([0.3, 1.2, -0.7, 2.0])
@@ -354,14 +354,6 @@ def test_first_order(name, f, args):
     y, back = ad.pullback(f, *args)
     assert y == f(*args)
     _check(f, args, back(1.0))
-
-
-def _opaque(v):
-    if isinstance(v, np.ndarray):
-        return v.view(Opaque)
-    if isinstance(v, list):
-        return [_opaque(e) for e in v]
-    return v
 
 
 @pytest.mark.parametrize("name, f, args", ROWS, ids=[r[0] for r in ROWS])
