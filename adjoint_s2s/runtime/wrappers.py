@@ -79,12 +79,22 @@ def partial_constructor_pair(fn, *args, **kwargs):
     """functools.partial(fn, *args, **kwargs) in differentiated code: the object's tangent
     (made by partial_pair's pullback) hands its arguments' gradients back."""
     p = functools.partial(fn, *args, **kwargs)
+    # a partial of a partial: Python makes one partial of the inner one's function, its
+    # bound arguments first (p.args = inner.args + args): theirs go back to the inner one
+    inner = fn if p.func is not fn else None
 
     def partial_constructor_pullback(g):
         own = field(g, "args")
         kw = field(g, "keywords") or {}
-        dargs = tuple(own) if own is not None else (None,) * len(args)
-        out = (None, field(g, "func")) + dargs  # functools.partial itself, then fn
+        own = tuple(own) if own is not None else (None,) * len(p.args)
+        d_fn = field(g, "func")
+        if inner is not None:
+            k = len(inner.args)
+            inner_kw = {n: v for n, v in kw.items() if n in inner.keywords and n not in kwargs and v is not None}
+            d_fn = Tangent(functools.partial, func=d_fn, args=own[:k], keywords=inner_kw) if (
+                d_fn is not None or any(d is not None for d in own[:k]) or inner_kw) else None
+            own = own[k:]
+        out = (None, d_fn) + own  # functools.partial itself, then fn
         if kwargs:
             out += ({k: kw.get(k) for k in kwargs},)
         return out
