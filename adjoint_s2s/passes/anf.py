@@ -263,9 +263,12 @@ class Normalizer(Targets, WalrusOrder):
             return out_
         if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
             return self.display(node, out)
-        if isinstance(node, gast.Dict):
-            keys = [None if k is None else a(k) for k in node.keys]
-            return gast.Dict(keys=keys, values=[a(v) for v in node.values])
+        if isinstance(node, gast.Dict):  # (Python's order: each key, then its value)
+            keys, values = [], []
+            for k, v in zip(node.keys, node.values):
+                keys.append(None if k is None else a(k))
+                values.append(a(v))
+            return gast.Dict(keys=keys, values=values)
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
             return self.comprehension(node, out)
         if isinstance(node, gast.NamedExpr):
