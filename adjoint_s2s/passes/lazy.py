@@ -135,8 +135,7 @@ def _only_next(stmts, g):
             if nested or not (parent.__class__ is gast.Call and parent.func.__class__ is gast.Name
                               and parent.func.id == "next" and parent.args and parent.args[0] is n):
                 return False
-        inner = nested or n.__class__ in _REPEATING and n.__class__ is not gast.FunctionDef or (
-            n.__class__ is gast.FunctionDef)
+        inner = nested or n.__class__ in _REPEATING
         todo.extend((c, n, inner) for c in gast.iter_child_nodes(n))
     return True
 
