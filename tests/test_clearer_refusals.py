@@ -167,3 +167,16 @@ def test_jacobian_of_parts_of_one_shape_stacks_them_and_nests():
     assert ad.jacobian(lambda v: (v ** 2, 2.0 * v), x)[0].shape == (2, 2, 2)
     got = ad.gradient(lambda s: np.sum(ad.jacobian(lambda v: v ** 2 * s, x)[0]), 1.5)[0]
     assert got == pytest.approx(2.0 * (1.0 + 2.0))
+
+
+def log_without_warnings(x):
+    with np.errstate(divide="ignore"):
+        y = np.log(x)
+    return np.sum(y)
+
+
+def test_a_with_of_settings_says_to_put_it_around_the_call():
+    refused(log_without_warnings, np.array([1.0, 2.0]), "with np.errstate", "a with statement",
+            "around the call of adjoint_s2s")
+    with np.errstate(divide="ignore"):  # the way out it names
+        assert np.allclose(ad.gradient(lambda v: np.sum(np.log(v)), np.array([1.0, 0.0]))[0], [1.0, np.inf])

@@ -86,6 +86,11 @@ def _visit(node, filename, line_offset):
         entry = reject.get(cls)
         if entry is not None:
             construct, hint = entry
+            if cls is gast.With and _settings_only(node):
+                hint = ("these settings change no value: put the `with` around the call of "
+                        "adjoint_s2s instead (`with np.errstate(...): adjoint_s2s.gradient(f, "
+                        "x)`; with pullback, around `back(...)` too), where it covers the "
+                        "forward and the backward pass")
             raise UnsupportedSyntaxError(
                 construct,
                 filename,
@@ -114,3 +119,14 @@ def _visit(node, filename, line_offset):
 
 
 _REVERSED_FIELDS = {}  # node class -> naming.child_fields(class), last first
+_SETTINGS = frozenset(("errstate", "catch_warnings", "printoptions"))
+
+
+def _settings_only(node):
+    """A `with` of settings only (np.errstate, warnings.catch_warnings, np.printoptions)."""
+    for item in node.items:
+        f = getattr(item.context_expr, "func", None)
+        name = getattr(f, "attr", None) or getattr(f, "id", None)
+        if name not in _SETTINGS:
+            return False
+    return True
