@@ -451,6 +451,7 @@ nondifferentiable_builtin(
     mutation.check_shared,
     mutation.check_held,
     protocols.check_unpack,
+    structure.starred_len,
     structure.dict_key,
     structure.check_pair_keys,
     mutation.rebinding,

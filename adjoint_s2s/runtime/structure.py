@@ -253,6 +253,15 @@ def arg_grad(grads, i, lens):
     return grads[j] if j < len(grads) else None
 
 
+def starred_len(value):
+    """len(value) of a *starred argument, asked in the pullback: for an iterator a rule
+    made (map, zip, filter, reversed, iter: the forward pass used it up) the number of
+    items it handed out."""
+    if getattr(type(value), "_items_adjoint", False):
+        return len(value.taken)
+    return len(value)
+
+
 def starred_grad(grads, i, value, lens):
     """The gradients of the items of a *starred argument, shaped like the value."""
     j = _arg_offset(i, lens)

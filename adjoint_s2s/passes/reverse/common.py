@@ -488,7 +488,7 @@ def _has_starred(e):
 
 
 def _lens(call):
-    parts = [f"len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
+    parts = [f"_rt.starred_len({src(a.value)})" if isinstance(a, gast.Starred) else "None" for a in call.args]
     return "(" + ", ".join(parts) + ",)" if parts else "()"
 
 

@@ -132,13 +132,17 @@ class DataMixin:
         elts = e.elts
         starred = any(isinstance(v, gast.Starred) for v in elts)
         self.helpers.add("_rt")
-        if starred:
+        if starred:  # (the sizes once the display is made: a lazy iterator is used up then)
             lens = self.fresh_local(f"{x}_sizes", fwd, self.depth)
             parts = ", ".join(
-                f"len({src(v.value)})" if isinstance(v, gast.Starred) else "None" for v in elts
+                f"_rt.starred_len({src(v.value)})" if isinstance(v, gast.Starred) else "None" for v in elts
             )
-            fwd.append(f"{lens} = ({parts},)")
+            rebinds = any(isinstance(v, gast.Starred) and src(v.value) == x for v in elts)
+            if rebinds:  # (`l = [*l, y]`: l's size before it is rebound)
+                fwd.append(f"{lens} = ({parts},)")
         fwd.append(f"{x} = {src(e)}")
+        if starred and not rebinds:
+            fwd.append(f"{lens} = ({parts},)")
 
         def rev(st):
             def body(g, num):
