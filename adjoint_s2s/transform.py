@@ -69,6 +69,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
     facts = activity.analyse(node, info, arg_kinds, cell_kinds, user_names | set(fn.__code__.co_varnames))
     text_numbers.check_text_numbers(node, facts, filename)
+    check.check_scope_dicts(facts, filename)
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
         facts.callee_globals = frozenset(facts.callee_globals) | frozenset(inlined.callees)
     rev = reverse.Generator(node, info, facts, taken=namer.taken)

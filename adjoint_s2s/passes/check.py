@@ -12,6 +12,8 @@ After: ``UnsupportedSyntaxError: yield (a generator) is not supported inside a
 differentiated function at model.py, line 2; ...``. Bodies of nested functions are
 checked when (and if) they are themselves differentiated.
 """
+import builtins
+
 import gast
 
 from ..errors import UnsupportedSyntaxError
@@ -130,3 +132,21 @@ def _settings_only(node):
         if name not in _SETTINGS:
             return False
     return True
+
+
+def check_scope_dicts(facts, filename):
+    """Raise UnsupportedSyntaxError for `locals()` or `vars()` (no argument) in a function
+    with differentiated values (facts: its activity analysis): the dict they give is a
+    snapshot of the generated code's variables, and a value read through it carries no
+    gradient (it was a silent zero)."""
+    if not facts.active:
+        return
+    for s in facts.statements:
+        v = getattr(s, "value", None)
+        if (v.__class__ is gast.Call and v.func.__class__ is gast.Name and v.func.id in ("locals", "vars")
+                and not v.args and facts.resolve(v.func) in (builtins.locals, builtins.vars)):
+            raise UnsupportedSyntaxError(
+                f"`{v.func.id}()`", filename,
+                getattr(s, "src_line", None) or getattr(s, "lineno", 0), None,
+                hint="the dict it gives carries no gradient: read the variables by name")
+
