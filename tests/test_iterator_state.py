@@ -168,3 +168,42 @@ def test_any_of_a_generator_expression_twice_differentiated():
         return x ** 3 * any(x * v > 0.1 for v in [1.0, 2.0])
 
     assert ad.hessian(f, 0.7) == pytest.approx(6 * 0.7)
+
+
+def first_over_an_endless_generator(x):
+    return next(x * i for i in itertools.count(1) if x * i > 2.0)
+
+
+def first_before_a_division_by_zero(x):
+    vals = [1.0, 0.0]
+    return next((x / v for v in vals if v != 0.5), 0.0) * x
+
+
+def first_or_the_default(x):
+    return next((v for v in [x, 2.0 * x] if v > 5.0), 3.0) * x
+
+
+@pytest.mark.parametrize("fn", [first_over_an_endless_generator, first_before_a_division_by_zero,
+                                first_or_the_default])
+def test_next_of_a_generator_expression_takes_the_first_item_only(fn):
+    y, _ = ad.pullback(fn, 0.7)
+    assert np.allclose(y, fn(0.7))
+    agrees(fn, 0.7)
+
+
+def no_item(x):
+    return next(v * v for v in [x, 2.0 * x] if v > 5.0)
+
+
+def test_next_of_an_empty_generator_expression_raises_stop_iteration():
+    with pytest.raises(StopIteration):
+        no_item(0.7)
+    with pytest.raises(StopIteration):
+        ad.gradient(no_item, 0.7)
+
+
+def test_next_of_a_generator_expression_twice_differentiated():
+    def f(x):
+        return next(x ** 3 for i in range(5) if i > 1)
+
+    assert ad.hessian(f, 0.7) == pytest.approx(6 * 0.7)

@@ -99,3 +99,25 @@ def test_a_property_read_through_super_is_differentiated():
     g = lambda w: SquareTwice(w).total()  # noqa: E731
     assert ad.gradient(g, 0.7)[0] == pytest.approx(4 * 0.7)
     assert ad.hessian(f, 0.7) == pytest.approx(2.0)
+
+
+class Doubled:
+    """A descriptor written in Python: its value is computed from the object."""
+
+    def __get__(self, obj, cls=None):
+        return obj.w * 2.0 if obj is not None else self
+
+
+class WithDescriptor(Square):
+    twice = Doubled()
+
+
+class ReadsItThroughSuper(WithDescriptor):
+    def total(self):
+        return super().twice * self.w
+
+
+def test_another_descriptor_read_through_super_is_refused():
+    from adjoint_s2s.errors import NotDifferentiableError
+    with pytest.raises(NotDifferentiableError, match=r"super\(\)\.twice"):
+        ad.gradient(lambda w: ReadsItThroughSuper(w).total(), 0.7)

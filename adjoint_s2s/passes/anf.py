@@ -200,7 +200,7 @@ class Normalizer(Targets, WalrusOrder):
     def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None, plain_enumerate=False):
         self.namer = namer
         self.plain_enumerate = plain_enumerate  # `enumerate` is the builtin (targets.py)
-        self.short_circuits = frozenset()  # of any, all: those that are the builtins
+        self.short_circuits = frozenset()  # of any, all, next: those that are the builtins
         # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
         # one of them names a callee; from any other name it reads a value
         self.static_names = frozenset(static_names or ())
@@ -330,10 +330,14 @@ class Normalizer(Targets, WalrusOrder):
 
     def call(self, node, out):
         func = node.func
-        if (func.__class__ is gast.Name and func.id in self.short_circuits and len(node.args) == 1
+        if (func.__class__ is gast.Name and func.id in self.short_circuits and node.args
                 and not node.keywords and node.args[0].__class__ is gast.GeneratorExp
                 and len(node.args[0].generators) == 1):
-            return self.short_circuit(node.args[0], out, func.id == "any")
+            rest = node.args[1:]
+            if func.id == "next" and len(rest) <= 1 and all(d.__class__ in _ATOMS for d in rest):
+                return self.first_item(node.args[0], rest[0] if rest else None, out)
+            if func.id != "next" and not rest:
+                return self.short_circuit(node.args[0], out, func.id == "any")
         if isinstance(func, gast.Attribute) and _static_chain(func) and (
             isinstance(func.value, gast.Name) or _chain_root(func) in self.static_names
         ):
@@ -412,18 +416,42 @@ class Normalizer(Targets, WalrusOrder):
         items after it are never computed (they may raise, or never end)."""
         tmp = self.namer.fresh("any_true" if is_any else "all_true")
         out.append(T.assign(tmp, T.const(not is_any)))
+        node = self._own_names(node)
+        test = node.elt if is_any else gast.UnaryOp(op=gast.Not(), operand=node.elt)
+        decided = [gast.If(test=test, body=[T.assign(tmp, T.const(is_any)), gast.Break()], orelse=[])]
+        out.extend(self.stmt(self._stopping_loop(node, decided)))
+        return T.name(tmp)
+
+    def first_item(self, node, default, out):
+        """next(e for x in xs if c[, d]) -> first = d; for x in xs: if c: first = e; break
+        (without d: StopIteration where no item comes), as Python takes the first item only."""
+        tmp = self.namer.fresh("first")
+        out.append(T.assign(tmp, default if default is not None else T.const(None)))
+        node = self._own_names(node)
+        took = self.namer.fresh("took") if default is None else None
+        hit = [T.assign(tmp, node.elt)] + ([T.assign(took, T.const(True))] if took else []) + [gast.Break()]
+        if took:
+            out.append(T.assign(took, T.const(False)))
+        out.extend(self.stmt(self._stopping_loop(node, hit)))
+        if took:
+            stop = gast.Raise(exc=T.expr("StopIteration()"), cause=None)
+            out.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=T.name(took)), body=[stop], orelse=[]))
+        return T.name(tmp)
+
+    def _own_names(self, node):
+        """A generator expression with its variables renamed apart (they must not leak)."""
         gen = node.generators[0]
         renames = {n.id: self.namer.fresh(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
-        node = ComprehensionRename(renames, self).visit(node)
+        return ComprehensionRename(renames, self).visit(node)
+
+    @staticmethod
+    def _stopping_loop(node, decided):
+        """for x in xs: if c: <decided> (decided ends in a break)."""
         gen = node.generators[0]
-        decided = [T.assign(tmp, T.const(is_any)), gast.Break()]
-        test = node.elt if is_any else gast.UnaryOp(op=gast.Not(), operand=node.elt)
-        inner = [gast.If(test=test, body=decided, orelse=[])]
+        inner = decided
         for cond in reversed(gen.ifs):
             inner = [gast.If(test=cond, body=inner, orelse=[])]
-        loop = gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)
-        out.extend(self.stmt(loop))
-        return T.name(tmp)
+        return gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)
 
     def comprehension(self, node, out):
         """[e for x in xs if c] -> acc = []; for x in xs: if c: acc.append(e)."""
@@ -616,8 +644,8 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     captured variables); a name the function binds by import is one too. plain_enumerate:
     the name `enumerate` is the builtin there (its loops are rewritten: targets.py).
     rebound: (data globals a call may rebind, whether a statement makes such a call), read
-    where they stand (rebound_globals.py); short_circuits: of `any` and `all`, those that
-    are the builtins (their generator expressions stop at the item that decides)."""
+    where they stand (rebound_globals.py); short_circuits: of `any`, `all` and `next`, those
+    that are the builtins (their generator expressions stop at the item that decides)."""
     norm = Normalizer(
         namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),
         plain_enumerate,

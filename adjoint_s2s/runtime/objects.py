@@ -52,22 +52,25 @@ def entry_field_grad(obj, name, g):
 def _super_attribute(sup, name):
     """sup.name for a super object: a property written in Python that Python finds in
     the classes after sup's is differentiated, read on the object (the super object's
-    gradient is the object's: runtime/methods.py); anything else as it is."""
-    fget = _super_property(sup, name)
-    if fget is not None:
-        y, pb = call(fget, sup.__self__)
+    gradient is the object's: runtime/methods.py); another descriptor computing the value
+    is refused; a method or a class attribute is what it is."""
+    found = _super_found(sup, name)
+    if isinstance(found, property) and isinstance(found.fget, types.FunctionType):
+        y, pb = call(found.fget, sup.__self__)
         return y, lambda g: pb(g)[1]
+    if isinstance(found, property) or isinstance(getattr(type(found), "__get__", None), types.FunctionType):
+        raise NotDifferentiableError(
+            f"super().{name}, a {type(found).__name__} of a base class, is not differentiated{_at()}: "
+            f"read it on the object, or call the base's getter (`Base.{name}.fget(self)`)")
     return getattr(sup, name), lambda g: None
 
 
-def _super_property(sup, name):
-    """The getter written in Python of the property super object sup finds, or None."""
+def _super_found(sup, name):
+    """The class attribute super object sup finds for name (None when none is found)."""
     mro = sup.__self_class__.__mro__
     for c in mro[mro.index(sup.__thisclass__) + 1:]:
         if name in c.__dict__:
-            prop = c.__dict__[name]
-            ok = isinstance(prop, property) and isinstance(prop.fget, types.FunctionType)
-            return prop.fget if ok else None
+            return c.__dict__[name]
     return None
 
 

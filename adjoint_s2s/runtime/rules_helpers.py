@@ -486,7 +486,7 @@ nondifferentiable_builtin(
     methods._static,
     objects._class_hook,
     objects._computed,
-    objects._super_property,
+    objects._super_found,
     protocols.user_object,
     protocols.has_objects,
     protocols._first_object,
