@@ -107,6 +107,19 @@ def test_several_pops_a_trip_are_read_by_their_position():
     check_grads(carried_pair, 0.4, 0.7, order=2)
 
 
+def carried_with_k_in_names(bk, kick):
+    # names holding the letters of the reversed loop's counter (`k`): no counter is read
+    for _ in range(5):
+        bk, kick = bk * kick + 0.5, math.sin(bk) * kick
+    return bk + 2.0 * kick
+
+
+def test_the_tape_is_read_by_position_whatever_the_names_hold():
+    pb = _pullback_lines(ad.show_adjoint(carried_with_k_in_names, 0.4, 0.7))
+    assert any("_tape[_i - 1]" in line for line in pb) and not any("_pos -= 1" in line for line in pb)
+    check_grads(carried_with_k_in_names, 0.4, 0.7, order=2)
+
+
 def test_nested_loops_read_the_inner_trips_by_position_and_the_outer_one_by_one():
     pb = _pullback_lines(ad.show_adjoint(nested, 0.6))
     assert any("reversed(_tape[" in line or "in range(_pos - 1" in line for line in pb)

@@ -41,6 +41,7 @@ import gast
 from .. import codegen as C
 from ..activity import ARRAY, OTHER, free_names_of_function, stmt_targets, walk_block
 from ..codegen import Block, If, Loop, Raw, Restore, src
+from ..linetokens import tokens
 from .closures import changed_in_place
 from .common import MAYBE, _default_atoms, _flatten, _join_status, _loop_hint
 
@@ -286,7 +287,8 @@ class ControlMixin:
         for name in sorted(entry):
             if pre_status.get(name) is None:
                 out.append(st.zero_line(name)[0])
-        uses_k = any(isinstance(i, str) and k in i for i in _flatten(body))
+        # (whole names: `b_p_k` does not read `k`)
+        uses_k = any(isinstance(i, str) and k in tokens(i) for i in _flatten(body))
         rng = f"range({counter} - 1, -1, -1)" if uses_k else f"range({counter})"
         var = k if uses_k else self._throwaway()
         out.append(Loop(f"for {var} in {rng}", body) if uses_k else C.RevLoop(f"for {var} in {rng}", body, counter))
