@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import emit, fastpath, fuse
+from . import emit, fastpath, fuse, tracebacks
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
@@ -79,44 +79,46 @@ def gradient(f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple:
     nothing flowed to gets a zero of its shape (``zero_like``). Raises ``TypeError`` when
     f's result is not a real scalar (use ``withgradient`` for ``(loss, aux)``, ``pullback``
     or ``jacobian`` otherwise) or when the arguments do not fit f's signature."""
-    if type(f) is _FUNCTION and not kwargs:
-        # the hottest path: the last cached call's argument types (one or two floats)
-        # and fused forms, while f's code and the names, callees and library attributes
-        # its code resolved are unchanged, all checked by one compiled expression
-        # (fastpath.remember; getattr: a missing attribute raised and caught costs 0.7 us
-        # per call of a function without it)
-        last = getattr(f, "__adjoint_last__", None)
-        if last is not None:
-            try:  # (a deleted name, a value with no truth value: no fit)
-                fits = last[7](f, args)
-            except Exception:
-                fits = False
-            if fits:
-                return last[2](*args)
-    if not kwargs and type(f) is _FUNCTION:
-        # the dispatch cache's entry (differentiated, gradient's rule takes _gradient)
-        hit = fastpath.hit(f, args)
-        if hit is not None:
-            run = hit[5]
-            if run is not None:
-                # float arguments, a value proven a float (fold.py): the gradients alone
-                return run(*args)
-            fused = hit[4]
-            if fused is not None:
-                # the pair and its pullback in one function (fuse.py): (value, gradients)
-                y, grads = fused(*args)
+    try:
+        if type(f) is _FUNCTION and not kwargs:
+            # the hottest path: the last cached call's float argument types and fused forms,
+            # while f's code and all its code resolved are unchanged (fastpath.remember;
+            # getattr: a missing attribute raised and caught would cost 0.7 us a call)
+            last = getattr(f, "__adjoint_last__", None)
+            if last is not None:
+                try:  # (a deleted name, a value with no truth value: no fit)
+                    fits = last[7](f, args)
+                except Exception:
+                    fits = False
+                if fits:
+                    return last[2](*args)
+        if not kwargs and type(f) is _FUNCTION:
+            # the dispatch cache's entry (differentiated, gradient's rule takes _gradient)
+            hit = fastpath.hit(f, args)
+            if hit is not None:
+                run = hit[5]
+                if run is not None:
+                    # float arguments, a value proven a float (fold.py): the gradients alone
+                    return run(*args)
+                fused = hit[4]
+                if fused is not None:
+                    # the pair and its pullback in one function (fuse.py): (value, gradients)
+                    y, grads = fused(*args)
+                    if type(y) is float and hit[2]:
+                        return grads[1:]
+                    if type(y) is not _FLOAT64:  # (np.mean's value: always a scalar)
+                        _check_scalar(y, f)
+                    return _project_args(grads, args)
+                y, pb = hit[1](*args)
                 if type(y) is float and hit[2]:
-                    return grads[1:]
-                if type(y) is not _FLOAT64:  # (np.mean's value: always a scalar)
+                    return pb(1.0)[1:]  # generated code, float arguments: float gradients
+                if type(y) is not float:
                     _check_scalar(y, f)
-                return _project_args(grads, args)
-            y, pb = hit[1](*args)
-            if type(y) is float and hit[2]:
-                return pb(1.0)[1:]  # generated code, float arguments: float gradients
-            if type(y) is not float:
-                _check_scalar(y, f)
-            return _project_args(pb(1.0), args)  # f is a plain function here: no fields
-    return _gradient(f, *args, **kwargs)
+                return _project_args(pb(1.0), args)  # f is a plain function here: no fields
+        return _gradient(f, *args, **kwargs)
+    except Exception as exc:
+        tracebacks.note_user_line(exc)  # (the user's line, when generated code raised)
+        raise
 
 
 _FUNCTION = fastpath.FUNCTION
@@ -180,11 +182,15 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_
 def _grad(f, nums, many, has_aux, args, kwargs):
     """grad's work: gradient's fast path when it applies (differentiated, its rule
     differentiates _grad_plain instead: see the end of this module)."""
-    if not has_aux and not kwargs and max(nums) < len(args):
-        last = fastpath.last(f, args)
-        if last is not None:  # float arguments, a float value: the gradients alone
-            return _pick(last[2](*args), nums, many, args)
-    return _grad_plain(f, nums, many, has_aux, args, kwargs)
+    try:
+        if not has_aux and not kwargs and max(nums) < len(args):
+            last = fastpath.last(f, args)
+            if last is not None:  # float arguments, a float value: the gradients alone
+                return _pick(last[2](*args), nums, many, args)
+        return _grad_plain(f, nums, many, has_aux, args, kwargs)
+    except Exception as exc:
+        tracebacks.note_user_line(exc)
+        raise
 
 
 def _grad_plain(f, nums, many, has_aux, args, kwargs):
@@ -196,20 +202,24 @@ def _grad_plain(f, nums, many, has_aux, args, kwargs):
 def _value_and_grad_fast(f, nums, many, has_aux, args, kwargs):
     """value_and_grad's work: the fused function of a cached pair when it applies
     (differentiated, its rule differentiates _value_and_grad instead)."""
-    if not has_aux and not kwargs and max(nums) < len(args):
-        last = fastpath.last(f, args)
-        if last is not None:
-            fused, floats = last[3], True
-        else:
-            hit = fastpath.hit(f, args) if type(f) is _FUNCTION else None
-            fused, floats = (hit[4], hit[2]) if hit is not None else (None, False)
-        if fused is not None:
-            y, grads = fused(*args)
-            if type(y) is float and floats:
-                return y, _pick(grads[1:], nums, many, args)
-            _check_scalar(y, f)
-            return y, _pick(_project_args(grads, args), nums, many, args)
-    return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+    try:
+        if not has_aux and not kwargs and max(nums) < len(args):
+            last = fastpath.last(f, args)
+            if last is not None:
+                fused, floats = last[3], True
+            else:
+                hit = fastpath.hit(f, args) if type(f) is _FUNCTION else None
+                fused, floats = (hit[4], hit[2]) if hit is not None else (None, False)
+            if fused is not None:
+                y, grads = fused(*args)
+                if type(y) is float and floats:
+                    return y, _pick(grads[1:], nums, many, args)
+                _check_scalar(y, f)
+                return y, _pick(_project_args(grads, args), nums, many, args)
+        return _value_and_grad(f, nums, many, has_aux, args, kwargs)
+    except Exception as exc:
+        tracebacks.note_user_line(exc)
+        raise
 
 
 def _pick(grads, nums, many, args):
@@ -549,7 +559,6 @@ def _register_api_rules():
     def _refuse_nested_fields(args, depth=0):
         """An object held by an argument (an item, a field) whose fields were read: its
         gradient at second order is not computed; refused rather than a zero."""
-
         held = []
         for x in args:
             if isinstance(x, (list, tuple)):
@@ -560,7 +569,6 @@ def _register_api_rules():
                 held.extend(_rt.fields_of(x).values())
         for v in held:
             if _rt.is_mutable_object(v) and any(e[0] is v and e[1] for e in _OPEN.values()):
-
                 raise NotDifferentiableError(
                     f"a gradient with respect to an argument holding a {type(v).__name__} "
                     "whose fields it reads is differentiated once, not twice: pass the "
