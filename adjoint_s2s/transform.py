@@ -58,7 +58,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),
                   rebound=(rebound, rebound_globals.statement_calls_users(fn)),
-                  short_circuits=[n for n in ("any", "all", "next") if n in user_names and _is_builtin(fn, globals_, n)])
+                  short_circuits=[n for n in ("any", "all", "next", "map", "filter") if n in user_names and _is_builtin(fn, globals_, n)])
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)

@@ -52,6 +52,7 @@ from ..naming import child_fields, names_in
 from .exits import ControlFlow
 from .comprehension_scope import ComprehensionRename
 from .walrus import WalrusOrder
+from .lazy_loops import LazyLoops
 from .targets import Targets
 
 _BINOP_HINT = {
@@ -196,11 +197,14 @@ _STATEMENT_LIKE = (gast.stmt, gast.excepthandler, gast.match_case) if hasattr(ga
     gast.stmt, gast.excepthandler)
 
 
-class Normalizer(Targets, WalrusOrder):
+_SHORT_CIRCUITS = frozenset(("any", "all", "next"))
+
+
+class Normalizer(Targets, WalrusOrder, LazyLoops):
     def __init__(self, namer, filename, source_lines, line_offset=0, static_names=None, plain_enumerate=False):
         self.namer = namer
         self.plain_enumerate = plain_enumerate  # `enumerate` is the builtin (targets.py)
-        self.short_circuits = frozenset()  # of any, all, next: those that are the builtins
+        self.short_circuits = frozenset()  # of any, all, next, map, filter: those that are the builtins
         # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
         # one of them names a callee; from any other name it reads a value
         self.static_names = frozenset(static_names or ())
@@ -330,8 +334,8 @@ class Normalizer(Targets, WalrusOrder):
 
     def call(self, node, out):
         func = node.func
-        if (func.__class__ is gast.Name and func.id in self.short_circuits and node.args
-                and not node.keywords and node.args[0].__class__ is gast.GeneratorExp
+        if (func.__class__ is gast.Name and func.id in _SHORT_CIRCUITS and func.id in self.short_circuits
+                and node.args and not node.keywords and node.args[0].__class__ is gast.GeneratorExp
                 and len(node.args[0].generators) == 1):
             rest = node.args[1:]
             if func.id == "next" and len(rest) <= 1 and all(d.__class__ in _ATOMS for d in rest):
@@ -440,9 +444,13 @@ class Normalizer(Targets, WalrusOrder):
 
     def _own_names(self, node):
         """A generator expression with its variables renamed apart (they must not leak)."""
+        renames = {n.id: self.namer.fresh(n.id) for gen in node.generators
+                   for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
         gen = node.generators[0]
-        renames = {n.id: self.namer.fresh(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
-        return ComprehensionRename(renames, self).visit(node)
+        first, gen.iter = gen.iter, T.const(None)  # (read where the expression stands)
+        node = ComprehensionRename(renames, self).visit(node)
+        node.generators[0].iter = first
+        return node
 
     @staticmethod
     def _stopping_loop(node, decided):
@@ -468,7 +476,9 @@ class Normalizer(Targets, WalrusOrder):
             for n in gast.walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames[n.id] = self.namer.fresh(n.id)
+        first, node.generators[0].iter = node.generators[0].iter, T.const(None)  # (read outside)
         node = ComprehensionRename(renames, self).visit(node)
+        node.generators[0].iter = first
 
         def build(gens, block):
             if not gens:
@@ -607,8 +617,13 @@ class Normalizer(Targets, WalrusOrder):
 
     def for_(self, s, out):
         """A for loop over an atom, with a name as its target (unpacked in the body)."""
+        if s.iter.__class__ is gast.GeneratorExp:
+            return self.for_(self.generator_loop(s), out)
+        if self.lazy_call(s.iter):
+            return self.for_(self.map_filter_loop(s, out), out)
         if self.plain_enumerate and self.enumerate_loop(s, out):
             return out
+        self.check_interleaved(s)
         it = self.atom(s.iter, out)
         body = []
         target = s.target
@@ -644,7 +659,7 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     captured variables); a name the function binds by import is one too. plain_enumerate:
     the name `enumerate` is the builtin there (its loops are rewritten: targets.py).
     rebound: (data globals a call may rebind, whether a statement makes such a call), read
-    where they stand (rebound_globals.py); short_circuits: of `any`, `all` and `next`, those
+    where they stand (rebound_globals.py); short_circuits: of `any`, `all`, `next`, `map` and `filter`, those
     that are the builtins (their generator expressions stop at the item that decides)."""
     norm = Normalizer(
         namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),

@@ -162,11 +162,11 @@ class Targets:
                 i_next = i + 1
                 body
 
-        the same values in the same order for any iterable, the same names bound after
-        the loop (none when xs is empty), the count as enumerate keeps it through a
-        ``continue`` or ``break``. Only for the builtin enumerate (the caller knows: see
-        normalize), an index target that is a name, an item target of other names, a
-        start that is an int constant or a name. True when s was so rewritten into out."""
+        the same values in the same order (xs computing its items: each as it is taken,
+        lazy_loops.py), the same names bound after the loop, the count kept through a
+        ``continue`` or ``break``. Only for the builtin enumerate (see normalize), an
+        index target that is a name, an item target of other names, a start that is an
+        int constant or a name. True when s was so rewritten into out."""
         call, t = s.iter, s.target
         if (
             call.__class__ is not gast.Call
@@ -195,13 +195,13 @@ class Targets:
             return False
         counter = self.namer.fresh(f"{index.id}_next")
         out.append(T.assign(counter, T.name(start.id) if start.__class__ is gast.Name else T.const(start.value)))
-        it = self.atom(args[0], out)
-        body = [
-            T.assign(index.id, T.name(counter)),
-            T.assign(counter, gast.BinOp(left=T.name(index.id), op=gast.Add(), right=T.const(1))),
-        ]
+        body = [T.assign(index.id, T.name(counter)),
+                T.assign(counter, gast.BinOp(left=T.name(index.id), op=gast.Add(), right=T.const(1)))]
         for b in body:
             gast.copy_location(b, s)
+        if self.lazy_source(args[0]):
+            return self.lazy_enumerate(s, item, args[0], body, out)
+        it = self.atom(args[0], out)
         target = item
         if item.__class__ is not gast.Name:
             name = self.namer.fresh("item")
