@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..tangents import AbstractZero, add, Tangent, Thunk
 from .project import _is_basic_index, Scattered, unbroadcast
-from .structure import GradList, part
+from .structure import GradList, OneItem, part
 
 
 _F64 = np.dtype(np.float64)  # (a dtype test by identity: np.result_type costs microseconds)
@@ -61,6 +61,15 @@ def acc(a, b):
         if type(b) is np.ndarray and b.shape == a.shape:
             return a.add_into(b, copy=True)
         return add(b, a.add_into(None))
+    if type(b) is OneItem and (type(a) is GradList or type(a) is OneItem) and _refcount(a) <= _PRIVATE_REFS:
+        # (b's items past a's end are None but its own: a list read, then grown, then
+        # shortened again on the way back; the missing items of a sum are zeros)
+        i = b.index
+        if i >= len(a):
+            a.extend([None] * (i + 1 - len(a)))
+        a[i] = add(a[i], b[i])
+        a.__class__ = GradList  # (no longer one item's: added into as a whole)
+        return a
     return add(a, b)
 
 
@@ -175,6 +184,11 @@ def getitem_grad(obj, idx, g):
         return {idx: g}
     if isinstance(obj, (list, tuple)):
         n = len(obj)
+        if type(obj) is list and type(idx) is int and -n <= idx < n:
+            one = OneItem([None] * n)
+            one[idx] = g
+            one.index = idx + n if idx < 0 else idx
+            return one
         out = [None] * n
         if isinstance(idx, slice):
             for j, i in enumerate(range(*idx.indices(n))):

@@ -161,6 +161,9 @@ def unappend(b_lst, n):
     if b_lst is None or isinstance(b_lst, AbstractZero):
         return None, None
     g = b_lst[n] if n < len(b_lst) else None
+    if type(b_lst) is GradList and _refcount(b_lst) <= _PRIVATE_REFS:
+        del b_lst[n:]  # (only the caller holds it: shortened in place, as a pop)
+        return b_lst, g
     return GradList(list(b_lst)[:n]), g
 
 

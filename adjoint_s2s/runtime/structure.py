@@ -21,6 +21,12 @@ class GradList(list):
     """A list tangent owned by generated code (it may be updated in place)."""
 
 
+class OneItem(GradList):
+    """The gradient of a list from one item's (``getitem_grad`` of ``xs[i]``): None but
+    at ``index``. ``acc`` adds it into a list accumulator that only the caller holds by
+    that item alone, so reading n items of a list costs O(n), not O(n * len)."""
+
+
 def part(g, i):
     """Component i of a tuple/list/dict/Tangent tangent; None for zeros."""
     if type(g) is tuple and type(i) is int:  # the common case first (a callee's tuple result)
