@@ -272,7 +272,9 @@ class Queries:
                     return REAL
                 if isinstance(e.right, gast.Name) and e.right.id in self.int_names:
                     return REAL  # `x ** k`, k an int (counting through a range, say)
-                return OTHER
+                # `x ** 0.5`: real for x >= 0, complex in Python for x < 0, which the
+                # forward pass refuses where it happens (operators.real_power_check)
+                return REAL
             return join(ka, kb)
         if isinstance(e, gast.UnaryOp):
             if isinstance(e.op, (gast.USub, gast.UAdd)):
@@ -380,6 +382,10 @@ class Queries:
         prim = R.lookup_primitive(obj, len(e.args), kwnames) if None not in kwnames else None
         if prim is None:
             return OTHER
+        if (obj is float or obj is complex) and not e.keywords and len(e.args) <= 1:
+            # float(v) and complex(v) of anything give exactly a float and a complex (or
+            # raise): `k = float(KL[0])` of a global list's item is a real number
+            return REAL if obj is float else COMPLEX
         kinds = [self.kind_of(a) for a in e.args] + [self.kind_of(k.value) for k in e.keywords]
         if any(k == OTHER for k in kinds):
             return OTHER

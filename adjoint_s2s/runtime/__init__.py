@@ -138,6 +138,7 @@ from .mutation import (
 )
 from .operators import (
     binop,
+    complex_power,
     in_place,
     unop,
 )
@@ -162,6 +163,7 @@ __all__ = [
     "attr_grad",
     "entry_field_grad",
     "binop",
+    "complex_power",
     "broadcast_like",
     "call",
     "call_keeping",

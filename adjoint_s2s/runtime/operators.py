@@ -6,7 +6,7 @@ import types
 import numpy as np
 
 from .. import rules as R
-from ..errors import MissingAdjointError
+from ..errors import MissingAdjointError, NotDifferentiableError
 from ..tangents import AbstractZero, add, Tangent
 from .sites import _at
 from .project import as_given, neg, numeric_list
@@ -255,3 +255,14 @@ def _fold_repeat(g, n, times, typ):
     for i, v in enumerate(g):
         out[i % n] = add(out[i % n], v)
     return typ(out)
+
+
+def complex_power(base, exponent):
+    """Raised where generated code took ``base ** exponent`` of real numbers for a real
+    number (a fractional exponent: real for a base >= 0) and Python gave a complex one."""
+    raise NotDifferentiableError(
+        f"`({base!r}) ** {exponent!r}`{_at()} is a complex number in Python (a negative number to "
+        f"a fractional power), where adjoint_s2s takes a real number to a power to be real, "
+        f"so that the code after it runs at full speed. Write `complex({base!r}) ** "
+        f"{exponent!r}` (or `complex(x) ** p`) where a complex result is meant; a real root "
+        f"of a negative number is `-(abs(x) ** p)`")

@@ -448,6 +448,7 @@ def loop_adjoint_pair(obj, g):
 
 
 nondifferentiable_builtin(
+    operators.complex_power,
     mutation.check_shared,
     mutation.check_held,
     protocols.check_unpack,

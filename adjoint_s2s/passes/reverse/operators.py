@@ -66,6 +66,14 @@ class OperatorsMixin:
             sa = a.id if a.__class__ is gast.Name else src(a)  # (src of a name, inline)
             sb = b.id if b.__class__ is gast.Name else src(b)
             fwd.append(self.op_line(x, e, ka, sa, sb, opname))
+            if opname == "Pow" and ka == REAL and kb == REAL and self.kinds.get(x) == REAL and not (
+                    b.__class__ is gast.Constant and float(b.value).is_integer()
+                    or b.__class__ is gast.Name and b.id in self.int_names
+                    or a.__class__ is gast.Constant and a.value >= 0):
+                # (the kind analysis took it for real: refused where Python gives complex)
+                self.helpers.add("_rt")
+                fwd.append(f"if type({x}) is complex:")
+                fwd.append(f"    _rt.complex_power({sa}, {sb})")
             if opname == "Mult" and a.__class__ is gast.Name and b.__class__ is gast.Name and a.id == b.id:
                 # a square: one contribution, g * (2 * a), instead of two
                 return self.elementwise(x, [("a", a)], {"a": "2 * a"}, {}, "same", None, [ka], [sa])
