@@ -14,10 +14,8 @@ iterator (``map``, ``zip``, ``enumerate``, ``dict.values``, ...) expects back.
 iterator that records what it hands out, so infinite iterables work, the pullback knows
 how many items were taken, and ``next`` knows the position of the item it takes.
 ``map`` and ``filter`` return such an iterator too, but compute their items when they are
-made, so that a second differentiation sees the calls of the function.
-
-Methods of ``dict`` (``items``, ``values``, ``keys``, ``get``) are registered in the
-method table of ``runtime.call_method``.
+made, so that a second differentiation sees the calls of the function. Methods of
+``dict`` (``items``, ``values``, ``keys``, ``get``) are in ``runtime.call_method``'s table.
 """
 import builtins
 import collections
@@ -300,8 +298,9 @@ def dist_pair(p, q):
 
 
 def _select(fn):
-    """The pair of min or max: the gradient goes to the element Python picks (the first
-    of equal ones); key= only chooses, so it carries no gradient."""
+    """The pair of min or max: the gradient goes to the element Python picks, split evenly
+    among the numbers equal to it (a tie, as np.maximum: max(a, c) + min(a, c) has a + c's
+    gradient) unless key= chose; key= carries no gradient."""
 
     def minmax_pair(*args, **kwargs):
         if not args or _other_keys(kwargs, ("key", "default")):
@@ -321,15 +320,18 @@ def _select(fn):
         score = items.__getitem__ if key is None else (lambda i: key(items[i]))
         idx = fn(range(n), key=score)
         y = items[idx]
+        numbers = (float, int, np.float64)
+        tied = [idx]
+        if key is None and type(y) in numbers:  # a tie: every number equal to y
+            tied = [i for i in range(n) if type(items[i]) in numbers and items[i] == y] or tied
 
         def minmax_pullback(g):
             gi = _project(g, y)
-            if one:
-                grads = [None] * n
-                grads[idx] = gi
-                return _result(None, (_collect(args[0], grads),), kwargs)
             grads = [None] * n
-            grads[idx] = gi
+            for i in tied:
+                grads[i] = gi / len(tied) if len(tied) > 1 else gi
+            if one:
+                return _result(None, (_collect(args[0], grads),), kwargs)
             return _result(None, grads, kwargs)
 
         return y, minmax_pullback

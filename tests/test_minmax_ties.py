@@ -1,0 +1,60 @@
+"""The builtin min and max at a tie split the gradient evenly among the equal numbers, as
+np.maximum and np.minimum do: max(a, c) + min(a, c) is a + c, and its gradient at a == c
+is (1, 1), not (2, 0); a simulation starting at rest (`max(v, 0.0)` at v = 0.0) meets the
+tie. Away from ties, and for NaN, the gradient goes to the number Python picks."""
+import math
+
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import check_grads
+
+
+def max_plus_min(a, c):
+    return max(a, c) + min(a, c)
+
+
+def odd_part(a):
+    return max(a, 0.0) - max(-a, 0.0)  # a itself
+
+
+def of_a_list_and_three(a, c):
+    return max([a, c, a]) + min(a, c, 2.0)
+
+
+def in_a_loop(a, c):
+    s = 0.0
+    for i in range(3):
+        s = s + max(a, c) * i + min(c, a)
+    return s
+
+
+def test_a_tie_splits_the_gradient():
+    assert ad.gradient(max_plus_min, 1.0, 1.0) == pytest.approx((1.0, 1.0))
+    assert ad.gradient(odd_part, 0.0) == pytest.approx((1.0,))
+    # three equal items of max([a, c, a]): a third each; min(a, c, 2.0): a half each
+    assert ad.gradient(of_a_list_and_three, 1.0, 1.0) == pytest.approx((2 / 3 + 1 / 2, 1 / 3 + 1 / 2))
+    assert ad.gradient(in_a_loop, 0.5, 0.5) == pytest.approx((3.0, 3.0))
+    assert ad.gradient(lambda a, c: np.maximum(a, c), 1.0, 1.0) == pytest.approx((0.5, 0.5))
+
+
+def operands_named_as_the_template(b, a):
+    # the inline template's own names are a and b: `min(c, a)` once read `c < c` (a
+    # silently wrong gradient, (0.0, 6.0) for (3.0, 3.0) in in_a_loop)
+    return max(b, a) * 2.0 + min(a, b) * 3.0
+
+
+@pytest.mark.parametrize("f, args", [
+    (operands_named_as_the_template, (0.3, 0.8)), (operands_named_as_the_template, (0.8, 0.3)),
+    (max_plus_min, (1.0, 2.0)), (odd_part, (0.5,)), (of_a_list_and_three, (1.0, 3.0)), (in_a_loop, (0.2, 0.7)),
+])
+def test_away_from_ties_the_picked_number_gets_it(f, args):
+    check_grads(f, *args, order=2)
+
+
+def test_nan_goes_to_the_number_python_returns():
+    nan = float("nan")
+    assert ad.gradient(max_plus_min, nan, 1.0) == (2.0, 0.0)  # max and min return a
+    assert ad.gradient(max_plus_min, 1.0, nan) == (2.0, 0.0)
+    assert math.isnan(max_plus_min(nan, 1.0))
