@@ -115,6 +115,7 @@ def plan(draft, namer):
     overwritten, shape_kept = _overwritten(draft)
     restorable = _restorable(draft, overwritten, shape_kept)
     shape_only = _shape_only(draft, restorable)
+    shape_only |= _taped_for_shape(draft, restorable, shape_only)
     tape_used = False
     slots = {}
     for sv in draft.saves:
@@ -139,6 +140,31 @@ def _shape_only(draft, restorable):
     probe.append(draft.ret_line)
     read = names_read([blank_likes(line) for line in probe])
     return {n for n in restorable if n not in read}
+
+
+def _taped_for_shape(draft, restorable, shape_only):
+    """The names saved in a loop whose values the pullback reads for their data only
+    before that loop (the value at the end: its closure default, kept whole) and for their
+    shape and dtype from it on (``traj[i] = x`` in a loop: ``setitem_grad(b_traj, traj,
+    ...)`` reads each old traj for its shape). The tape keeps ``_rt.shape_like``, so the
+    write goes into the array in place (nothing else holds it), O(1) a trip, not a copy."""
+    names = {sv.name for sv in draft.saves if sv.in_loop and sv.name in restorable} - shape_only
+    if not names:
+        return set()
+    probe = []
+    C.render(draft.pre, 0, lambda m: [], probe)
+    C.render(draft.body, 0, lambda m: [f"#restore {m.save.name}"] if type(m) is Restore else [], probe)
+    probe.append(draft.ret_line)
+    out = set()
+    for n in names:
+        at = next((i for i, line in enumerate(probe) if line.lstrip() == f"#restore {n}"), None)
+        while at is not None and (probe[at][:1] == " " or not probe[at].startswith(("for ", "while "))):
+            at = at - 1 if at > 0 else None  # back to the outermost loop holding the restore
+        # (read there for its shape: a value never read there keeps the tape as it was)
+        if at is not None and n in names_read(probe[at:]) and n not in names_read(
+                [blank_likes(line) for line in probe[at:]]):
+            out.add(n)
+    return out
 
 
 def render(draft, plan):
