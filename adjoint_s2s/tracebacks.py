@@ -77,6 +77,8 @@ def user_line(tb):
     if head is None:
         return None
     name, user_file, first = head.group(1), head.group(2), int(head.group(3))
+    if _internal(user_file):
+        return None  # (adjoint_s2s's own code differentiated again: no line of the user's)
     where = _statements(user_file, first)
     at = min(last[1], len(lines)) - 1
     own = lines[at].strip()

@@ -1,7 +1,8 @@
 """What passes/inline.py asks of the caller's own tree to inline its local functions
 and calls inside expressions: which local functions (``def f`` or ``f = lambda``) are
 defined once at the caller's top level and never bound again, a lambda written as the
-def it stands for, and the call of an expression that runs first."""
+def it stands for, the call of an expression that runs first, and whether what the
+expression evaluates before that call is only names and constants."""
 import builtins
 
 import gast
@@ -146,3 +147,39 @@ def take_out(s, call, parent, field, index, t):
     else:
         getattr(parent, field)[index] = read
     return new
+
+
+def only_names_before(root, call):
+    """Is everything root evaluates before call starts a name or a constant? The body of
+    a method may change what a value computed before it read (o's fields, an array it
+    writes into), never what a name is bound to: hoisted, the call runs before the
+    operators that in Python took their operands' values first."""
+    path = _path(root, call)
+    for parent, child in zip(path, path[1:]):
+        for sib in _children(parent):
+            if sib is child:
+                break
+            v = sib.value if sib.__class__ is gast.keyword else sib
+            if v.__class__ is not gast.Name and v.__class__ is not gast.Constant:
+                return False
+    return True
+
+
+def _path(root, target):
+    """The nodes from root down to target (target in root's tree)."""
+    stack = [(root, [root])]
+    while stack:
+        n, path = stack.pop()
+        if n is target:
+            return path
+        stack.extend((c, path + [c]) for c in _children(n))
+    return [root, target]  # (not reached: first_call found target in root)
+
+
+def _children(node):
+    """node's expressions (and keywords), in the order Python evaluates them."""
+    for f in node._fields:
+        v = getattr(node, f, None)
+        for x in v if isinstance(v, list) else (v,):
+            if isinstance(x, (gast.expr, gast.keyword)):
+                yield x

@@ -41,7 +41,7 @@ import gast
 from .. import rules as R
 from ..naming import ADJOINT_PREFIX, names_in
 from .inline_callees import MAX_STATEMENTS, arguments, free_names, plain_function, signature_and_body
-from .local_functions import first_call, fresh_name as _fresh_name, take_out
+from .local_functions import first_call, fresh_name as _fresh_name, only_names_before as _only_names_before, take_out
 
 MAX_EXPANSIONS = 64  # inlined bodies per object (methods calling methods: no recursion)
 _OWN_DUNDERS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__",
@@ -353,6 +353,10 @@ def _walk(stmts, st):
         s = stmts[i]
         new = _expand_stmt(s, st)
         if new is None:
+            new = _field_augassign(s, st)
+            if new is not None:
+                stmts[i:i + 1] = new
+                continue
             new = _hoisted(s, st)
             if new is not None:
                 stmts[i:i] = new
@@ -484,53 +488,50 @@ def _synthesised(s, st):
 def _hoisted(s, st):
     """[`t = o.m(args)` inlined...] put before s, which now reads t, when s calls o.m
     inside a larger expression where inline.py would take a call out, and nothing s
-    evaluates before the call reads o (the body may change o's fields); else None."""
-    if s.__class__ not in (gast.Assign, gast.Expr, gast.Return) or s.value is None:
+    evaluates before the call reads o (the body may change o's fields); else None. An
+    augmented assignment of a name (`v += dt * o.force(x)`) too: Python reads v first,
+    which the body (writing o's fields only) does not rebind."""
+    aug = s.__class__ is gast.AugAssign and s.target.__class__ is gast.Name
+    if not (aug or s.__class__ in (gast.Assign, gast.Expr, gast.Return)) or s.value is None:
         return None
     found = first_call(s.value, lambda c: _method_of(c, st), by_name=False)
     if found is None:
         return None
     call, parent, field, index, m = found
+    if call is s.value:  # (`v += o.m(x)`)
+        parent, field, index = s, "value", None
     if not _only_names_before(s.value, call):
         return None
     new = take_out(s, call, parent, field, index, _fresh_name(f"{m.strip('_')}_value", st.ctx))
     return _inline(new, call, _method(m, st), m, st)  # (call_value for __call__)
 
 
-def _only_names_before(root, call):
-    """Is everything root evaluates before call starts a name or a constant? The body of
-    a method may change what a value computed before it read (o's fields, an array it
-    writes into), never what a name is bound to: hoisted, the call runs before the
-    operators that in Python took their operands' values first."""
-    path = _path(root, call)
-    for parent, child in zip(path, path[1:]):
-        for sib in _children(parent):
-            if sib is child:
-                break
-            v = sib.value if sib.__class__ is gast.keyword else sib
-            if v.__class__ is not gast.Name and v.__class__ is not gast.Constant:
-                return False
-    return True
+def _field_augassign(s, st):
+    """`o.f op= value` whose value calls a method of o, as Python runs it: `t = o.f`,
+    `t op= value`, `o.f = t` (the field read before the call, which may change it; an
+    array changed in place as `+=` changes it); the call is then taken out of the middle
+    statement (_hoisted). Else None."""
+    t = s.target if s.__class__ is gast.AugAssign else None
+    if not (t.__class__ is gast.Attribute and t.value.__class__ is gast.Name and t.value.id == st.o):
+        return None
+    if first_call(s.value, lambda c: _method_of(c, st), by_name=False) is None:
+        return None
+    tmp = _fresh_name(f"{st.o}_{t.attr}_old", st.ctx)
 
+    def name(ctx):
+        return gast.Name(id=tmp, ctx=ctx, annotation=None, type_comment=None)
 
-def _path(root, target):
-    """The nodes from root down to target (target in root's tree)."""
-    stack = [(root, [root])]
-    while stack:
-        n, path = stack.pop()
-        if n is target:
-            return path
-        stack.extend((c, path + [c]) for c in _children(n))
-    return [root, target]  # (not reached: first_call found target in root)
+    def field(ctx):
+        return gast.Attribute(value=gast.Name(id=st.o, ctx=gast.Load(), annotation=None, type_comment=None),
+                              attr=t.attr, ctx=ctx)
 
-
-def _children(node):
-    """node's expressions (and keywords), in the order Python evaluates them."""
-    for f in node._fields:
-        v = getattr(node, f, None)
-        for x in v if isinstance(v, list) else (v,):
-            if isinstance(x, (gast.expr, gast.keyword)):
-                yield x
+    out = [gast.Assign(targets=[name(gast.Store())], value=field(gast.Load()), type_comment=None),
+           gast.AugAssign(target=name(gast.Store()), op=s.op, value=s.value),
+           gast.Assign(targets=[field(gast.Store())], value=name(gast.Load()), type_comment=None)]
+    for new in out:
+        gast.copy_location(new, s)
+        new.end_lineno = getattr(s, "end_lineno", None)
+    return out
 
 
 def _method_body(f, ctx, getter=False):

@@ -329,7 +329,7 @@ def _select(fn):
             gi = _project(g, y)
             grads = [None] * n
             for i in tied:
-                grads[i] = gi / len(tied) if len(tied) > 1 else gi
+                grads[i] = gi / len(tied) if len(tied) > 1 and gi is not None else gi
             if one:
                 return _result(None, (_collect(args[0], grads),), kwargs)
             return _result(None, grads, kwargs)
