@@ -58,3 +58,13 @@ def test_nan_goes_to_the_number_python_returns():
     assert ad.gradient(max_plus_min, nan, 1.0) == (2.0, 0.0)  # max and min return a
     assert ad.gradient(max_plus_min, 1.0, nan) == (2.0, 0.0)
     assert math.isnan(max_plus_min(nan, 1.0))
+
+
+def tie_left_unused(a, xs):
+    s = sum(xs)
+    m = max(s, s)  # a tie whose value nothing reads: no gradient to split
+    return a * 2.0 + 0.0 * (m > 0.0)
+
+
+def test_a_tie_with_no_gradient():
+    assert ad.gradient(tie_left_unused, 0.5, [0.2, 0.3]) == (2.0, None)
