@@ -114,8 +114,9 @@ def plan(draft, namer):
     """Which saved values the pullback reads, and where each is kept."""
     overwritten, shape_kept = _overwritten(draft)
     restorable = _restorable(draft, overwritten, shape_kept)
-    shape_only = _shape_only(draft, restorable)
-    shape_only |= _taped_for_shape(draft, restorable, shape_only)
+    probe = _probe(draft) if restorable else None
+    shape_only = _shape_only(probe, restorable)
+    shape_only |= _taped_for_shape(draft, probe, restorable, shape_only)
     tape_used = False
     slots = {}
     for sv in draft.saves:
@@ -128,42 +129,50 @@ def plan(draft, namer):
     return Plan(draft, restorable, slots, tape_used, shape_only, index)
 
 
-def _shape_only(draft, restorable):
-    """The restorable names the pullback reads only for their shape and dtype (see
-    cleanup.blank_likes): the tape keeps ``_rt.shape_like(x)`` (a few bytes) instead of
-    x's data."""
-    if not restorable:
-        return set()
+def _probe(draft):
+    """The pullback's lines, each restore of a saved value a comment `#restore name`."""
     probe = []
     C.render(draft.pre, 0, lambda m: [], probe)
-    C.render(draft.body, 0, lambda m: [], probe)
+    C.render(draft.body, 0, lambda m: [f"#restore {m.save.name}"] if type(m) is Restore else [], probe)
     probe.append(draft.ret_line)
+    return probe
+
+
+def _shape_only(probe, restorable):
+    """The restorable names the pullback (probe: its lines) reads only for their shape
+    and dtype (see cleanup.blank_likes): the tape keeps ``_rt.shape_like(x)`` (a few
+    bytes) instead of x's data."""
+    if not restorable:
+        return set()
     read = names_read([blank_likes(line) for line in probe])
     return {n for n in restorable if n not in read}
 
 
-def _taped_for_shape(draft, restorable, shape_only):
+def _taped_for_shape(draft, probe, restorable, shape_only):
     """The names saved in a loop whose values the pullback reads for their data only
     before that loop (the value at the end: its closure default, kept whole) and for their
     shape and dtype from it on (``traj[i] = x`` in a loop: ``setitem_grad(b_traj, traj,
     ...)`` reads each old traj for its shape). The tape keeps ``_rt.shape_like``, so the
     write goes into the array in place (nothing else holds it), O(1) a trip, not a copy."""
     names = {sv.name for sv in draft.saves if sv.in_loop and sv.name in restorable} - shape_only
-    if not names:
-        return set()
-    probe = []
-    C.render(draft.pre, 0, lambda m: [], probe)
-    C.render(draft.body, 0, lambda m: [f"#restore {m.save.name}"] if type(m) is Restore else [], probe)
-    probe.append(draft.ret_line)
-    out = set()
-    for n in names:
-        at = next((i for i, line in enumerate(probe) if line.lstrip() == f"#restore {n}"), None)
+    if not names or not any("_rt." in line and blank_likes(line) != line for line in probe):
+        return set()  # (no value read for its shape alone)
+    first = {}  # name -> the line of its first restore
+    for i, line in enumerate(probe):
+        if line.endswith(tuple(names)) and line.lstrip().startswith("#restore "):
+            first.setdefault(line.lstrip()[9:], i)
+    starts = {}  # the line of the outermost loop holding a restore -> the names restored in it
+    for n, at in first.items():
         while at is not None and (probe[at][:1] == " " or not probe[at].startswith(("for ", "while "))):
-            at = at - 1 if at > 0 else None  # back to the outermost loop holding the restore
+            at = at - 1 if at > 0 else None
+        if at is not None:
+            starts.setdefault(at, []).append(n)
+    out = set()
+    for at, restored in starts.items():
+        tail = probe[at:]
         # (read there for its shape: a value never read there keeps the tape as it was)
-        if at is not None and n in names_read(probe[at:]) and n not in names_read(
-                [blank_likes(line) for line in probe[at:]]):
-            out.add(n)
+        kept = set(restored) & names_read(tail)
+        out |= kept - names_read([blank_likes(line) for line in tail])
     return out
 
 
