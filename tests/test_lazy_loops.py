@@ -192,3 +192,17 @@ def test_items_taken_at_once_are_not_refused():
     # sorted takes every item where the iterable is made: nothing runs between two
     assert ad.pullback(sorted_items, 0.7)[0] == pytest.approx(sorted_items(0.7))
     agrees(sorted_items, 0.7)
+
+
+def map_of_a_name_the_body_rebinds(x):
+    g = math.sin
+    s = 0.0
+    for a in map(g, [x, 2.0 * x]):
+        s = s + a
+        g = math.cos  # map holds the function it was given
+    return s
+
+
+def test_map_keeps_the_function_it_was_given():
+    assert ad.pullback(map_of_a_name_the_body_rebinds, 0.5)[0] == pytest.approx(map_of_a_name_the_body_rebinds(0.5))
+    check_grads(map_of_a_name_the_body_rebinds, 0.5, order=2)

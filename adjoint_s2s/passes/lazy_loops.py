@@ -71,7 +71,13 @@ class LazyLoops:
         call = s.iter
         fn = call.args[0]
         if not (fn.__class__ is gast.Constant and fn.value is None):
-            fn = self.atom(fn, out, "fn" if call.func.id == "map" else "pred")
+            hint = "fn" if call.func.id == "map" else "pred"
+            fn = self.atom(fn, out, hint)
+            if fn.__class__ is gast.Name and fn.id in _changed_names(s.body):
+                # (map holds the function it was given: the body's rebinding is not it)
+                held = self.namer.fresh(hint)
+                out.append(gast.Assign(targets=[T.store(held)], value=fn, type_comment=None))
+                fn = T.name(held)
         v = self.namer.fresh("item")
         if call.func.id == "map":
             got = gast.Call(func=fn, args=[T.name(v)], keywords=[])
