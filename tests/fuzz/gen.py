@@ -1052,6 +1052,32 @@ def {g}(a):
         self.emit(f"{setter}({k0})", ind)
         self.bind(b, S)
 
+    def c_lazy_loop(self, ind=0):
+        """A loop over a generator expression, map, filter or enumerate of one, whose
+        body rebinds a name the items read, at times leaving early: Python computes each
+        item as the loop takes it (passes/lazy_loops.py)."""
+        self.use("lazy_loop")
+        s, a, t, i = self.new("s"), self.new("a"), self.new("t"), self.new("i")
+        self.emit(f"{s} = {self.expr(S, 1)}", ind)
+        vals = ", ".join(self.const(0.2, 1.5) for _ in range(self.r.randint(2, 4)))
+        k = self.r.randint(0, 4)
+        if k == 0:
+            head = f"for {a} in ({s} * {t} for {t} in [{vals}]):"
+        elif k == 1:
+            head = f"for {a} in ({s} * {t} for {t} in [{vals}] if {t} > 0.5):"
+        elif k == 2:
+            head = f"for {a} in map(lambda {t}: {t} * {self.leaf(S)}, [{vals}]):"
+        elif k == 3:
+            head = f"for {a} in filter(lambda {t}: {t} < 1.2, [{vals}]):"
+        else:
+            head = f"for {i}, {a} in enumerate({s} + {t} for {t} in [{vals}]):"
+        self.emit(head, ind)
+        self.emit(f"{s} = {s} * {self.const(0.5, 0.9)} + math.sin({a})", ind + 1)
+        if self.r.random() < 0.4:
+            self.emit(f"if {s} > {self.const(0.5, 2.0)}:", ind + 1)
+            self.emit("break", ind + 2)
+        self.bind(s, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -1183,7 +1209,7 @@ def {g}(a):
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
-        ("rebound_global", 1),
+        ("rebound_global", 1), ("lazy_loop", 1),
     ]
 
     def statement(self):
