@@ -14,7 +14,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, objects, operators, project, protocols, sites, structure, user_classes
+from . import accumulate, dispatch, methods, mutation, numeric, objects, operators, project, protocols, resized, sites, structure, user_classes
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -54,6 +54,8 @@ primitive(
     kind="other",
 )
 primitive(structure.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="other")
+# the items of a loop over a dict its body writes into, checked as they are handed out
+primitive(resized.loop_writing, "items, obj, name", adjoints={"items": "g"}, kind="same")
 # max/min's adjoint is linear in its gradient, with a transpose of its own (the positions
 # of the extremum do not move under a small change: no gradient to a or ans)
 # (`m` is the extremum: `ans` in a template means the helper's own result)

@@ -356,6 +356,8 @@ def seq(it):
         return it
     if isinstance(it, dict):
         return list(it)
+    if type(it) is SizedLoop:  # (its keys checked as the loop goes: loop_writing)
+        return it
     if user_object(it):  # its __iter__ (or __getitem__) through AD: loop_adjoint reverses it
         items = loop_items(it)
         if items is not None:
@@ -371,3 +373,4 @@ def seq(it):
 # loops over objects of user classes (seq, seq_adjoint) go through their methods, which the
 # dispatch runs: imported last (the dispatch imports this module), complete when called
 from .protocols import loop_adjoint, loop_items, user_object  # noqa: E402
+from .resized import SizedLoop  # noqa: E402
