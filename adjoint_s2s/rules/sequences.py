@@ -10,11 +10,10 @@ array for an array, a dict for a dict; for an iterator or generator (consumed on
 list with one entry per item taken from it, which is what the rule that made the
 iterator (``map``, ``zip``, ``enumerate``, ``dict.values``, ...) expects back.
 
-``zip``, ``enumerate``, ``reversed`` and ``iter`` stay lazy, as in Python: they return an
-iterator that records what it hands out, so infinite iterables work, the pullback knows
-how many items were taken, and ``next`` knows the position of the item it takes.
-``map`` and ``filter`` return such an iterator too, but compute their items when they are
-made, so that a second differentiation sees the calls of the function.
+``zip``, ``enumerate``, ``reversed``, ``iter`` stay lazy, as in Python: their iterator
+records what it hands out (the pullback knows how many, ``next`` where; a second reader
+after items were taken is refused). ``map``, ``filter`` make their items at once (so that
+a second differentiation sees the calls of the function).
 
 Methods of ``dict`` (``items``, ``values``, ``keys``, ``get``) are registered in the
 method table of ``runtime.call_method``.
@@ -27,10 +26,8 @@ import numpy as np
 
 from .. import runtime as _rt
 from ..errors import NotDifferentiableError
-from ..runtime.protocols import recorder_item
-from ..tangents import Tangent, add
-from ..tangents import part_value as _part
-from ..tangents import value_or_none as _seed
+from ..runtime.protocols import recorder_item, refuse_read_again
+from ..tangents import Tangent, add, part_value as _part, value_or_none as _seed
 from . import special
 
 _SEQUENCES = (list, tuple, np.ndarray)
@@ -124,7 +121,9 @@ class _Recorder:
         self.taken = []
         self.start = None
 
-    def __iter__(self):
+    def __iter__(self):  # (a loop, list(), zip()...: refused after another read)
+        if self.taken or self.start is not None:
+            refuse_read_again(self)
         return self
 
     def __next__(self):
@@ -391,6 +390,8 @@ def enumerate_pair(*args, **kwargs):
 
 @special(builtins.zip)
 def zip_pair(*iterables, **kwargs):
+    if len({id(a) for a in iterables if type(a) is _Recorder}) < sum(type(a) is _Recorder for a in iterables):
+        refuse_read_again(iterables)  # (`zip(it, it)`: its items taken in turns)
     rec = _Recorder(builtins.zip(*iterables, **kwargs))
 
     def zip_pullback(g):
