@@ -487,6 +487,8 @@ nondifferentiable_builtin(
     emit.cache_key,
     methods._static,
     objects._class_hook,
+    objects._own_getattribute,
+    objects._through_getattribute,
     objects._computed,
     objects._super_found,
     protocols.user_object,
