@@ -9,7 +9,7 @@ import sysconfig
 
 import numpy as np
 
-from ..errors import short_name
+from ..errors import RecursionLimitError, short_name
 
 
 # adjoint_s2s's own directory (this file is in its runtime/)
@@ -259,3 +259,29 @@ def _where_met():
             "its forward and pullback with differentiable operations"
         )
     return reason
+
+
+def too_deep(f):
+    """The RecursionLimitError for Python's recursion limit reached in a call of the user's
+    function f, under differentiated code (None if f is not the user's, or if there is no
+    room left on the stack to make it: a caller's call, further out, makes it)."""
+    try:
+        code = getattr(f, "__code__", None)
+        if code is None:
+            return None
+        name, path, line = getattr(f, "__qualname__", "?"), code.co_filename, code.co_firstlineno
+        if path.startswith("<adjoint_s2s: "):  # (a pair differentiated again: what it was made from)
+            name, path, line = generated_origin(path) or (name, path, line)
+        if path.startswith("<") or _not_users(path):
+            return None
+        limit = sys.getrecursionlimit()
+        return RecursionLimitError(
+            f"Python's recursion limit ({limit}) was reached while differentiating "
+            f"{name} ({path}, line {line}), "
+            f"whose calls nest: each level takes two to four frames of differentiated code "
+            f"(its pair and the dispatch) where the plain call takes one. If the plain call "
+            f"fits in the limit, raise it for the differentiation (`sys.setrecursionlimit"
+            f"({4 * limit})`; deep recursion may need a larger thread stack), or write the "
+            f"recursion as a loop")
+    except RecursionError:
+        return None
