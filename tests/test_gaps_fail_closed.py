@@ -2,7 +2,9 @@
 error, or crashed inside its own code: a loop over a dict or a set whose body adds items
 to it, an iterator a helper returned read twice, an attribute read through a class's own
 __getattribute__, recursion deeper than the recursion limit allows under differentiated
-code. Each is now what Python does, or refused where the user wrote it."""
+code, a mapping of a class of its own unpacked with ** or given to dict(). Each is now
+what Python does, or refused where the user wrote it."""
+import collections.abc
 import inspect
 import sys
 
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.errors import AdjointError, UnsupportedSyntaxError
+from adjoint_s2s.errors import AdjointError, NotDifferentiableError, UnsupportedSyntaxError
 from tests.refusals import agrees, line_of, refused
 
 
@@ -380,3 +382,75 @@ def test_recursion_within_a_raised_limit_is_differentiated():
         assert ad.gradient(lambda t: ad.gradient(nested_300, t)[0], 0.7)[0] == pytest.approx(0.0)
     finally:
         sys.setrecursionlimit(old)
+
+
+# ----- a mapping of a class of its own unpacked with **, {**...} or given to dict() ----------
+
+
+class Doubling(collections.abc.Mapping):
+    def __init__(self, a, b):
+        self.d = {"a": a, "b": b}
+
+    def __getitem__(self, k):
+        return self.d[k] * 2.0
+
+    def __iter__(self):
+        return iter(["b", "a"])
+
+    def __len__(self):
+        return 2
+
+
+class KeysOnly:  # the protocol ** and dict() use: keys() and __getitem__
+    def __init__(self, a, b):
+        self.d = {"a": a, "b": b}
+
+    def keys(self):
+        return ["b", "a"]
+
+    def __getitem__(self, k):
+        return self.d[k] * 2.0
+
+
+def _weighted(a, b):
+    return a * 3.0 + b
+
+
+def mapping_as_keywords(x, cls=Doubling):
+    return _weighted(**cls(x, 1.3))
+
+
+def mapping_in_a_display(x, cls=Doubling):
+    d = {**cls(x, 1.3)}
+    return d["a"] * 3.0 + d["b"]
+
+
+def mapping_given_to_dict(x, cls=Doubling):
+    d = dict(cls(x, 1.3))
+    return d["a"] * 3.0 + d["b"]
+
+
+@pytest.mark.parametrize("fn, statement", [
+    (mapping_as_keywords, "return _weighted(**cls(x, 1.3))"),
+    (mapping_in_a_display, "d = {**cls(x, 1.3)}"),
+    (mapping_given_to_dict, "d = dict(cls(x, 1.3))"),
+])
+@pytest.mark.parametrize("cls", [Doubling, KeysOnly])
+def test_the_items_of_a_users_mapping_with_a_gradient_are_refused(fn, statement, cls):
+    # before: a zero gradient for a collections.abc.Mapping (the dict of the items'
+    # gradients given to the object was dropped), KeyError: 0 from inside adjoint_s2s for
+    # keys() and __getitem__, a ValueError for dict() of either
+    with pytest.raises(NotDifferentiableError) as info:
+        ad.gradient(lambda t: fn(t, cls), 0.7)
+    msg = str(info.value)
+    assert f"{inspect.getsourcefile(fn)}, line {line_of(fn, statement)}" in msg, msg
+    for w in (cls.__qualname__, "mapping", "keys()", "__getitem__", "by key"):
+        assert w in msg, (w, msg)
+
+
+def constant_mapping(x):
+    return _weighted(**Doubling(1.0, 2.0)) * x + len(dict(KeysOnly(1.0, 2.0))) * x
+
+
+def test_a_users_mapping_without_a_gradient_is_read_as_python_reads_it():
+    agrees(constant_mapping, 0.7)

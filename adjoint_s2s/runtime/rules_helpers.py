@@ -456,6 +456,7 @@ nondifferentiable_builtin(
     structure.starred_len,
     structure.dict_key,
     structure.check_pair_keys,
+    structure.mapping_grad,
     mutation.rebinding,
     mutation.replaced,
     user_classes.own_field,

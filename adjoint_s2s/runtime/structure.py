@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
-from .sites import user_call_site
+from .sites import _at, user_call_site
 
 
 # ----- structure: tuples, lists, dicts, objects, closures ------------------------------------
@@ -195,7 +195,26 @@ def display_part(g, entries, i):
     star, what = entries[i]
     if not star:
         return None if what in later else part(g, what)
+    if not isinstance(what, dict):  # (`{**m}` of a mapping of a class of its own)
+        return mapping_grad(what, [g.get(k) for k in what.keys() if k not in later])
     return {k: g.get(k) for k in what if k not in later}
+
+
+def mapping_grad(obj, grads):
+    """The gradient of a mapping of a class of its own (keys() and __getitem__, or a
+    collections.abc.Mapping) whose items `f(**m)`, `{**m}` or `dict(m)` took, from the
+    gradients of those items: none if they have none; refused otherwise, as its items come
+    from its __getitem__, which Python ran there undifferentiated (a dict of gradients
+    given to the object would be dropped: a zero)."""
+    if all(g is None or isinstance(g, AbstractZero) for g in grads):
+        return None
+    cls = type(obj)
+    raise NotDifferentiableError(
+        f"the items of a {cls.__module__}.{cls.__qualname__} object (a mapping of a class of its "
+        f"own, unpacked with ** or given to dict()) carry a gradient that adjoint_s2s cannot give "
+        f"back to the object{_at()}: Python took them through its keys() and __getitem__, which "
+        f"are not differentiated there. Read its items by key (`m[\"a\"]`, differentiated) and pass "
+        f"them by name, or keep the values in a dict")
 
 
 def display_part_adjoint(t, entries, i, g):
@@ -283,6 +302,8 @@ def kwargs_grad(grads, d):
     last = grads[-1] if grads else None
     if not isinstance(last, dict):
         return None
+    if not isinstance(d, dict):  # (`f(**m)` of a mapping of a class of its own)
+        return mapping_grad(d, [last.get(k) for k in d.keys()])
     out = {k: last.get(k) for k in d if last.get(k) is not None}
     return out or None
 
