@@ -204,8 +204,26 @@ def zipped_with_itself(xs):
     return s
 
 
+def next_after_a_loop_that_stopped(xs):
+    it = iter_of(xs)
+    s = 0.0
+    for v in it:
+        s = s + v
+        if s > 1.0:
+            break
+    return s + next(it, 0.0) * 10.0
+
+
+def next_after_any(xs):
+    it = iter_of(xs)
+    found = any(v > 1.0 for v in it)
+    return next(it, 0.0) * 10.0 + found
+
+
 @pytest.mark.parametrize("fn, statement", [
     (next_then_loop, "for v in it:"),
+    (next_after_a_loop_that_stopped, "return s + next(it, 0.0)"),
+    (next_after_any, "return next(it, 0.0)"),
     (map_listed_twice, "return a + 10.0"),
     (generator_next_then_sum, "return a * 100.0"),
     (generator_summed_twice, "return a + 10.0"),
@@ -215,7 +233,8 @@ def zipped_with_itself(xs):
 def test_an_iterator_read_again_after_items_were_taken_is_refused(fn, statement):
     # before: the second reader started from the first item again (a generator expression
     # was a list: generator_summed_twice was 11 times the plain value; the nested loops
-    # gave 0.0), or the gradients of the items went to the wrong places
+    # gave 0.0; next() after a loop that stopped early found the iterator used up: 0.0 for
+    # the next item), or the gradients of the items went to the wrong places
     refused(fn, XS.copy(), statement, "read again", "list(...)", "items[0]")
 
 

@@ -113,13 +113,12 @@ class _Recorder:
     Its gradient is a list of item gradients, not a tangent of its fields: it has no
     __dict__, so the core does not track it as a mutable object."""
 
-    __slots__ = ("_it", "taken", "start", "__weakref__")
+    __slots__ = ("_it", "taken", "start", "looped", "__weakref__")
     _items_adjoint = True  # its gradient is the list of its items'
 
     def __init__(self, it):
         self._it = it
-        self.taken = []
-        self.start = None
+        self.taken, self.start, self.looped = [], None, False  # (looped: by _rt.seq, all at once)
 
     def __iter__(self):  # (a loop, list(), zip()...: refused after another read)
         if self.taken or self.start is not None:
@@ -468,6 +467,8 @@ def next_pair(it, *default):
             "of the item it hands out is unknown, so its gradient cannot be placed; make "
             "the iterator inside the differentiated code (iter, map, zip, enumerate, ...)"
         )
+    if it.looped:  # (a loop took every item, where Python's may have stopped early)
+        refuse_read_again(it)
     k = len(it.taken)
     y = builtins.next(it, _EXHAUSTED)
     if y is _EXHAUSTED:

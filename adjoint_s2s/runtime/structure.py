@@ -383,7 +383,9 @@ def seq(it):
         items = loop_items(it)
         if items is not None:
             return items
-    if _iterates_in_python(type(it)) and not getattr(type(it), "_items_adjoint", False):
+    if getattr(type(it), "_items_adjoint", False):  # (a rule's iterator: next() after it refused)
+        it.looped = True
+    elif _iterates_in_python(type(it)):
         try:  # where the loop is, for the refusal its pullback may raise (items_adjoint)
             _ITERATED_AT[it] = user_call_site()
         except TypeError:  # no weak references to it
