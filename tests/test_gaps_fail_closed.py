@@ -473,3 +473,57 @@ def constant_mapping(x):
 
 def test_a_users_mapping_without_a_gradient_is_read_as_python_reads_it():
     agrees(constant_mapping, 0.7)
+
+
+# ----- a field written through the instance's dict ------------------------------------------
+
+
+class Record:
+    pass
+
+
+def field_written_through_dict(x):
+    p = Record()
+    p.__dict__["a"] = x * 2.0
+    return p.a * x
+
+
+def instance_dict_replaced(x):
+    p = Record()
+    p.__dict__ = {"a": x * 2.0}
+    return p.a * x
+
+
+class Cached:
+    def __init__(self, v):
+        self.v = v
+
+    @property
+    def cube(self):  # (a cached property written by hand)
+        if "_cube" not in self.__dict__:
+            self.__dict__["_cube"] = self.v * self.v * self.v
+        return self.__dict__["_cube"]
+
+
+def cached_by_hand(x):
+    c = Cached(x)
+    return c.cube + c.cube * x
+
+
+@pytest.mark.parametrize("fn", [field_written_through_dict, instance_dict_replaced, cached_by_hand])
+def test_fields_written_through_the_instance_dict_at_second_order(fn):
+    # before: the second derivative took the gradient of a field named "__dict__" (none):
+    # 2.0 for 4.0, 1.4 for 6.2
+    agrees(fn, 0.7)
+    agrees(lambda t: ad.gradient(fn, t)[0], 0.7)
+
+
+def field_written_through_vars(x):
+    p = Record()
+    vars(p)["a"] = x * 2.0
+    return p.a * x
+
+
+def test_a_write_into_vars_of_an_object_is_refused():
+    # before: AttributeError from generated code (the write went into a copy of the dict)
+    refused(field_written_through_vars, 0.7, 'vars(p)["a"]', "vars(p)", "p.__dict__[key] = v")

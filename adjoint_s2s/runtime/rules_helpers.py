@@ -347,7 +347,23 @@ def setattr_grad_pair(obj, name):
         user_classes.check_store(obj, name)
     if user_classes.GENERATED_GLOBALS:
         user_classes.check_global_field(obj, name)
+    if name == "__dict__":  # (`obj.__dict__[k] = v` written back: every field's, as a dict)
+        return _fields_dict_grads_pair(obj)
     return take_field_grad_pair(obj, name)
+
+
+def _fields_dict_grads_pair(obj):
+    """setattr_grad(obj, "__dict__"), the dict of the fields' gradients, as the takes of
+    each field: their cells get the cotangents of their entries."""
+    takes = {k: take_field_grad_pair(obj, k) for k in list(store.field_names_of(obj))}
+    y = {k: t[0] for k, t in takes.items() if t[0] is not None} or None
+
+    def fields_dict_grads_pullback(gg):
+        for k, t in takes.items():
+            t[1](structure.part(gg, k) if isinstance(gg, dict) else None)
+        return (None, None, None)
+
+    return y, fields_dict_grads_pullback
 
 
 @special(store._seed_fields)
