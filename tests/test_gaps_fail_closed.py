@@ -527,3 +527,15 @@ def field_written_through_vars(x):
 def test_a_write_into_vars_of_an_object_is_refused():
     # before: AttributeError from generated code (the write went into a copy of the dict)
     refused(field_written_through_vars, 0.7, 'vars(p)["a"]', "vars(p)", "p.__dict__[key] = v")
+
+
+def calls_its_argument(x):
+    return x(2.0)
+
+
+def test_calling_a_number_raises_pythons_type_error():
+    # before: MissingAdjointError "cannot differentiate 0.7 ... Register a rule with
+    # @adjoint_s2s.adjoint(0.7)"
+    for run in (lambda: calls_its_argument(0.7), lambda: ad.gradient(calls_its_argument, 0.7)):
+        with pytest.raises(TypeError, match="'float' object is not callable"):
+            run()

@@ -226,7 +226,7 @@ def resolve(f, nargs, kwnames=()):
             return y, callable_object_pullback
 
         return callable_object_pair
-    raise MissingAdjointError(f, _where_met())
+    raise MissingAdjointError(f, _where_met()) if callable(f) else TypeError(f"'{type(f).__name__}' object is not callable")
 
 
 def _const_pair(f):
