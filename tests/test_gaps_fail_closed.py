@@ -220,7 +220,36 @@ def next_after_any(xs):
     return next(it, 0.0) * 10.0 + found
 
 
+class Box:
+    pass
+
+
+def two_generators(xs):
+    return (v * v for v in xs), (v * 2.0 for v in xs)
+
+
+def generator_in_a_field(xs, box):
+    box.g = (v * v for v in xs)
+    return box
+
+
+def keyword_generator(xs, g=None):
+    return sum(g) + xs[0]
+
+
+def one_of_two_summed_twice(xs):
+    a, b = two_generators(xs)
+    return sum(a) + sum(a)
+
+
+def field_generator_summed_twice(xs):
+    box = generator_in_a_field(xs, Box())
+    return sum(box.g) + 10.0 * sum(box.g)
+
+
 @pytest.mark.parametrize("fn, statement", [
+    (one_of_two_summed_twice, "return sum(a) + sum(a)"),
+    (field_generator_summed_twice, "return sum(box.g) + 10.0"),
     (next_then_loop, "for v in it:"),
     (next_after_a_loop_that_stopped, "return s + next(it, 0.0)"),
     (next_after_any, "return next(it, 0.0)"),
@@ -262,7 +291,28 @@ def two_generators_of_a_helper(xs):
     return total(squares_of(xs)) + max(squares_of(xs))
 
 
-@pytest.mark.parametrize("fn", [next_of_a_helpers_generator, generator_given_to_a_function,
+def both_generators_summed(xs):
+    a, b = two_generators(xs)
+    return sum(a) + sum(b)
+
+
+def field_generator_summed(xs):
+    return sum(generator_in_a_field(xs, Box()).g)
+
+
+def generator_by_keyword(xs):
+    return keyword_generator(xs, g=(v * v for v in xs))
+
+
+def generator_in_an_item(xs):
+    d = {}
+    d["g"] = (v * v for v in xs)
+    return sum(d["g"])
+
+
+@pytest.mark.parametrize("fn", [both_generators_summed, field_generator_summed, generator_by_keyword,
+                                generator_in_an_item,
+                                next_of_a_helpers_generator, generator_given_to_a_function,
                                 returned_generator_summed, one_loop_over_a_helpers_iterator,
                                 two_generators_of_a_helper])
 def test_an_iterator_read_once_is_differentiated(fn):
