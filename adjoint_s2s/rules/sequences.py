@@ -122,7 +122,7 @@ class _Recorder:
 
     def __iter__(self):  # (a loop, list(), zip()...: refused after another read)
         if self.taken or self.start is not None:
-            refuse_read_again(self)
+            refuse_read_again()
         return self
 
     def __next__(self):
@@ -390,7 +390,7 @@ def enumerate_pair(*args, **kwargs):
 @special(builtins.zip)
 def zip_pair(*iterables, **kwargs):
     if len({id(a) for a in iterables if type(a) is _Recorder}) < sum(type(a) is _Recorder for a in iterables):
-        refuse_read_again(iterables)  # (`zip(it, it)`: its items taken in turns)
+        refuse_read_again()  # (`zip(it, it)`: its items taken in turns)
     rec = _Recorder(builtins.zip(*iterables, **kwargs))
 
     def zip_pullback(g):
@@ -468,7 +468,7 @@ def next_pair(it, *default):
             "the iterator inside the differentiated code (iter, map, zip, enumerate, ...)"
         )
     if it.looped:  # (a loop took every item, where Python's may have stopped early)
-        refuse_read_again(it)
+        refuse_read_again()
     k = len(it.taken)
     y = builtins.next(it, _EXHAUSTED)
     if y is _EXHAUSTED:

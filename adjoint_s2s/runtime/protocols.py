@@ -436,16 +436,16 @@ def recorder_item(rec, idx):
     return (y if type(idx) is slice else y[0]), unpacked_pullback
 
 
-def refuse_read_again(_):
+def refuse_read_again():
     """An iterator a rule made (iter, zip, map, enumerate, reversed, filter, a generator
-    expression handed out of a function) read again, by a loop, list(), zip()... after a
-    first reader or next() took items from it: Python goes on where the first read
-    stopped; the rules that take its items, all of them at once where Python is lazy,
-    place the gradients from its first item."""
+    expression handed out of a function) read again, by a loop, list(), zip(), next()...
+    after another reader took items from it: Python goes on where the first read stopped;
+    the rules that take its items, all of them at once where Python is lazy (a loop that
+    may stop early), place the gradients from its first item."""
     site = user_call_site(sys._getframe(1))
     what = ("an iterator (of iter, zip, map, enumerate, reversed, filter or a generator "
-            "expression, made here or in a function that returned it) read again by a loop, "
-            "list(), sum(), zip()... after next() or another read took items from it")
+            "expression, made here or in a function that returned it) read again (by a loop, "
+            "list(), sum(), zip(), next()...) after another reader took items from it")
     hint = ("Python goes on where the first read stopped, which the differentiated code does "
             "not follow: make a list where the iterator is made (`items = list(...)`) and "
             "read it by index (`items[0]`, `items[1:]`)")

@@ -469,6 +469,7 @@ nondifferentiable_builtin(
     mutation.check_shared,
     mutation.check_held,
     protocols.check_unpack,
+    protocols.refuse_read_again,
     structure.starred_len,
     structure.dict_key,
     structure.check_pair_keys,
