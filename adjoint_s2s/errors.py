@@ -106,6 +106,11 @@ class NotDifferentiableError(AdjointError, TypeError):
     """A value or operation that has no derivative where one is needed."""
 
 
+class RecursionLimitError(AdjointError, RecursionError):
+    """Python's recursion limit reached in differentiated code, whose nested calls take
+    more frames than the plain call's (a RecursionError still)."""
+
+
 def short_name(fn):
     owner = getattr(fn, "__self__", None)
     if type(owner).__name__ == "ufunc" and hasattr(owner, "__name__"):  # np.logaddexp.reduce

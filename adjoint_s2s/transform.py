@@ -46,6 +46,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     else:  # nothing check rejects (it would pass), and the names the copy met
         user_names = noted[0]
     lazy.check_kept_iterators(node.body, filename)
+    if lazy.hand_out_generators(node.body, lambda: _is_builtin(fn, globals_, "iter")):
+        user_names = user_names | {"iter"}
     self_writes.rewrite_self_writes(node, filename)
     arg_kinds, cell_kinds, fields = _split_key(fn, key)
     read = {}

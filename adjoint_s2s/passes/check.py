@@ -141,6 +141,7 @@ def check_scope_dicts(facts, filename):
     gradient (it was a silent zero)."""
     if not facts.active:
         return
+    _check_vars_writes(facts, filename)
     for s in facts.statements:
         v = getattr(s, "value", None)
         if (v.__class__ is gast.Call and v.func.__class__ is gast.Name and v.func.id in ("locals", "vars")
@@ -150,3 +151,26 @@ def check_scope_dicts(facts, filename):
                 getattr(s, "src_line", None) or getattr(s, "lineno", 0), None,
                 hint="the dict it gives carries no gradient: read the variables by name")
 
+
+def _check_vars_writes(facts, filename):
+    """Refuse an item written into the dict `vars(obj)` gives (`vars(p)["a"] = v`): the
+    write went into a copy (copy on write), and `p.a` was missing afterwards."""
+    given = {}
+    for s in facts.statements:
+        v = getattr(s, "value", None)
+        if (s.__class__ is gast.Assign and v.__class__ is gast.Call and v.func.__class__ is gast.Name
+                and v.func.id == "vars" and len(v.args) == 1 and v.args[0].__class__ is gast.Name
+                and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name
+                and facts.resolve(v.func) is builtins.vars):
+            given[s.targets[0].id] = v.args[0].id
+            continue
+        for t in getattr(s, "targets", ()):
+            if t.__class__ is gast.Name:
+                given.pop(t.id, None)  # (bound again)
+            if t.__class__ is gast.Subscript and t.value.__class__ is gast.Name and t.value.id in given:
+                obj = given[t.value.id]
+                raise UnsupportedSyntaxError(
+                    f"writing into `vars({obj})`", filename,
+                    getattr(s, "src_line", None) or getattr(s, "lineno", 0), None,
+                    hint=f"differentiated code writes into a copy of the dict, which `{obj}` would not "
+                         f"show: write the field (`{obj}.name = v`, or `{obj}.__dict__[key] = v`)")

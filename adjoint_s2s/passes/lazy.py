@@ -19,6 +19,8 @@ reads on. Python's second read goes on where the first stopped, where the items 
 when the iterator was made would start again. A name bound to a lazy iterator and read
 more than once so is refused too, with the way out: a list, read by index.
 """
+import builtins
+
 import gast
 
 from ..errors import UnsupportedSyntaxError
@@ -45,6 +47,63 @@ def check_kept_iterators(stmts, filename, line_offset=0):
                                  s.value.__class__ is gast.Call)
             if got and got[0]:
                 _check_uses(stmts, i, s.targets[0].id, got, filename, line_offset)
+
+
+def hand_out_generators(stmts, iter_is_builtin):
+    """A generator expression that leaves the function (returned, alone or in a tuple,
+    given to a function of the user's, stored in a field or an item), itself or through
+    the name it is bound to: `iter(...)` of it, which hands out the items the normaliser
+    computes where it is written one by one, as Python's generator does (a second reader
+    after the first is refused, see rules/sequences.py; a list would be read from its
+    start again). True if one was. iter_is_builtin() says whether `iter` names the
+    builtin there (asked if needed)."""
+    nodes = [n for s in stmts for n in gast.walk(s)]
+    if not any(n.__class__ is gast.GeneratorExp for n in nodes) or not iter_is_builtin():
+        return False
+    slots = list(_leaving(nodes))
+    named = {_slot(*s).id for s in slots if _slot(*s).__class__ is gast.Name}
+    done = False
+    for node, field, i in slots:
+        v = _slot(node, field, i)
+        if v.__class__ is gast.GeneratorExp:
+            if i is None:
+                setattr(node, field, _iter_of(v))
+            else:
+                getattr(node, field)[i] = _iter_of(v)
+            done = True
+    for n in nodes:
+        if (n.__class__ is gast.Assign and n.value.__class__ is gast.GeneratorExp and len(n.targets) == 1
+                and n.targets[0].__class__ is gast.Name and n.targets[0].id in named):
+            n.value, done = _iter_of(n.value), True
+    return done
+
+
+def _leaving(nodes):
+    """(node, field, index or None) of each place where a value leaves the function."""
+    for n in nodes:
+        cls = n.__class__
+        if cls is gast.Return and n.value is not None:
+            yield n, "value", None
+            if n.value.__class__ in (gast.Tuple, gast.List):
+                yield from ((n.value, "elts", i) for i in range(len(n.value.elts)))
+        elif cls is gast.Call and n.func.__class__ is gast.Name and n.func.id not in _BUILTIN_NAMES:
+            yield from ((n, "args", i) for i in range(len(n.args)))
+            yield from ((k, "value", None) for k in n.keywords)
+        elif cls is gast.Assign and any(t.__class__ in (gast.Attribute, gast.Subscript) for t in n.targets):
+            yield n, "value", None
+
+
+def _slot(node, field, i):
+    return getattr(node, field) if i is None else getattr(node, field)[i]
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _iter_of(node):
+    call = gast.Call(func=gast.Name(id="iter", ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=[node], keywords=[])
+    return gast.copy_location(call, node)
 
 
 def _lazy_reads(v):

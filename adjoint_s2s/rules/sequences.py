@@ -10,12 +10,11 @@ array for an array, a dict for a dict; for an iterator or generator (consumed on
 list with one entry per item taken from it, which is what the rule that made the
 iterator (``map``, ``zip``, ``enumerate``, ``dict.values``, ...) expects back.
 
-``zip``, ``enumerate``, ``reversed`` and ``iter`` stay lazy, as in Python: they return an
-iterator that records what it hands out, so infinite iterables work, the pullback knows
-how many items were taken, and ``next`` knows the position of the item it takes.
-``map`` and ``filter`` return such an iterator too, but compute their items when they are
-made, so that a second differentiation sees the calls of the function. Methods of
-``dict`` (``items``, ``values``, ``keys``, ``get``) are in ``runtime.call_method``'s table.
+``zip``, ``enumerate``, ``reversed``, ``iter`` stay lazy, as in Python: their iterator
+records what it hands out (the pullback knows how many, ``next`` where; a second reader
+after items were taken is refused). ``map``, ``filter`` make their items at once (so that
+a second differentiation sees the calls of the function). Methods of ``dict`` (``items``,
+``values``, ``keys``, ``get``) are in ``runtime.call_method``'s table.
 """
 import builtins
 import collections
@@ -25,10 +24,8 @@ import numpy as np
 
 from .. import runtime as _rt
 from ..errors import NotDifferentiableError
-from ..runtime.protocols import recorder_item
-from ..tangents import Tangent, add
-from ..tangents import part_value as _part
-from ..tangents import value_or_none as _seed
+from ..runtime.protocols import recorder_item, refuse_read_again
+from ..tangents import Tangent, add, part_value as _part, value_or_none as _seed
 from . import special
 
 _SEQUENCES = (list, tuple, np.ndarray)
@@ -114,15 +111,16 @@ class _Recorder:
     Its gradient is a list of item gradients, not a tangent of its fields: it has no
     __dict__, so the core does not track it as a mutable object."""
 
-    __slots__ = ("_it", "taken", "start", "__weakref__")
+    __slots__ = ("_it", "taken", "start", "looped", "__weakref__")
     _items_adjoint = True  # its gradient is the list of its items'
 
     def __init__(self, it):
         self._it = it
-        self.taken = []
-        self.start = None
+        self.taken, self.start, self.looped = [], None, False  # (looped: by _rt.seq, all at once)
 
-    def __iter__(self):
+    def __iter__(self):  # (a loop, list(), zip()...: refused after another read)
+        if self.taken or self.start is not None:
+            refuse_read_again()
         return self
 
     def __next__(self):
@@ -393,6 +391,8 @@ def enumerate_pair(*args, **kwargs):
 
 @special(builtins.zip)
 def zip_pair(*iterables, **kwargs):
+    if len({id(a) for a in iterables if type(a) is _Recorder}) < sum(type(a) is _Recorder for a in iterables):
+        refuse_read_again()  # (`zip(it, it)`: its items taken in turns)
     rec = _Recorder(builtins.zip(*iterables, **kwargs))
 
     def zip_pullback(g):
@@ -469,6 +469,8 @@ def next_pair(it, *default):
             "of the item it hands out is unknown, so its gradient cannot be placed; make "
             "the iterator inside the differentiated code (iter, map, zip, enumerate, ...)"
         )
+    if it.looped:  # (a loop took every item, where Python's may have stopped early)
+        refuse_read_again()
     k = len(it.taken)
     y = builtins.next(it, _EXHAUSTED)
     if y is _EXHAUSTED:

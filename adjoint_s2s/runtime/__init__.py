@@ -102,6 +102,7 @@ from .methods import (
     call_method_primal,
 )
 from .user_classes import loop_writes_list, own_field
+from .resized import SizedLoop, loop_writing
 from .protocols import check_unpack
 from .objects import (
     attr_grad,
@@ -211,6 +212,8 @@ __all__ = [
     "np_pad_transpose",
     "own_field",
     "loop_writes_list",
+    "loop_writing",
+    "SizedLoop",
     "part",
     "part_adjoint",
     "polygamma2",

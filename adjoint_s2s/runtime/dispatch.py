@@ -24,7 +24,7 @@ from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
 from .. import adapters, emit
 from ..guards import globals_fit, own_state, same_defaults
-from .sites import _at, _met_while, _where_met, is_library_code
+from .sites import _at, _met_while, _where_met, is_library_code, too_deep
 from .project import _fit_other, as_given, conj, numbers_list, seed, unbroadcast
 from .structure import field, GradList, items_adjoint, part, with_defaults, with_kw_defaults
 from .fields import _seed_fields, add_field_grad, field_names_of, forget_fields, take_field_grad, take_fields
@@ -36,39 +36,39 @@ from .protocols import PLAIN, has_objects, object_call, table_rule
 
 def call(f, /, *args, **kwargs):
     """(y, pullback) of f(*args, **kwargs); the pullback returns (df, *dargs[, dkwargs]).
-
-    The hot path: a plain function already seen with arguments of these types finds its
-    pair in a dict on the function object (cleared whenever a rule changes), made for
-    the code it has still (``hit[-2]``) and, where the call leaves parameters to them,
-    its defaults (``hit[-1]``: see own_state).
-    """
-    if kwargs:
-        return _call_kw(f, args, kwargs)
-    if type(f) is types.FunctionType:
-        n = len(args)
-        try:
-            hit = f.__adjoint_pairs__[
-                (type(args[0]), type(args[1])) if n == 2
-                else (type(args[0]),) if n == 1
-                else tuple(map(type, args))
-            ]
-        except (AttributeError, KeyError):
-            hit = None  # resolved below, outside the handler (no chained exceptions)
-        if (
-            hit is None
-            or hit[-2] is not f.__code__
-            or (hit[-1] is not None and not same_defaults(f, hit[-1]))
-            or (hit[0] is not None and (hit[0] != _cell_kinds(f) if type(hit[0]) is tuple
-                                        else not hit[0].fits(f, args)))
-            or (hit[3] and not globals_fit(f.__globals__, hit[3]))
-        ):
-            return _function_pair(f, args)(*args)
-        return hit[1](*args)
-    pair = resolve(f, len(args))
-    for a in args:  # float(obj), sum(obj) of an object of a user class: protocols.py
-        if type(a) not in PLAIN and has_objects(args) and table_rule(f):
-            return object_call(f, pair, args, {})
-    return pair(*args)
+    The hot path: a pair cached on f, for the code and defaults it has (hit[-2], hit[-1])."""
+    try:
+        if kwargs:
+            return _call_kw(f, args, kwargs)
+        if type(f) is types.FunctionType:
+            n = len(args)
+            try:
+                hit = f.__adjoint_pairs__[
+                    (type(args[0]), type(args[1])) if n == 2
+                    else (type(args[0]),) if n == 1
+                    else tuple(map(type, args))
+                ]
+            except (AttributeError, KeyError):
+                hit = None  # resolved below, outside the handler (no chained exceptions)
+            if (
+                hit is None
+                or hit[-2] is not f.__code__
+                or (hit[-1] is not None and not same_defaults(f, hit[-1]))
+                or (hit[0] is not None and (hit[0] != _cell_kinds(f) if type(hit[0]) is tuple
+                                            else not hit[0].fits(f, args)))
+                or (hit[3] and not globals_fit(f.__globals__, hit[3]))
+            ):
+                return _function_pair(f, args)(*args)
+            return hit[1](*args)
+        pair = resolve(f, len(args))
+        for a in args:  # float(obj), sum(obj) of an object of a user class: protocols.py
+            if type(a) not in PLAIN and has_objects(args) and table_rule(f):
+                return object_call(f, pair, args, {})
+        return pair(*args)
+    except RecursionError as exc:  # (the innermost user's function with room left names itself)
+        if type(exc) is RecursionError and (deep := too_deep(f)) is not None:
+            raise deep from None
+        raise
 
 
 class _KindsCheck(tuple):
@@ -226,7 +226,7 @@ def resolve(f, nargs, kwnames=()):
             return y, callable_object_pullback
 
         return callable_object_pair
-    raise MissingAdjointError(f, _where_met())
+    raise MissingAdjointError(f, _where_met()) if callable(f) else TypeError(f"'{type(f).__name__}' object is not callable")
 
 
 def _const_pair(f):

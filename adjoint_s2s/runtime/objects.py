@@ -7,9 +7,9 @@ import types
 import numpy as np
 
 from .. import rules as R
-from ..errors import MissingAdjointError, NotDifferentiableError
+from ..errors import MissingAdjointError, NotDifferentiableError, UnsupportedSyntaxError
 from ..tangents import AbstractZero, Tangent, add
-from .sites import _at, _Attribute
+from .sites import _at, _Attribute, user_call_site
 from .project import im_seed, real, seed
 from .accumulate import _list_slice_grad, getitem_grad, part_adjoint
 from .structure import part
@@ -78,6 +78,8 @@ def getattr_pair(obj, name):
     """(y, pullback) of obj.name; properties written in Python are differentiated."""
     if type(obj) is super:  # super().w2 in an overriding property: the base's, on the object
         return _super_attribute(obj, name)
+    if type(obj) not in _PLAIN_VALUES and _own_getattribute(type(obj)):
+        return _through_getattribute(obj, name)
     prop = getattr(type(obj), name, None)
     if prop is None and type(obj) not in _PLAIN_VALUES:
         prop = _HOOKS.get((type(obj), name), _MISSING)  # (found before: one lookup)
@@ -158,6 +160,48 @@ def _class_hook(cls, name):
         _HOOKS.clear()
     _HOOKS[key] = got
     return got
+
+
+_GETATTRIBUTE = {}  # class -> its own __getattribute__ written in Python, or None
+
+
+def _own_getattribute(cls):
+    try:
+        return _GETATTRIBUTE[cls]
+    except KeyError:
+        pass
+    got = getattr(cls, "__getattribute__", None)
+    if not isinstance(got, types.FunctionType) or (got.__module__ or "").startswith("adjoint_s2s."):
+        got = None
+    if len(_GETATTRIBUTE) > 4096:  # (classes made again and again: bounded)
+        _GETATTRIBUTE.clear()
+    _GETATTRIBUTE[cls] = got
+    return got
+
+
+# what an attribute read gives that has no gradient to lose: labels, methods, classes
+_NO_TANGENT = (bool, int, str, bytes, type(None), type, types.MethodType, types.FunctionType,
+               types.BuiltinFunctionType, types.ModuleType)
+
+
+def _through_getattribute(obj, name):
+    """obj.name where obj's class has a __getattribute__ of its own: what it gives is read as
+    Python reads it; one that may carry a gradient is refused (the gradient would go to the
+    field as stored, past what __getattribute__ computes from it)."""
+    y = getattr(obj, name)
+    if isinstance(y, _NO_TANGENT):
+        return y, lambda g: None
+    cls = type(obj)
+    ga = _own_getattribute(cls)
+    site = user_call_site()
+    raise UnsupportedSyntaxError(
+        f"reading `.{name}` of a {cls.__qualname__} object, whose class has a __getattribute__ of "
+        f"its own ({ga.__code__.co_filename}, line {ga.__code__.co_firstlineno}), where the "
+        f"value may carry a gradient", *(site[1:] if site else ()),
+        hint=f"adjoint_s2s reads attributes as stored and does not differentiate __getattribute__: "
+             f"compute the value in a property (or in __getattr__, for attributes the object does "
+             f"not have), which are differentiated, or give the function that reads it a rule "
+             f"(@adjoint_s2s.rrule)")
 
 
 def _computed(obj, name):

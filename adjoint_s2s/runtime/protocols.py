@@ -21,14 +21,15 @@ rule would hand its gradient back as if the object were a number (lost, a zero).
 import builtins
 import math
 import operator
+import sys
 import types
 
 import numpy as np
 
 from .. import rules as R
-from ..errors import MissingAdjointError, NotDifferentiableError
+from ..errors import MissingAdjointError, NotDifferentiableError, UnsupportedSyntaxError
 from ..tangents import AbstractZero, Thunk, add
-from .sites import _at, is_library_code
+from .sites import _at, is_library_code, user_call_site
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 _NOT_OBJECTS = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset,
@@ -433,6 +434,22 @@ def recorder_item(rec, idx):
 
     y = [rec.taken[k] for k in ks]
     return (y if type(idx) is slice else y[0]), unpacked_pullback
+
+
+def refuse_read_again():
+    """An iterator a rule made (iter, zip, map, enumerate, reversed, filter, a generator
+    expression handed out of a function) read again, by a loop, list(), zip(), next()...
+    after another reader took items from it: Python goes on where the first read stopped;
+    the rules that take its items, all of them at once where Python is lazy (a loop that
+    may stop early), place the gradients from its first item."""
+    site = user_call_site(sys._getframe(1))
+    what = ("an iterator (of iter, zip, map, enumerate, reversed, filter or a generator "
+            "expression, made here or in a function that returned it) read again (by a loop, "
+            "list(), sum(), zip(), next()...) after another reader took items from it")
+    hint = ("Python goes on where the first read stopped, which the differentiated code does "
+            "not follow: make a list where the iterator is made (`items = list(...)`) and "
+            "read it by index (`items[0]`, `items[1:]`)")
+    raise UnsupportedSyntaxError(what, *(site[1:] if site else ()), hint=hint)
 
 
 # the dispatch imports this module (through structure.py, whose loops come here): imported

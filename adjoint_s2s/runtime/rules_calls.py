@@ -292,6 +292,8 @@ def dict_pair(*args, **kwargs):
     if len(args) > 1:
         raise MissingAdjointError(dict, "dict takes one positional argument")
     if args and not isinstance(args[0], dict):
+        if hasattr(args[0], "keys"):  # (a mapping of a class of its own: Python reads its keys())
+            return _dict_of_mapping(args[0], kwargs)
         return _dict_of_pairs(args[0], kwargs)
     y = dict(*args, **kwargs)
 
@@ -306,6 +308,20 @@ def dict_pair(*args, **kwargs):
         return tuple(out)
 
     return y, dict_pullback
+
+
+def _dict_of_mapping(m, kwargs):
+    """dict(m) of a mapping that is not a dict: its items' gradients are refused
+    (structure.mapping_grad), the keywords' are theirs."""
+    y = dict(m, **kwargs)
+
+    def dict_mapping_pullback(g):
+        if not isinstance(g, dict):  # no gradient, or a structural zero
+            g = {}
+        out = (None, structure.mapping_grad(m, [g.get(k) for k in m.keys() if k not in kwargs]))
+        return out + (({k: g.get(k) for k in kwargs},) if kwargs else ())
+
+    return y, dict_mapping_pullback
 
 
 def _dict_of_pairs(pairs, kwargs):

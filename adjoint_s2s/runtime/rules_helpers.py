@@ -14,7 +14,7 @@ from ..rules.numpy.elementwise import np_float_power_base_partial, np_power_base
 from ..rules.numpy.reductions import _broadcast_view, acc_extremum_adjoint, np_extremum_adjoint, np_extremum_select, shifted_zeros
 from ..rules.numpy.shape import np_item_of, np_pad_adjoint, np_repeat_adjoint, np_take_adjoint, np_take_along_axis_adjoint, np_tolist_of
 from ..tangents import AbstractZero, Tangent, add, unthunk
-from . import accumulate, dispatch, methods, mutation, numeric, objects, operators, project, protocols, sites, structure, user_classes
+from . import accumulate, dispatch, methods, mutation, numeric, objects, operators, project, protocols, resized, sites, structure, user_classes
 from . import fields as store
 from .rules_calls import _tangent_of_callee
 
@@ -54,6 +54,8 @@ primitive(
     kind="other",
 )
 primitive(structure.seq, "v", adjoints={"v": "_rt.seq_adjoint(v, g)"}, kind="other")
+# the items of a loop over a dict its body writes into, checked as they are handed out
+primitive(resized.loop_writing, "items, obj, name", adjoints={"items": "g"}, kind="same")
 # max/min's adjoint is linear in its gradient, with a transpose of its own (the positions
 # of the extremum do not move under a small change: no gradient to a or ans)
 # (`m` is the extremum: `ans` in a template means the helper's own result)
@@ -345,7 +347,23 @@ def setattr_grad_pair(obj, name):
         user_classes.check_store(obj, name)
     if user_classes.GENERATED_GLOBALS:
         user_classes.check_global_field(obj, name)
+    if name == "__dict__":  # (`obj.__dict__[k] = v` written back: every field's, as a dict)
+        return _fields_dict_grads_pair(obj)
     return take_field_grad_pair(obj, name)
+
+
+def _fields_dict_grads_pair(obj):
+    """setattr_grad(obj, "__dict__"), the dict of the fields' gradients, as the takes of
+    each field: their cells get the cotangents of their entries."""
+    takes = {k: take_field_grad_pair(obj, k) for k in list(store.field_names_of(obj))}
+    y = {k: t[0] for k, t in takes.items() if t[0] is not None} or None
+
+    def fields_dict_grads_pullback(gg):
+        for k, t in takes.items():
+            t[1](structure.part(gg, k) if isinstance(gg, dict) else None)
+        return (None, None, None)
+
+    return y, fields_dict_grads_pullback
 
 
 @special(store._seed_fields)
@@ -452,9 +470,11 @@ nondifferentiable_builtin(
     mutation.check_shared,
     mutation.check_held,
     protocols.check_unpack,
+    protocols.refuse_read_again,
     structure.starred_len,
     structure.dict_key,
     structure.check_pair_keys,
+    structure.mapping_grad,
     mutation.rebinding,
     mutation.replaced,
     user_classes.own_field,
@@ -486,6 +506,8 @@ nondifferentiable_builtin(
     emit.cache_key,
     methods._static,
     objects._class_hook,
+    objects._own_getattribute,
+    objects._through_getattribute,
     objects._computed,
     objects._super_found,
     protocols.user_object,

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
-from .sites import user_call_site
+from .sites import _at, user_call_site
 
 
 # ----- structure: tuples, lists, dicts, objects, closures ------------------------------------
@@ -201,7 +201,26 @@ def display_part(g, entries, i):
     star, what = entries[i]
     if not star:
         return None if what in later else part(g, what)
+    if not isinstance(what, dict):  # (`{**m}` of a mapping of a class of its own)
+        return mapping_grad(what, [g.get(k) for k in what.keys() if k not in later])
     return {k: g.get(k) for k in what if k not in later}
+
+
+def mapping_grad(obj, grads):
+    """The gradient of a mapping of a class of its own (keys() and __getitem__, or a
+    collections.abc.Mapping) whose items `f(**m)`, `{**m}` or `dict(m)` took, from the
+    gradients of those items: none if they have none; refused otherwise, as its items come
+    from its __getitem__, which Python ran there undifferentiated (a dict of gradients
+    given to the object would be dropped: a zero)."""
+    if all(g is None or isinstance(g, AbstractZero) for g in grads):
+        return None
+    cls = type(obj)
+    raise NotDifferentiableError(
+        f"the items of a {cls.__module__}.{cls.__qualname__} object (a mapping of a class of its "
+        f"own, unpacked with ** or given to dict()) carry a gradient that adjoint_s2s cannot give "
+        f"back to the object{_at()}: Python took them through its keys() and __getitem__, which "
+        f"are not differentiated there. Read its items by key (`m[\"a\"]`, differentiated) and pass "
+        f"them by name, or keep the values in a dict")
 
 
 def display_part_adjoint(t, entries, i, g):
@@ -289,6 +308,8 @@ def kwargs_grad(grads, d):
     last = grads[-1] if grads else None
     if not isinstance(last, dict):
         return None
+    if not isinstance(d, dict):  # (`f(**m)` of a mapping of a class of its own)
+        return mapping_grad(d, [last.get(k) for k in d.keys()])
     out = {k: last.get(k) for k in d if last.get(k) is not None}
     return out or None
 
@@ -362,11 +383,15 @@ def seq(it):
         return it
     if isinstance(it, dict):
         return list(it)
+    if type(it) is SizedLoop:  # (its keys checked as the loop goes: loop_writing)
+        return it
     if user_object(it):  # its __iter__ (or __getitem__) through AD: loop_adjoint reverses it
         items = loop_items(it)
         if items is not None:
             return items
-    if _iterates_in_python(type(it)) and not getattr(type(it), "_items_adjoint", False):
+    if getattr(type(it), "_items_adjoint", False):  # (a rule's iterator: next() after it refused)
+        it.looped = True
+    elif _iterates_in_python(type(it)):
         try:  # where the loop is, for the refusal its pullback may raise (items_adjoint)
             _ITERATED_AT[it] = user_call_site()
         except TypeError:  # no weak references to it
@@ -377,3 +402,4 @@ def seq(it):
 # loops over objects of user classes (seq, seq_adjoint) go through their methods, which the
 # dispatch runs: imported last (the dispatch imports this module), complete when called
 from .protocols import loop_adjoint, loop_items, user_object  # noqa: E402
+from .resized import SizedLoop  # noqa: E402

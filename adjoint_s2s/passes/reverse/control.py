@@ -200,11 +200,14 @@ class ControlMixin:
             return "while True", self.saves[mark:], None
         it = s.iter
         target = s.target.id
-        seq = None
+        seq = written = None
         for name in [it.id] + self._iterated_through(it.id) if isinstance(it, gast.Name) else ():
             if self._refuse_resized(s, name):  # (a list's loop: refused when it runs)
                 self.helpers.add("_rt")
-                fwd.append(f"_rt.loop_writes_list({name}, {name!r})")
+                if written is None:  # (a dict's: its size checked as the loop goes)
+                    written = name
+                else:
+                    fwd.append(f"_rt.loop_writes_list({name}, {name!r})")
         if self.is_active(it) and target in self.active:
             self.helpers.add("_rt")
             seq = self.fresh_local(f"{it.id}_seq", fwd, depth)
@@ -212,17 +215,25 @@ class ControlMixin:
         item = self.namer.fresh(f"{target}_")
         outer_saves = self.saves[mark:]
         tsave = self.save(target, body_fwd, depth + 1)
-        header = C.ForHeader(target, item, seq or src(it), tsave)
+        over = seq or src(it)
+        if written is not None:
+            over = f"_rt.loop_writing({over}, {written}, {written!r})"
+        header = C.ForHeader(target, item, over, tsave)
         body_fwd.append(C.Copy(header))
         return header, outer_saves, (target, seq, tsave)
 
     def _iterated_through(self, name):
         """The names a loop over `name` iterates too: the arguments of the zip(...),
-        enumerate(...) or reversed(...) that `name` is bound to (its only binding)."""
+        enumerate(...) or reversed(...) that `name` is bound to (its only binding), the
+        dict of a view (`d.items()`)."""
         found = [st for st in walk_block(self.fn.body) if name in stmt_targets(st)]
         if len(found) != 1 or not isinstance(found[0], gast.Assign) or not isinstance(found[0].value, gast.Call):
             return []
         found = [found[0].value]
+        f = found[0].func
+        if isinstance(f, gast.Attribute) and f.attr in ("keys", "values", "items") and not found[0].args \
+                and isinstance(f.value, gast.Name):
+            return [f.value.id]  # (a view of a dict)
         if self.resolve(found[0].func) not in (zip, enumerate, reversed):
             return []
         return [a.id for a in found[0].args if isinstance(a, gast.Name)]
@@ -256,6 +267,9 @@ class ControlMixin:
                 if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == name \
                         and f.attr in _RESIZING:
                     how = f"`{name}.{f.attr}(...)`"
+                elif isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == name \
+                        and f.attr in _MAY_RESIZE:
+                    written = True  # (a dict's or a set's size: checked as the loop goes)
                 elif any(isinstance(a, gast.Name) and a.id == name for a in v.args) and self.may_mutate(v):
                     how = f"a call given `{name}`"
             elif isinstance(v, gast.BinOp) and getattr(v, "augmented", False) \
@@ -354,7 +368,11 @@ class ControlMixin:
 
 
 _RESIZING = frozenset(
-    ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "put", "resize"))
+    ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "put", "resize", "popitem"))
+# a dict's or a set's methods that add or drop items, or leave it as it is (`d.update(...)`
+# of keys it has): the loop raises Python's error if the size changed (_rt.loop_writing)
+_MAY_RESIZE = frozenset(("update", "setdefault", "add", "discard", "difference_update",
+                         "intersection_update", "symmetric_difference_update"))
 
 
 def _leaves_early(body):
