@@ -328,9 +328,7 @@ def _select(fn):
             grads = [None] * n
             for i in tied:
                 grads[i] = gi / len(tied) if len(tied) > 1 and gi is not None else gi
-            if one:
-                return _result(None, (_collect(args[0], grads),), kwargs)
-            return _result(None, grads, kwargs)
+            return _result(None, (_collect(args[0], grads),) if one else grads, kwargs)
 
         return y, minmax_pullback
 
