@@ -58,6 +58,8 @@ def test_a_caught_error_keeps_its_traceback():
         ad.gradient(f, 1.0)
     files = [f.tb_frame.f_code.co_filename for f in _walk(info.value.__traceback__)]
     assert any(tracebacks._internal(p) for p in files)  # nothing was cut from the object
+    # (its message names the place: no note of the user's line, as a user's error gets)
+    assert not any(str(n).startswith("adjoint_s2s:") for n in getattr(info.value, "__notes__", ()))
     short, hidden = tracebacks.user_frames(info.value.__traceback__)
     assert hidden > 0 and short is not None
     assert not any(tracebacks._internal(f.tb_frame.f_code.co_filename) for f in _walk(short))

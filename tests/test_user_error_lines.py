@@ -87,18 +87,6 @@ def test_no_note_when_the_users_own_frame_raised():
     assert _notes(info.value) == []
 
 
-def test_no_note_on_adjoint_s2s_errors():
-    def f(x):
-        try:
-            return x
-        finally:
-            pass
-
-    with pytest.raises(ad.UnsupportedSyntaxError) as info:
-        ad.gradient(f, 1.0)
-    assert _notes(info.value) == []
-
-
 def test_an_uncaught_exception_of_a_script_prints_the_note(tmp_path):
     path = tmp_path / "raises.py"
     path.write_text(textwrap.dedent('''
