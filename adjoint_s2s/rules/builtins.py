@@ -5,6 +5,7 @@ Numeric builtins with a one-expression derivative are templates; ``sum``, ``min`
 their gradient depends on the structure of their arguments.
 """
 import builtins
+import logging
 import operator
 
 from . import nondifferentiable_builtin, primitive
@@ -110,4 +111,17 @@ nondifferentiable_builtin(
     object,
     getattr(builtins, "breakpoint"),
     reason="it returns no differentiable value",
+)
+
+
+# logging: a record of what the code did, no value; its methods test levels inside a try
+# (refused when differentiated through), so a log call in a simulation's loop was refused
+nondifferentiable_builtin(
+    *[getattr(cls, name) for cls in (logging.Logger, logging.LoggerAdapter)
+      for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+                   "isEnabledFor", "setLevel", "getEffectiveLevel") if hasattr(cls, name)],
+    *[getattr(logging, name) for name in ("debug", "info", "warning", "warn", "error", "exception", "critical",
+                                          "fatal", "log", "getLogger", "basicConfig", "disable")
+      if hasattr(logging, name)],
+    reason="logging records messages: it returns no differentiable value",
 )
