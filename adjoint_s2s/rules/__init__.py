@@ -181,6 +181,11 @@ def lookup_primitive(fn, nargs, kwnames=()):
     return None
 
 
+# the reason of a generator's draws (rules/builtins.py): a number computed from the
+# generator object's fields that is still no function of anything differentiated
+RANDOM_DRAW = "a random draw is a constant to the gradient"
+
+
 def nondifferentiable_builtin(*fns, reason="it returns no differentiable value"):
     for fn in fns:
         NONDIFF[fn] = reason

@@ -7,8 +7,12 @@ their gradient depends on the structure of their arguments.
 import builtins
 import logging
 import operator
+import random
 
-from . import nondifferentiable_builtin, primitive
+from ..errors import NotDifferentiableError
+from ..runtime.sites import _at
+from ..tangents import AbstractZero
+from . import RANDOM_DRAW, nondifferentiable_builtin, primitive, special
 
 # ----- numbers ---------------------------------------------------------------------------
 # abs: sign(x) for real x; real(ȳ)·z/|z| for complex z (not holomorphic); 0 at 0. The
@@ -125,3 +129,40 @@ nondifferentiable_builtin(
       if hasattr(logging, name)],
     reason="logging records messages: it returns no differentiable value",
 )
+
+# random draws: a generator and the uniform numbers it hands out are constants to the
+# gradient, as a fixed seed makes them; what random.py computes from them in Python
+# (gauss, uniform, normalvariate: mu + sigma * z) is differentiated through its source
+nondifferentiable_builtin(
+    random.Random, random.Random.seed, random.Random.getstate, random.Random.setstate,
+    random.Random.random, random.Random.getrandbits, random.Random.__init__,
+    reason=RANDOM_DRAW,
+)
+
+
+def _rejection_sampled(method):
+    """The pair of a draw random.py makes by rejection (gammavariate, betavariate,
+    vonmisesvariate): the accepted proposal is no smooth function of the parameters (which
+    proposals are accepted depends on them too), so the formula's derivative would be a
+    biased gradient. Its value is drawn as in Python; a gradient reaching it is refused."""
+
+    def rejection_sampled_pair(rng, *args, **kwargs):
+        y = method(rng, *args, **kwargs)
+
+        def rejection_sampled_pullback(g):
+            if g is None or isinstance(g, AbstractZero) or g == 0:
+                return (None,) * (len(args) + 2) + (({},) if kwargs else ())
+            raise NotDifferentiableError(
+                f"random.{method.__name__}{_at()} draws by rejection: its value has no derivative in "
+                f"its parameters that adjoint_s2s can give (the accepted draw changes with them). "
+                f"Pass the parameters as constants, or write the draw as a smooth function of "
+                f"parameter-free noise (`mu + sigma * random.gauss(0.0, 1.0)`)")
+
+        return y, rejection_sampled_pullback
+
+    return rejection_sampled_pair
+
+
+for _name in ("gammavariate", "betavariate", "vonmisesvariate", "binomialvariate"):
+    if hasattr(random.Random, _name):
+        special(getattr(random.Random, _name))(_rejection_sampled(getattr(random.Random, _name)))

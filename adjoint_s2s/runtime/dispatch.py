@@ -1,10 +1,8 @@
 """Dispatch: the pair of any callee, resolved once per (function, argument kinds).
 
-``call(f, *args)`` returns ``(y, pullback)``; the pair function is cached on the
-function object. The order is that of ``resolve_rule``: user rule → built-in rule
-(special pair, primitive, non-differentiable) → the Python source, transformed →
-bound method → class constructor → ``MissingAdjointError``.
-"""
+``call(f, *args)`` returns ``(y, pullback)``, the pair cached on the function object. The
+order of ``resolve``: user rule → built-in rule (special, primitive, non-differentiable) → the
+Python source → bound method → constructor → a C type's bound method → MissingAdjointError."""
 import cmath
 import dataclasses
 import functools
@@ -169,7 +167,6 @@ def _function_pair(f, args):
     return pair
 
 
-
 def _hashable(obj):
     try:
         return hash(obj) is not None
@@ -211,6 +208,9 @@ def resolve(f, nargs, kwnames=()):
     if wrappers.is_bound_operator(f):
         return wrappers.dunder_pair(f)
     if isinstance(f, (types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc)):
+        pair = wrappers.bound_builtin_pair(f, nargs, kwnames, rule_pair)  # (`rng.random`)
+        if pair is not None:
+            return pair
         raise MissingAdjointError(f, _where_met())
     call_ = getattr(type(f), "__call__", None)
     if isinstance(call_, types.FunctionType):

@@ -68,10 +68,12 @@ def call_method(obj, name, /, *args, **kwargs):
             + ("; for a dict made in this function, write `d.update({k: v})` item by item, "
                "`d[k] = v`" if kind == "dict" and name == "update" else "")
         )
+    pair = rule_pair(meth, len(args) + 1, tuple(kwargs)) if meth is not None else None
+    if pair is not None:  # a rule of the method as its type holds it (non_differentiable(Random.random))
+        y, pb = pair(obj, *args, **kwargs)
+        return y, lambda g: tuple(pb(g)[1:])
     raise MissingAdjointError(
-        bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source"
-        + _at()
-    )
+        bound, f"the method .{name} of {type(obj).__name__} has no rule and no Python source" + _at())
 
 
 _STATIC = {}  # (class, name) -> whether the class's attribute is a staticmethod

@@ -187,7 +187,7 @@ def object_call(f, pair, args, kwargs):
         return y, lambda g: (None,) + tuple(pb(g)[1:]) + (None,) * (len(args) - 1)
     if f in R.NONDIFF and f not in (float, complex):
         y = f(*args, **kwargs)  # len(obj), isinstance(obj, C), str(obj): no tangent space
-        if _no_tangent(y):
+        if _no_tangent(y) or R.NONDIFF[f] == R.RANDOM_DRAW:  # (rng.random(): a draw)
             n = len(args)
             return y, (lambda g: (None,) * (n + 1) + ({},)) if kwargs else (lambda g: (None,) * (n + 1))
         _refuse(f, obj, f"it gave a {type(y).__name__}, which may depend on the object's fields")

@@ -1,9 +1,10 @@
 """Callables that wrap a function: ``functools.partial`` (also made in differentiated
-code), ``functools.lru_cache``/``cache`` wrappers, and operator methods bound to a value
-(``x.__mul__``). Each is called through the function it wraps, its gradients mapped back
-to how the arguments were bound."""
+code), ``functools.lru_cache``/``cache`` wrappers, operator methods bound to a value
+(``x.__mul__``) and methods of C types bound to an object (``rng.random``). Each is called
+through the function it wraps, its gradients mapped back to how the arguments were bound."""
 import functools
 import operator
+import types
 
 from .. import rules as R
 from ..tangents import Tangent
@@ -113,3 +114,23 @@ def partial_tangent(f, cells):
 
 
 R.SPECIAL[functools.partial] = partial_constructor_pair
+
+
+def bound_builtin_pair(f, nargs, kwnames, rule_pair):
+    """The pair of a method of a C type bound to an object (``random = self.random`` in
+    random.gauss, then ``random()``), from the rule of the method as its type holds it
+    (``non_differentiable(Random.random)``, the way out the missing rule's message names):
+    called with the object first, the object's gradient left out. None when it has none."""
+    owner = getattr(f, "__self__", None)
+    if owner is None or isinstance(owner, (types.ModuleType, type)) or not isinstance(f, types.BuiltinMethodType):
+        return None
+    method = getattr(type(owner), getattr(f, "__name__", ""), None)
+    pair = rule_pair(method, nargs + 1, kwnames) if method is not None and method is not f else None
+    if pair is None:
+        return None
+
+    def bound_builtin_method_pair(*args, **kwargs):
+        y, pb = pair(owner, *args, **kwargs)
+        return y, lambda g: (None,) + tuple(pb(g)[2:])
+
+    return bound_builtin_method_pair
