@@ -16,7 +16,8 @@ Only what keeps the meaning exactly is replaced:
   statement evaluates before the call is only names and constants: the body may change
   what an operator would have read first). Passed, returned, stored, compared,
   printed or captured by a nested function, its identity would show: left alone.
-- C is a global of the caller naming a class of the caller's file: no base but object,
+- C is a global of the caller naming a class of the caller's file (or a class
+  collections.namedtuple made, taken as a frozen dataclass of its fields): no base but object,
   no metaclass, no ``__new__``, ``__getattr__``, ``__getattribute__``, ``__setattr__``,
   ``__delattr__``, ``__slots__`` or ``__del__`` of its own, no rule; its ``__init__`` and
   the methods called are plain functions of the same module and file (no decorator,
@@ -139,17 +140,33 @@ def _candidate(s, ctx):
         return None
     cls = ctx.globals.get(cname)  # (read through the recording globals: guarded by identity)
     frozen = _dataclass_init(cls, frozen=True) is not None  # (its own __setattr__ refuses: no store is made)
-    if cls.__mro__ != (cls, object) or any(d in cls.__dict__ for d in _OWN_DUNDERS if not (
-            frozen and d in ("__setattr__", "__delattr__"))):
+    if _namedtuple_init(cls) is None and (cls.__mro__ != (cls, object) or any(
+            d in cls.__dict__ for d in _OWN_DUNDERS if not (frozen and d in ("__setattr__", "__delattr__")))):
         return None
     try:
         if cls in R.SPECIAL or cls in R.PRIMITIVES or cls in R.NONDIFF or R.lookup_user(cls) is not None:
             return None
     except TypeError:
         return None
-    if _function(cls, "__init__", ctx) is None and _dataclass_init(cls) is None and not frozen:
+    if _function(cls, "__init__", ctx) is None and _dataclass_init(cls) is None and not frozen \
+            and _namedtuple_init(cls) is None:
         return None
     return s.targets[0].id, cname, cls
+
+
+def _namedtuple_init(cls):
+    """(field names, the defaults of the last ones) of a class collections.namedtuple made
+    (its __new__ and its fields' getters its own, nothing added: `o.f` is the item, the
+    object never changes), as _dataclass_init gives them for a frozen dataclass; else None."""
+    d = getattr(cls, "__dict__", {})
+    new = getattr(d.get("__new__"), "__func__", None)  # (a staticmethod)
+    if (cls.__bases__ != (tuple,) or type(new) is not types.FunctionType or "_fields" not in d
+            or not str(getattr(new, "__doc__", "")).startswith("Create new instance of")
+            or any(type(d.get(n)).__name__ != "_tuplegetter" for n in cls._fields)
+            or any(n in d for n in ("__getattr__", "__getattribute__", "__init__", "__del__"))):
+        return None
+    defaults = getattr(cls, "_field_defaults", {})
+    return list(cls._fields), [defaults[n] for n in cls._fields if n in defaults]
 
 
 def _dataclass_init(cls, frozen=False):
@@ -240,7 +257,7 @@ class _State:
         self.ctors = 0  # the objects bound to o (more than one: o is bound again)
         self.props = set()  # the class's properties read as calls
         self.init_fields = set()  # the fields __init__'s top level stores
-        self.frozen = _dataclass_init(cls, frozen=True)
+        self.frozen = _dataclass_init(cls, frozen=True) or _namedtuple_init(cls)
         self.dataclass = (_dataclass_init(cls) or self.frozen) if _function(cls, "__init__", ctx) is None else None
 
 
@@ -380,7 +397,7 @@ def _expand_stmt(s, st):
             and s.targets[0].id == st.o and s.value.__class__ is gast.Call
             and s.value.func.__class__ is gast.Name and s.value.func.id == st.cname):
         st.ctors += 1  # a new object of the class, bound to o (again)
-        f = st.rep.functions["__init__"] = st.cls.__dict__["__init__"]
+        f = st.rep.functions["__init__"] = st.cls.__dict__.get("__init__") or st.cls.__dict__["__new__"].__func__
         new = _inline(s, s.value, f, "__init__", st)
         last = new.pop()  # `o = None`: o is never read as itself
         assert isinstance(last, gast.Assign) and last.targets[0].__class__ is gast.Name  # noqa: S101
