@@ -36,7 +36,7 @@ import numpy as np
 
 from . import rules as R
 from . import adapters, runtime, source, transform
-from .errors import AdjointError, UnsupportedSyntaxError, short_name
+from .errors import AdjointError, UnsupportedSyntaxError, short_name, show_user_names
 from .guards import (_ARRAY_ITEMS, MISSING as _MISSING, _attribute_guard, _callee_guard, _data_guard, _fact,
                      _identity_guard, _library_guard, _same_fact, _weak)
 from .kinds import FIELDS, OTHER, cache_key
@@ -302,6 +302,7 @@ def _generate(fn, key):
                 set(_helper_values()), (names, rejected)
             )
     except AdjointError as exc:
+        show_user_names(exc, getattr(node, "shown", None))  # (`p[1]`, not the temporary `p_i`)
         _blame_the_users_call(exc, fn)
         raise
     except RecursionError:

@@ -3,6 +3,10 @@
 Every message says what went wrong, where (file:line when there is a place), and the
 way out. A user mistake never surfaces as a traceback from inside the transformer.
 """
+import ast
+import re
+
+import gast
 
 
 class AdjointError(Exception):
@@ -157,3 +161,48 @@ def outside_alias_message(name, other):
             f"without its gradient. Read it through `{name}` after the change, or change a "
             f"copy (`{name} = list({other})`, `{other}.copy()`) and return it")
     return what, hint
+
+
+def show_user_names(exc, shown):
+    """exc's message with each temporary of the normaliser written in backquotes (alone,
+    or before `.` or `[`) replaced by the user's expression it holds (shown: name -> its
+    tree, naming.Namer.shown): `p[1]` where the message said `p_i`."""
+    if not shown or getattr(exc, "_shown", False):
+        return
+    exc._shown = True
+
+    def spell(m):
+        text = spelled(m.group(1), shown)
+        return m.group(0) if text is None else f"`{text}{m.group(2)}`"
+
+    pattern = re.compile(r"`([A-Za-z_]\w*)((?:[.\[][^`]*)?)`")
+    if isinstance(exc, UnsupportedSyntaxError):
+        exc.msg = pattern.sub(spell, exc.msg)
+        exc.args = (exc.msg,)
+    elif exc.args and isinstance(exc.args[0], str):
+        exc.args = (pattern.sub(spell, exc.args[0]),) + exc.args[1:]
+
+
+def spelled(name, shown, depth=8):
+    """The user's expression the normaliser's temporary name holds, as text, the
+    temporaries in it spelled out in turn (`grid_i[1:-1]`, grid_i holding `grid["u"]`:
+    `grid['u'][1:-1]`); None for a name that is no temporary (or a tree that will not
+    print)."""
+    if name not in shown:
+        return None
+    try:
+        return ast.unparse(_spelled_tree(name, shown, depth))
+    except Exception:  # (the temporary's own name, then)
+        return None
+
+
+def _spelled_tree(name, shown, depth):
+    tree = gast.gast_to_ast(shown[name])
+
+    class Spell(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in shown and node.id != name and depth > 0 and isinstance(node.ctx, ast.Load):
+                return _spelled_tree(node.id, shown, depth - 1)
+            return node
+
+    return Spell().visit(tree)

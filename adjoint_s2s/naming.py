@@ -28,6 +28,9 @@ class Namer:
         # smaller suffix is still taken, and probing starts after it (linear, not
         # quadratic, in the number of names a long function makes from one hint)
         self._last = {}
+        # a temporary the normaliser made -> the user's expression it holds (anf.atom):
+        # an error message names the expression, not the temporary (errors.show_user_names)
+        self.shown = {}
 
     def reserve(self, names):
         self.taken.update(names)

@@ -197,3 +197,33 @@ def test_locals_and_vars_are_refused_where_values_are_differentiated(fn, name):
     # (the dict they give carries no gradient: 1.4 for 2.8, silently)
     refused(fn, 0.7, f"{name}()", f"`{name}()`", "read the variables by name")
 
+
+
+# ----- the user's expressions, not the normaliser's temporaries, in messages --------------
+
+
+def grid_dict(D, u0):
+    grid = {"u": u0.copy()}
+    for _ in range(2):
+        u = grid["u"]
+        lap = u[2:] + u[:-2] - 2 * u[1:-1]
+        grid["u"][1:-1] += D * lap
+    return np.sum(grid["u"] ** 2)
+
+
+def nested_state(w, x):
+    state = {"layers": [{"h": 0.0} for _ in range(2)]}
+    inp = x
+    for layer in state["layers"]:
+        layer["h"] = np.tanh(w * inp)
+        inp = layer["h"]
+    return sum(layer["h"] for layer in state["layers"])
+
+
+def test_messages_name_the_users_expressions():
+    with pytest.raises(ad.AdjointError) as info:
+        ad.gradient(grid_dict, 0.1, np.array([0.0, 1.0, 0.5, 0.2, 0.0]))
+    assert "`grid['u'][1:-1]`" in str(info.value) and "grid_i" not in str(info.value)
+    with pytest.raises(ad.AdjointError) as info:
+        ad.gradient(nested_state, 0.7, 0.4)
+    assert "`state['layers']`" in str(info.value) and "state_i" not in str(info.value)

@@ -230,6 +230,7 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         if value.__class__ in _ATOMS:
             return value
         tmp = self.namer.fresh(hint or _hint(value))
+        self.namer.shown[tmp] = node
         out.append(_temp_assign(tmp, value))
         return _temp_name(tmp)
 
@@ -672,6 +673,7 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     if rebound[0]:  # (rebound_globals.py: a global read before a call that may rebind it)
         norm.rebound, norm.calls_users = frozenset(rebound[0]), rebound[1]
         norm.has_walrus = True
+    fn_node.shown = namer.shown  # (for the messages of errors met later: emit)
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     fn_node.picks = frozenset(norm.picks)

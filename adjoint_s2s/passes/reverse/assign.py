@@ -28,6 +28,7 @@ import ast
 import gast
 
 from ..activity import ARRAY, COMPLEX, CONST, OTHER, REAL, SCALAR, free_names_of_function
+from ...errors import spelled
 from ..codegen import If, Raw, Restore, Save, index_src, src
 from .common import MAYBE, NUM, _MUTATING_METHODS, _default_atoms, _tuple_src
 
@@ -115,8 +116,8 @@ class AssignMixin:
         """The run-time check of a write into name while z may share its memory (mutation.py,
         check_shared_write): two arrays from the caller say so (the way out differs), and a
         record's field is named as the user wrote it (`p.W`)."""
-        shown = {**self.info.field_arrays, **{n: t for n, (_, t) in self.read_out_of.items()},
-                 **self.calls_shown()}
+        shown = {**self.temporaries_shown(), **self.info.field_arrays,
+                 **{n: t for n, (_, t) in self.read_out_of.items()}, **self.calls_shown()}
         args = ""
         if {name, z} <= set(self.argument_arrays()) | set(self.read_out_of):
             roles = tuple(self._role(n) for n in (name, z))
@@ -127,7 +128,22 @@ class AssignMixin:
     def shown(self, name):
         """name as the user wrote it, for a run-time check's message (shared_check_line)."""
         got = self.read_out_of.get(name)
-        return got[1] if got is not None else self.calls_shown().get(name, name)
+        if got is not None:
+            return got[1]
+        return self.calls_shown().get(name) or self.temporaries_shown().get(name, name)
+
+    def temporaries_shown(self):
+        """The normaliser's temporaries as the user's expressions they hold (`grid["u"]`
+        for grid_i: naming.Namer.shown, on the function's tree)."""
+        memo = self.__dict__.get("_temporaries_shown")
+        if memo is None:
+            memo = self._temporaries_shown = {}
+            shown = getattr(self.fn, "shown", {})
+            for name in shown:
+                text = spelled(name, shown)
+                if text is not None:
+                    memo[name] = text
+        return memo
 
     def calls_shown(self):
         """The normaliser's names for values calls gave, as the user wrote the call
@@ -455,3 +471,4 @@ class AssignMixin:
         after = st.snapshot()
         st.status = st.merge(after, before, guard.body, guard.orelse)
         saved_out.append(guard)
+
