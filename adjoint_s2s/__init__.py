@@ -34,6 +34,8 @@ from .errors import (  # noqa: E402
     MissingAdjointError,
     MutationError,
     NoSourceError,
+    NotDifferentiableError,
+    RecursionLimitError,
     RuleError,
     UnsupportedSyntaxError,
 )
@@ -94,5 +96,7 @@ __all__ = [
     "MissingAdjointError",
     "MutationError",
     "NoSourceError",
+    "NotDifferentiableError",
+    "RecursionLimitError",
     "RuleError",
 ]
