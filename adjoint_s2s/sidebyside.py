@@ -6,13 +6,12 @@ The generated code names each primal statement in a comment (``# y = x * w``), i
 forward part and again where the pullback reverses it; a user line is linked to every
 generated line under such a comment that repeats it.
 """
-import ast
 import html
 import inspect
 import sys
-import textwrap
 
 from . import emit, runtime
+from .tracebacks import statements_of
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -94,13 +93,7 @@ def show(fn, kinds, all_=False, out=None, seen=None, fields=()):
 def statement_lines(fn):
     """(source lines of fn, first line number, {statement text: [user line numbers]})."""
     lines, first = inspect.getsourcelines(fn)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
-    where = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node is not tree.body[0]:
-            text = ast.unparse(node).splitlines()[0].rstrip(":")
-            where.setdefault(text, []).append(first + node.lineno - 1)
-    return lines, first, where
+    return lines, first, statements_of(lines, first)
 
 
 def links(fn, generated):

@@ -94,16 +94,23 @@ def user_line(tb):
 
 
 def _statements(filename, first):
-    """{first line of a statement's text: its line} for the function at line first."""
+    """{first line of a statement's text: its first line} for the function at line first."""
     try:
         block = inspect.getblock(linecache.getlines(filename)[first - 1:])
-        tree = ast.parse(textwrap.dedent("".join(block)))
+        return {text: at[0] for text, at in statements_of(block, first).items()}
     except (SyntaxError, IndexError, ValueError):
         return {}
+
+
+def statements_of(lines, first):
+    """{first line of a statement's text: [its lines]} of a function's source lines, the
+    function's first at line first (the generated code's comments name statements so;
+    sidebyside.py links them to the user's lines too)."""
+    tree = ast.parse(textwrap.dedent("".join(lines)))
     where = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and node is not tree.body[0]:
-            where.setdefault(ast.unparse(node).splitlines()[0].rstrip(":"), first + node.lineno - 1)
+            where.setdefault(ast.unparse(node).splitlines()[0].rstrip(":"), []).append(first + node.lineno - 1)
     return where
 
 

@@ -116,13 +116,15 @@ class AssignMixin:
         """The run-time check of a write into name while z may share its memory (mutation.py,
         check_shared_write): two arrays from the caller say so (the way out differs), and a
         record's field is named as the user wrote it (`p.W`)."""
-        shown = {**self.temporaries_shown(), **self.info.field_arrays,
-                 **{n: t for n, (_, t) in self.read_out_of.items()}, **self.calls_shown()}
+        shown = {**self.info.field_arrays, **{n: t for n, (_, t) in self.read_out_of.items()},
+                 **self.calls_shown()}
+        spelled_ = getattr(self.fn, "shown", {})
+        shown = {n: shown.get(n) or spelled(n, spelled_) or n for n in (name, z)}
         args = ""
         if {name, z} <= set(self.argument_arrays()) | set(self.read_out_of):
             roles = tuple(self._role(n) for n in (name, z))
             args = ", True" if roles == ("argument", "argument") else f", {roles!r}"
-        return (f"_rt.check_shared({name}, {z}, {shown.get(name, name)!r}, {shown.get(z, z)!r}, {op!r}, "
+        return (f"_rt.check_shared({name}, {z}, {shown[name]!r}, {shown[z]!r}, {op!r}, "
                 f"{line!r}{args})")
 
     def shown(self, name):
@@ -130,20 +132,8 @@ class AssignMixin:
         got = self.read_out_of.get(name)
         if got is not None:
             return got[1]
-        return self.calls_shown().get(name) or self.temporaries_shown().get(name, name)
-
-    def temporaries_shown(self):
-        """The normaliser's temporaries as the user's expressions they hold (`grid["u"]`
-        for grid_i: naming.Namer.shown, on the function's tree)."""
-        memo = self.__dict__.get("_temporaries_shown")
-        if memo is None:
-            memo = self._temporaries_shown = {}
-            shown = getattr(self.fn, "shown", {})
-            for name in shown:
-                text = spelled(name, shown)
-                if text is not None:
-                    memo[name] = text
-        return memo
+        # (a temporary of the normaliser: the user's expression it holds, `grid['u']`)
+        return self.calls_shown().get(name) or spelled(name, getattr(self.fn, "shown", {})) or name
 
     def calls_shown(self):
         """The normaliser's names for values calls gave, as the user wrote the call

@@ -29,7 +29,7 @@ import numpy as np
 from .. import codegen as C
 from ..activity import ARRAY, CONST, INACTIVE_ATTRS, OTHER, SCALAR, walk_block
 from ..codegen import Restore, src
-from ...errors import outside_alias_message, shared_write_message
+from ...errors import outside_alias_message, shared_write_message, spelled
 from ...naming import ADJOINT_PREFIX
 from .common import (
     MAYBE,
@@ -417,14 +417,10 @@ class MutationMixin(InPlaceMixin):
     def _view_shown(self, name):
         """The user's expression for the normaliser's name of a view (`b.T` of `b.T[0] =
         v`, `b[1:]` of `b[1:][0] = v`), for a refusal's message; None for a user's name."""
-        if name in self.user_names:
+        shown = getattr(self.fn, "shown", {})
+        if name in self.user_names or shown.get(name).__class__ not in (gast.Attribute, gast.Subscript):
             return None
-        for st in gast.walk(self.fn):
-            if (st.__class__ is gast.Assign and len(st.targets) == 1
-                    and st.targets[0].__class__ is gast.Name and st.targets[0].id == name
-                    and st.value.__class__ in (gast.Attribute, gast.Subscript)):
-                return src(st.value)
-        return None
+        return spelled(name, shown)
 
     def _check_held_views(self, name, fwd, skip):
         """A write into name while a container or object that may hold a view of it
