@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from .passes import activity
-from .kinds import FUNCTION, LIBRARY, MISSING, MODULE_ATTR, static_attr
+from .kinds import FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, items_kind, static_attr
 from .runtime.sites import is_library_file
 
 
@@ -85,11 +85,14 @@ _BY_TYPE = {int, float, complex, bool, str, bytes, type(None), list, dict, tuple
 
 
 _ARRAY_ITEMS = "array items"  # the fact of a list or tuple of number arrays (see below)
+_REAL_ITEMS = "real items"  # of a list or tuple of ints and floats (kinds.items_kind)
 
 
 def _same_fact(fact, value):
     if type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
         return type(value) is fact[1] and len(value) > 0 and activity.all_number_arrays(value)
+    if type(fact) is tuple and fact[0] == _REAL_ITEMS:
+        return type(value) is fact[1] and items_kind(value) == REAL
     if fact is MISSING or type(fact) is type or type(fact) is tuple:
         return fact == _fact(value) if value is not MISSING else fact is MISSING
     if type(fact) is _FunctionRef:
@@ -116,8 +119,8 @@ def _data_guard(assumed):
     for name, fact in assumed.items():
         if name == "__builtins__":
             continue
-        if type(name) is str and type(fact) is tuple and fact[0] == _ARRAY_ITEMS:
-            guard.append((name, fact[1], _ARRAY_ITEMS))  # a list of arrays: each item checked
+        if type(name) is str and type(fact) is tuple and fact[0] in (_ARRAY_ITEMS, _REAL_ITEMS):
+            guard.append((name, fact[1], fact[0]))  # a list of arrays or numbers: each item checked
         elif type(name) is str and (type(fact) is type or type(fact) is tuple):
             kind = fact[1] if type(fact) is tuple else None
             guard.append((name, np.ndarray if kind is not None else fact, kind))
@@ -305,7 +308,10 @@ def globals_fit(g, guard):
         if type(v) is not typ:
             return False
         if kind is not None:
-            if len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
+            if kind is _REAL_ITEMS:  # a list or tuple of numbers
+                if items_kind(v) != REAL:
+                    return False
+            elif len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
                 if not v or not activity.all_number_arrays(v):
                     return False
             elif v.dtype.kind != kind:

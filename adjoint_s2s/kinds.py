@@ -66,7 +66,10 @@ def cell_kinds(f):
 
 
 FIELDS = "fields"  # a cache key's last item (FIELDS, field_kinds(args)) when there are any
+ITEMS = "[]"  # field_kinds' field name for the one kind of every item of a list
+TUPLE_ITEMS = "()"  # and of a tuple
 _MAX_FIELDS = 32
+_MAX_ITEMS = 10_000  # (the kinds of a list's items are checked at each call)
 _NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
 _PLAIN_METACLASSES = (type, abc.ABCMeta)
 
@@ -77,10 +80,18 @@ def field_kinds(args):
     attribute lookup (no ``__getattribute__`` or ``__getattr__`` of the class's own).
     ``((index, ((field, kind), ...)), ...)`` in the instance dict's order; () when no
     argument is one. The generated code may read such fields once, at its entry, with
-    these kinds (passes/param_fields.py); the dispatch cache checks them at each call."""
+    these kinds (passes/param_fields.py); the dispatch cache checks them at each call.
+    A list or tuple argument whose items are all of one kind (items_kind) is noted as
+    ``(index, ((ITEMS, kind),))`` (TUPLE_ITEMS for a tuple): its items' reads have that
+    kind (param_fields.known_items)."""
     out = ()
     for i, a in enumerate(args):
         t = type(a)
+        if t is list or t is tuple:
+            k = items_kind(a)
+            if k is not None:
+                out += ((i, ((ITEMS if t is list else TUPLE_ITEMS, k),)),)
+            continue
         if t in KIND:
             if t is np.ndarray and not number_array(a):
                 return ()  # objects in an array: their operators may be anyone's
@@ -99,6 +110,22 @@ def field_kinds(args):
             continue
         out += ((i, tuple([(k, _field_kind(t, k, v)) for k, v in d.items()])),)
     return out
+
+
+def items_kind(seq):
+    """REAL when every item of seq (a list or tuple of at most _MAX_ITEMS) is an int or a
+    float, ARRAY when every one is an ndarray of numbers; else None."""
+    if not seq or len(seq) > _MAX_ITEMS:
+        return None
+    types_ = set(map(type, seq))
+    if types_ <= _REAL_ITEMS:
+        return REAL
+    if len(types_) == 1 and np.ndarray in types_ and all(a.dtype.kind in "iufc" for a in seq):
+        return ARRAY
+    return None
+
+
+_REAL_ITEMS = frozenset((float, int))
 
 
 def _field_kind(cls, name, v):

@@ -55,6 +55,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         taken = set(user_names) | set(fn.__code__.co_freevars) | reserved
         read = param_fields.read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, taken)
         user_names = user_names | set(read)
+    items = param_fields.known_items(node, fn, globals_, arg_kinds, cell_kinds, fields) if fields else {}
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     rebound = rebound_globals.rebound_names(fn, node, user_names)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
@@ -66,6 +67,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     info = function_info(fn, node, filename, globals_)
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
+    info.param_items = items
     for rep in inlined.objects:  # the class's functions the code inlined: guarded
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
@@ -127,6 +129,7 @@ class FunctionInfo:
         self.module_attrs = {}  # (id(module), attr) -> (module, attr, value) resolved
         self.param_fields = {}  # (parameter, field) -> kind: passes/param_fields.py
         self.field_arrays = {}  # name a record's array field is read into -> "p.attr"
+        self.param_items = {}  # list or tuple parameter -> the kind of all its items (kinds.ITEMS)
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]

@@ -4,6 +4,7 @@ min/max of numbers keep their kinds, so loops get inline code instead of pairs t
 the run time. Each static kind rests on something the cache checks: the tests change it
 (a callee redefined, a global rebound, a rule registered, other argument kinds) and ask
 for the right gradient again."""
+import fractions
 import math
 import sys
 import types
@@ -260,12 +261,15 @@ def test_a_global_list_of_arrays_gives_arrays(mod):
 
 
 def test_a_loop_that_still_dispatches_says_why(mod):
-    text = ad.show_adjoint(mod.over_items, 1.0, [1.0, 2.0])
+    # (a list of numbers gives its items' kind: tests/test_item_kinds.py; one of numbers
+    # of two types, a Fraction among floats, has no kind of item)
+    vs = [1.0, fractions.Fraction(2)]
+    text = ad.show_adjoint(mod.over_items, 1.0, vs)
     lines = [ln.strip() for ln in text.splitlines()]
     i = lines.index("# s = s + v * x")
     assert lines[i + 1] == "# dispatched at run time: kind of v, s unknown"
     assert sum(ln.startswith("# dispatched at run time") for ln in lines) == 1
-    assert ad.gradient(mod.over_items, 1.0, [1.0, 2.0])[0] == pytest.approx(3.0)
+    assert ad.gradient(mod.over_items, 1.0, vs)[0] == pytest.approx(3.0)
 
 
 def test_a_dict_written_through_a_shared_name_node_is_read_at_run_time():

@@ -113,6 +113,9 @@ class Activity(Queries):
         self._global_items = None  # computed when first asked for
         self._values = None  # names bound once -> their values: when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
+        if info.param_items:  # list and tuple arguments of items of one kind, only read
+            only = self._only_read(set(info.param_items))
+            self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
@@ -215,22 +218,26 @@ class Activity(Queries):
         """The names bound once to a list display (no `*`) that the function only reads:
         `x = name[key]`, `for v in name`, `zip(name, ...)`, `len(name)`."""
         if self._lists is None:
-            cands = {
+            self._lists = self._only_read({
                 st.targets[0].id for st in self._stmts
                 if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name
                 and st.targets[0].id in self._once and st.value.__class__ is gast.List
                 and not any(x.__class__ is gast.Starred for x in st.value.elts)
-            }
-            also = set()
-            for st in self._stmts if cands else ():
-                if st.__class__ is gast.For and st.iter.__class__ is gast.Name and st.iter.id in cands:
-                    also.add(id(st.iter))
-                v = st.value if st.__class__ is gast.Assign else None
-                if (v.__class__ is gast.Call and not v.keywords and all(a.__class__ is gast.Name for a in v.args)
-                        and self.resolve(v.func) in (zip, len)):
-                    also.add(id(v))
-            self._lists = item_reads_only(self.fn, cands, any_key=True, also=also) if cands else frozenset()
+            })
         return self._lists
+
+    def _only_read(self, cands):
+        """The names among cands that the function only reads: `x = name[key]`,
+        `for v in name`, `zip(name, ...)`, `len(name)`."""
+        also = set()
+        for st in self._stmts if cands else ():
+            if st.__class__ is gast.For and st.iter.__class__ is gast.Name and st.iter.id in cands:
+                also.add(id(st.iter))
+            v = st.value if st.__class__ is gast.Assign else None
+            if (v.__class__ is gast.Call and not v.keywords and all(a.__class__ is gast.Name for a in v.args)
+                    and self.resolve(v.func) in (zip, len)):
+                also.add(id(v))
+        return item_reads_only(self.fn, cands, any_key=True, also=also) if cands else frozenset()
 
     def _zip_items(self, it):
         """The kinds of the items of the tuples a loop over `it` gets, when `it` is a name
@@ -317,6 +324,24 @@ class Activity(Queries):
                         changed = True
             self._ints = frozenset(ints)
         return self._ints
+
+    def counts_up(self, e):
+        """Is e surely an int >= 0: such a constant, or a name bound only as the target of
+        loops over ranges bound once that start at one (``range(n)``, ``range(1, n)``)?"""
+        if e.__class__ is gast.Constant:
+            return type(e.value) is int and e.value >= 0
+        if e.__class__ is not gast.Name or e.id not in self.int_names:
+            return False
+        starts = {st.targets[0].id: st.value.args for st in self._stmts
+                  if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name
+                  and st.targets[0].id in self.range_names}
+        for st in self._stmts:
+            if e.id in stmt_targets(st):
+                args = starts.get(st.iter.id) if st.__class__ is gast.For and st.iter.__class__ is gast.Name else None
+                if args is None or len(args) > 1 and not self.counts_up(args[0]) or any(
+                        a.__class__ is gast.Starred for a in args):
+                    return False
+        return True
 
     def _int_valued(self, v, ints):
         cls = v.__class__

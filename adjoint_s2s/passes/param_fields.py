@@ -41,8 +41,9 @@ import types
 import gast
 import numpy as np
 
-from ..kinds import ARRAY, COMPLEX, CONST, REAL, number_array
+from ..kinds import ARRAY, COMPLEX, CONST, ITEMS, REAL, TUPLE_ITEMS, number_array
 
+_SEQUENCES = (ITEMS, TUPLE_ITEMS)  # kinds.field_kinds' entries of list and tuple arguments
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
             gast.Delete, gast.Yield, gast.YieldFrom, gast.Await, gast.Import, gast.ImportFrom)
@@ -75,7 +76,7 @@ def read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, take
     cache key's ``((index, ((field, kind), ...)), ...)``. Returns ``{local name: (param,
     field, kind)}`` of the reads put in, empty when the pass does not apply."""
     params = [a.id for a in node.args.posonlyargs + node.args.args]
-    records = {params[i]: dict(fs) for i, fs in fields if i < len(params)}
+    records = {params[i]: dict(fs) for i, fs in fields if i < len(params) and fs[0][0] not in _SEQUENCES}
     if not records or any(k not in _READABLE for i, k in enumerate(arg_kinds)
                           if i >= len(params) or params[i] not in records):
         return {}
@@ -108,6 +109,25 @@ def read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, take
         reads.append(s)
     node.body[at:at] = reads
     return out
+
+
+def known_items(node, fn, globals_, arg_kinds, cell_kinds, fields):
+    """{list or tuple parameter: (the kind of all its items, ITEMS or TUPLE_ITEMS)} of the
+    cache key's ``(index, ((ITEMS, kind),))`` entries (kinds.field_kinds), where the items and the length of
+    such an argument stay as they were at the entry for the whole call: by the
+    conditions under which this pass reads fields at the entry (the module's docstring),
+    no code of the user's runs and nothing reaches the lists but through their names.
+    (activity.py then takes the kinds for the parameters read only by item.)"""
+    params = [a.id for a in node.args.posonlyargs + node.args.args]
+    lists = {params[i]: fs[0][::-1] for i, fs in fields if i < len(params) and fs[0][0] in _SEQUENCES}
+    if not lists or any(k not in _READABLE for i, k in enumerate(arg_kinds)
+                        if i >= len(params) or params[i] not in lists):
+        return {}
+    if cell_kinds or node.args.vararg or node.args.kwarg or np.geterrcall() is not None:
+        return {}
+    if not all(plain_data(d) for d in (fn.__defaults__ or ()) + tuple((fn.__kwdefaults__ or {}).values())):
+        return {}
+    return lists if _reads(node, {}, fn, globals_) is not None else {}
 
 
 def _reads(node, records, fn, globals_):

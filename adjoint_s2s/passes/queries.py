@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from .. import rules as R
-from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
+from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL, items_kind
 from ..naming import _CHILD_FIELDS, child_fields, names_in
 from .casts import casts_to_integers
 
@@ -174,9 +174,10 @@ class Queries:
 
     def global_items_kind(self, name):
         """ARRAY for a global list or tuple of number arrays (data: `XS[t]` inside a
-        loop) that this function reads only as `x = XS[i]`; else OTHER. The code made
-        for it assumes so at every call (emit's data guard checks each item's type), so
-        a list changed later (a number, an object appended) gets code made again."""
+        loop) that this function reads only as `x = XS[i]`, REAL for one of ints and
+        floats (kinds.items_kind); else OTHER. The code made for it assumes so at every
+        call (emit's data guard checks each item's type), so a list changed later (an
+        object appended) gets code made again."""
         if self._global_items is None:
             # len(XS) reads no item: allowed too
             sized = {id(c) for c in gast.walk(self.fn) if isinstance(c, gast.Call)
@@ -189,13 +190,14 @@ class Queries:
             return OTHER
         g = self.info.globals
         value = g.get(name) if name in g else None
-        if type(value) not in (list, tuple) or not value or not all_number_arrays(value):
+        if type(value) not in (list, tuple) or not value:
             return OTHER
-        assume = getattr(g, "assume_array_items", None)
-        if assume is None:
+        kind = ARRAY if all_number_arrays(value) else items_kind(value)
+        assume = getattr(g, "assume_items", None)
+        if kind not in (ARRAY, REAL) or assume is None:
             return OTHER
-        assume(name)
-        return ARRAY
+        assume(name, kind)
+        return kind
 
     def is_active(self, node):
         return isinstance(node, gast.Name) and node.id in self.active
@@ -315,8 +317,9 @@ class Queries:
                 and e.slice.value in items:
             return items[e.slice.value]  # p = {"a": x}; p["a"]: read only so, never changed
         if isinstance(e.value, gast.Name) and isinstance(e.slice, (gast.Name, gast.Constant)):
-            if self.global_items_kind(e.value.id) == ARRAY:
-                return ARRAY  # XS[t] of a global list of arrays
+            got = self.global_items_kind(e.value.id)
+            if got != OTHER:
+                return got  # XS[t] of a global list of arrays or of numbers
             if e.value.id in self.list_items:
                 return self.list_items[e.value.id]  # a list display, only read
         elts = self.tuple_elts.get(e.value.id) if isinstance(e.value, gast.Name) else None

@@ -219,6 +219,23 @@ def acc_getitem_grad(acc_, obj, idx, g):
     added at idx of the accumulator, in place when only the calling variable holds it
     (see ``acc``), else in a copy. Reading x[i] in a loop costs O(1) a step, not a zero
     array the size of x and an addition."""
+    if type(obj) is list and type(idx) is int and (type(g) is float or type(g) is np.ndarray):
+        n = len(obj)  # (a list's item, added in place: O(1) a read)
+        if -n <= idx < n:
+            if acc_ is None:
+                acc_ = GradList([None] * n)
+            elif not (type(acc_) is GradList and len(acc_) == n and sys.getrefcount(acc_) <= _PRIVATE_REFS):
+                return acc(acc_, getitem_grad(obj, idx, g))
+            v = acc_[idx]
+            acc_[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
+            return acc_
+    elif type(obj) is tuple and type(idx) is int and (type(g) is float or type(g) is np.ndarray):
+        n = len(obj)  # (a tuple's item: a new tuple, its other items as they were)
+        if -n <= idx < n and (acc_ is None or type(acc_) is tuple and len(acc_) == n):
+            out = [None] * n if acc_ is None else list(acc_)
+            v = out[idx]
+            out[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
+            return tuple(out)
     if (
         type(acc_) is np.ndarray
         and type(obj) is np.ndarray
