@@ -1078,6 +1078,44 @@ def {g}(a):
             self.emit("break", ind + 2)
         self.bind(s, S)
 
+    def c_seq_arg(self, ind=0):
+        """A list or a tuple of numbers passed as an argument (its items' kind is in the
+        key: param_fields.known_items): read by position in a loop, from the end, with a
+        computed position, unpacked, iterated, zipped, summed, or read in a helper."""
+        self.use("seq_arg")
+        P = next((p for p in self.params if p in ("xs", "ts")), None)
+        if P is None:
+            P = self.pick(["xs", "ts"])
+            self.params = self.params + (P,)
+        s, i, t = self.new("s"), self.new("i"), self.new("t")
+        self.emit(f"{s} = {self.expr(S, 1)}", ind)
+        k = self.r.randint(0, 7)
+        if k == 0:
+            self.emit(f"for {i} in range(len({P})):", ind)
+            self.emit(f"{s} = {s} * {self.const(0.3, 0.9)} + {P}[{i}] * {self.leaf(S)}", ind + 1)
+        elif k == 1:
+            a, b, c = self.new("a"), self.new("b"), self.new("c")
+            self.emit(f"{a}, {b}, {c} = {P}", ind)
+            self.emit(f"{s} = {s} + {a} * {self.expr(S, 1)} + math.sin({b} * {c})", ind)
+        elif k == 2:
+            self.emit(f"for {t} in {P}:", ind)
+            self.emit(f"{s} = {s} * {self.const(0.3, 0.9)} + math.sin({t} * {self.leaf(S)})", ind + 1)
+        elif k == 3:
+            self.emit(f"{s} = {s} + {P}[-1] * {P}[{self.r.randint(-3, 2)}] + {self.expr(S, 1)}", ind)
+        elif k == 4:
+            self.emit(f"for {i} in range(1, len({P})):", ind)
+            self.emit(f"{s} = {s} + ({P}[{i}] - {P}[{i} - 1]) ** 2 * {self.leaf(S)}", ind + 1)
+        elif k == 5:
+            self.emit(f"{s} = {s} + sum({P}) * {self.leaf(S)} + max({P})", ind)
+        elif k == 6:
+            self.emit(f"for {t}, {i} in zip({P}, {self.pick(['v', 'w'])}):", ind)
+            self.emit(f"{s} = {s} + {t} * {i}", ind + 1)
+        else:
+            h = self.new("h")
+            self.defs.append(f"def {h}(p, z):\n    return p[0] * z + p[2] * p[1]\n")
+            self.emit(f"{s} = {s} + {h}({P}, {self.leaf(S)})", ind)
+        self.bind(s, S)
+
     def c_params(self, ind=0):
         """A dict of parameters read by key, as users keep them (passes/scalarize.py):
         values that are names, expressions or constants, read in a loop or once; at
@@ -1209,7 +1247,7 @@ def {g}(a):
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
-        ("rebound_global", 1), ("lazy_loop", 1),
+        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1),
     ]
 
     def statement(self):

@@ -100,6 +100,8 @@ def inputs(seed, params):
     for p in params:
         if p == "x":
             out.append(float(rng.uniform(-1.5, 1.5)))
+        elif p in ("xs", "ts"):  # a list, a tuple of numbers (gen.py's seq_arg)
+            out.append((list if p == "xs" else tuple)(float(v) for v in rng.uniform(-1.5, 1.5, 3)))
         elif p == "A":
             out.append(rng.standard_normal((R, N)))
         else:
@@ -147,6 +149,9 @@ def unflat(vec, like):
         if isinstance(a, float):
             out.append(float(vec[k]))
             k += 1
+        elif isinstance(a, (list, tuple)):
+            out.append(type(a)(float(v) for v in vec[k:k + len(a)]))
+            k += len(a)
         else:
             n = a.size
             out.append(vec[k:k + n].reshape(a.shape).copy())
@@ -160,7 +165,11 @@ def grad_flat(grads, like):
     parts = []
     for g, a in zip(grads, like):
         if g is None:
-            g = np.zeros(np.shape(a))
+            g = type(a)([None] * len(a)) if isinstance(a, (list, tuple)) else np.zeros(np.shape(a))
+        if isinstance(a, (list, tuple)):  # a list's gradient a list, a tuple's a tuple
+            if type(g) is not type(a) or len(g) != len(a):
+                raise TypeError(f"gradient {g!r} for a {type(a).__name__} of {len(a)} numbers")
+            g = [0.0 if v is None else v for v in g]
         g = np.asarray(g)
         if np.iscomplexobj(g):
             raise TypeError(f"complex gradient {g!r} for a real input")
@@ -211,10 +220,12 @@ def compare(got, d1, d2, scale):
 def coord_name(i, like, params):
     k = 0
     for a, p in zip(like, params):
-        n = 1 if isinstance(a, float) else a.size
+        n = 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple)) else a.size
         if i < k + n:
             if isinstance(a, float):
                 return p
+            if isinstance(a, (list, tuple)):
+                return f"{p}[{i - k}]"
             return f"{p}[{', '.join(str(int(j)) for j in np.unravel_index(i - k, a.shape))}]"
         k += n
     return str(i)
@@ -251,7 +262,7 @@ def _fast_path(f, args, like, g, params):
     """A Verdict when a cached ``gradient`` call (its second call runs the fused function
     of adjoint_s2s/fuse.py where there is one) differs from the pullback's gradient g."""
     try:
-        y = f(*[b.copy() if isinstance(b, np.ndarray) else b for b in args])
+        y = f(*[_copy(b) for b in args])
         if not _is_scalar(y):
             return None  # gradient refuses it: nothing to compare
         ad.gradient(f, *args)
@@ -298,10 +309,10 @@ def _check(f, seed, second):
 
     params = list(inspect.signature(f).parameters)
     args = inputs(seed, params)
-    like = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    like = [_copy(a) for a in args]
 
     def plain(a):
-        return f(*[b.copy() if isinstance(b, np.ndarray) else b for b in a])
+        return f(*[_copy(b) for b in a])
 
     try:
         want = plain(args)
@@ -381,7 +392,12 @@ def _check(f, seed, second):
         for gi, ui in zip(gs, ulike):
             if gi is None:
                 continue
-            total = total + np.sum(gi * ui)
+            if isinstance(ui, (list, tuple)):
+                for gj, uj in zip(gi, ui):
+                    if gj is not None:
+                        total = total + gj * uj
+            else:
+                total = total + np.sum(gi * ui)
         return total
 
     try:
@@ -415,7 +431,7 @@ def _float32_value(f, args):
     f32 = [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]
 
     def copies():
-        return [a.copy() if isinstance(a, np.ndarray) else a for a in f32]
+        return [_copy(a) for a in f32]
 
     try:
         want, plain_error = f(*copies()), None
@@ -441,10 +457,14 @@ def _float32_value(f, args):
     return None
 
 
+def _copy(a):
+    return a.copy() if isinstance(a, (np.ndarray, list)) else a
+
+
 def _arg_of(i, like):
     k = 0
     for j, a in enumerate(like):
-        k += 1 if isinstance(a, float) else a.size
+        k += 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple)) else a.size
         if i < k:
             return j
     return len(like) - 1

@@ -10,10 +10,9 @@ import pytest
 from .gen import generate
 from .oracle import check
 
-# 300 seeds; 121 draws a loop that grows its state past what central differences resolve,
-# and 273 a term that turns faster than the steps resolve (the oracle's verdict
-# "invalid": not a judgement of adjoint_s2s), so the set ends at 301
-SEEDS = [s for s in range(0, 302) if s not in (121, 273)]
+# 300 seeds; 268 draws a term that turns faster than the steps resolve (the oracle's
+# verdict "invalid": not a judgement of adjoint_s2s), so the set ends at 300
+SEEDS = [s for s in range(0, 301) if s != 268]
 
 KNOWN = {}  # every seed of the set passes or is refused clearly
 
