@@ -536,10 +536,12 @@ def pair_for(fn, key, nargs):
 
 
 def source_of(fn, key=None, fields=()):
-    """The generated source for fn (for show-adjoint); fields: kinds.field_kinds of the
-    arguments, as a call with them would key the code."""
+    """The generated source for fn (for show-adjoint): the code a call with arguments of
+    the kinds in key runs (and no keywords: parameters left out have their defaults'
+    kinds); fields: kinds.field_kinds of the arguments, as a call with them would key
+    the code."""
     if key is None:
         key = (OTHER,) * fn.__code__.co_argcount
-    key = cache_key(fn, key, keywords=True)
+    key = cache_key(fn, key)
     return entry_for(fn, key + ((FIELDS, fields),) if fields else key)
 

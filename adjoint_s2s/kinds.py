@@ -152,12 +152,40 @@ def _shadowed(cls, name):
     return False
 
 
+_VARARGS, _VARKEYWORDS = 0x04, 0x08  # a code object's flags: it gathers *args, **kwargs
+
+
+def keyword_call_key(fn, args, kwargs):
+    """cache_key for a call of fn with positional args and keywords kwargs: the kinds of
+    what each parameter gets (a keyword's value, else its default's); OTHER for those
+    of a function that gathers ``*args`` or ``**kwargs``."""
+    code = fn.__code__
+    npos = code.co_argcount
+    if code.co_flags & (_VARARGS | _VARKEYWORDS) or len(args) > npos:
+        return cache_key(fn, kinds_of(args), keywords=True)
+    names = code.co_varnames[:npos + code.co_kwonlyargcount]
+    defaults = fn.__defaults__ or ()
+    kw = fn.__kwdefaults__ or {}
+    first = npos - len(defaults)
+    key = kinds_of(args)
+    for i in range(len(args), len(names)):
+        p = names[i]
+        v = kwargs[p] if p in kwargs else (defaults[i - first] if first <= i < npos else kw.get(p, MISSING))
+        key += (KIND.get(type(v), OTHER),)
+    if fn.__closure__:
+        key += tuple([cell_kind(c) for c in fn.__closure__])
+    return key
+
+
 def cache_key(fn, arg_kinds, keywords=False):
     """The one key of fn's generated code: the kinds of the positional arguments passed,
     then of the positional parameters they leave out (their defaults' kinds; OTHER when
-    keywords may fill them), then of the captured variables."""
+    keywords may fill them), then of the keyword-only parameters (their defaults' kinds,
+    when no keywords are passed and nothing is gathered by ``*args``), then of the
+    captured variables."""
     key = tuple(arg_kinds)
-    npos = fn.__code__.co_argcount
+    code = fn.__code__
+    npos = code.co_argcount
     n = len(key)
     if n < npos:
         if keywords:
@@ -169,6 +197,10 @@ def cache_key(fn, arg_kinds, keywords=False):
                 key += tuple(
                     KIND.get(type(defaults[i - first]), OTHER) for i in range(max(n, first), npos)
                 )
+    if code.co_kwonlyargcount and not keywords and not code.co_flags & _VARARGS and len(key) == npos:
+        kw = fn.__kwdefaults__ or {}
+        key += tuple([KIND.get(type(kw[p]), OTHER) if p in kw else OTHER
+                      for p in code.co_varnames[npos:npos + code.co_kwonlyargcount]])
     if fn.__closure__:
         key += tuple([cell_kind(c) for c in fn.__closure__])
     return key

@@ -517,6 +517,9 @@ def _argument_kinds(info, arg_kinds, free_kinds):
         kinds[p] = k
     if info.vararg:
         kinds[info.vararg] = OTHER
+    if not info.vararg:  # keyword-only parameters left to their defaults (kinds.cache_key)
+        for p, k in zip(info.kwonly, arg_kinds[len(info.positional):]):
+            kinds[p] = k
     for p in info.kwonly:
         kinds.setdefault(p, OTHER)
     if info.kwarg:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
-from ..kinds import FIELDS, cell_kinds as _cell_kinds, field_kinds as _field_kinds, kinds_of
+from ..kinds import FIELDS, cell_kinds as _cell_kinds, field_kinds as _field_kinds, keyword_call_key, kinds_of
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
 from .. import adapters, emit
@@ -552,7 +552,7 @@ def _call_kw(f, args, kwargs):
         code = f.__code__
         npos = code.co_argcount
         pos_names = code.co_varnames[:npos]
-        pair = emit.raw_pair_for(f, emit.cache_key(f, kinds_of(args), keywords=True))
+        pair = emit.raw_pair_for(f, keyword_call_key(f, args, kwargs))
         y, pb = pair(*args, **kwargs)
 
         def keyword_call_pullback(g):
