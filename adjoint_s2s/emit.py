@@ -28,6 +28,7 @@ import linecache
 import math
 import cmath
 import operator
+import sys
 import types
 import weakref
 
@@ -133,7 +134,7 @@ class _RecordingGlobals:
 class Entry:
     __slots__ = (
         "code", "source", "filename", "deps", "helpers", "pair_name", "epoch", "_callees",
-        "assumed", "guard", "result", "direct", "grads_num", "fused", "home", "identity",
+        "assumed", "guard", "result", "direct", "grads_num", "fused", "home", "identity", "module",
         "__weakref__",
     )
 
@@ -150,6 +151,7 @@ class Entry:
         self.assumed = {}  # global (or captured module) name -> _fact of its value
         self.guard = ()  # (name, type, dtype kind): the data globals, checked at every call
         self.home = None  # id of the globals the code resolved its names in
+        self.module = None  # the name of the module whose globals those are
         self.identity = ()  # the part of guard that is _identity_guard's
         self.result = None  # (kind, item kinds or None) of what the function returns
         self.direct = {}  # name in the code -> Entry of a callee called directly (its pair)
@@ -341,6 +343,7 @@ def _generate(fn, key):
     entry._callees = [weakref.ref(d) for d in gen.deps if isinstance(d, types.FunctionType)]
     entry.assumed = dict(seen_globals.read)
     entry.home = id(fn.__globals__)
+    entry.module = getattr(fn, "__module__", None)
     callees = _callee_guard(fn, gen.facts)
     entry.identity = _identity_guard(entry.assumed, callees)
     entry.guard = (_data_guard(entry.assumed) + callees + entry.identity
@@ -505,7 +508,12 @@ def bind(fn, entry):
 def _bind_direct(entry, globals_):
     """The pair of a callee called directly (a global function of these globals that
     captures nothing, called with all its positional arguments: see
-    Queries.callee_result), bound to the globals it shares with its caller."""
+    Queries.callee_result), bound to the globals it shares with its caller, or to its
+    own module's (a callee of another module: passes/foreign.py)."""
+    if entry.home != id(globals_):
+        home = sys.modules.get(entry.module or "")
+        if home is not None and id(home.__dict__) == entry.home:
+            globals_ = home.__dict__
     cells = []
     for name in entry.code.co_freevars:
         cell = entry.helpers.get(name)

@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from .passes import activity
-from .kinds import FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, items_kind, static_attr
+from .kinds import CODE_LIKE as _CODE_LIKE, FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, items_kind, static_attr
 from .runtime.sites import is_library_file
 
 
@@ -140,8 +140,9 @@ def _callee_guard(fn, facts):
     for callee in facts.callees.values():
         for item in callee.guard:
             # a callee's identity checks name its own module's globals (_identity_guard)
-            if item[1] in _IDENTITY and (callee.home == home or item not in callee.identity):
-                guard.setdefault(item[0], item)
+            if item[1] in _IDENTITY:
+                if callee.home == home:  # (another module's: its attributes, foreign.py)
+                    guard.setdefault(item[0], item)
             elif item[1] is MODULE_ATTR or item[1] is LIBRARY:
                 # what the callee read of modules (inlined, or its pair called directly):
                 # namespaces of their own, checked wherever the caller's code is reused
@@ -181,9 +182,6 @@ def _identity_guard(assumed, taken):
 
 
 # what generated code may have inlined an adjoint of, or resolved names in: by identity
-_CODE_LIKE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-              types.MethodWrapperType, types.WrapperDescriptorType, type, np.ufunc,
-              classmethod, staticmethod, property)
 
 
 def _attribute_guard(module_attrs):

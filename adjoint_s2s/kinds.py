@@ -10,6 +10,7 @@ cache all read kinds from here.
     ('real', 'complex', 'const', 'other')
 """
 import abc
+import types
 
 import numpy as np
 
@@ -32,6 +33,10 @@ MODULE_ATTR = "module attribute"  # a cache guard's item type: a module's or cla
 FUNCTION = "function"  # a guard's item type: a global naming a function, in the same state
 LIBRARY = "library attributes"  # a guard's item type: the functions a library module held
 MISSING = object()  # what a guard reads of a name that is not there
+# values a guard checks by identity: what code names rather than data it computes with
+CODE_LIKE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+             types.MethodWrapperType, types.WrapperDescriptorType, type, np.ufunc,
+             classmethod, staticmethod, property)
 
 
 def static_attr(base, attr):

@@ -128,7 +128,7 @@ class Activity(Queries):
         self.list_items = MappingProxyType(self.list_items)
         self.dict_elts = MappingProxyType(self.dict_elts)
         self.callees = MappingProxyType({i: m[2] for i, m in self.callee_memo.items()})
-        self.callee_globals = frozenset(m[3] for m in self.callee_memo.values())
+        self.callee_globals = frozenset(m[3] for m in self.callee_memo.values() if m[3] is not None)
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 

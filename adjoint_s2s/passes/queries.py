@@ -21,6 +21,7 @@ from .. import rules as R
 from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL, items_kind
 from ..naming import _CHILD_FIELDS, child_fields, names_in
 from .casts import casts_to_integers
+from .foreign import assume_callee_globals, foreign_home, named_callee
 
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
@@ -419,23 +420,21 @@ class Queries:
 
         Sound because what it rests on is part of this function's cache entry: the
         callee is a global read by name (its identity is recorded, so a redefinition
-        makes this code again), it shares this function's globals (the globals its code
-        assumed are recorded here too, and guarded), it captures nothing, is called with
+        makes this code again), the globals its code assumed, of this module or of its
+        own, are recorded here too and guarded (foreign.py), it captures nothing, is called with
         exactly its positional parameters of number and array kinds, and its rules'
         versions join this function's (a rule registered for it drops this code)."""
         code = obj.__code__
         g = self.info.globals
         if (
-            not isinstance(e.func, gast.Name)
-            or e.func.id in self.locals
-            or e.func.id in self.info.freevars
+            not named_callee(e.func, (self.locals, self.info.freevars), g)
             or e.keywords
             or any(isinstance(a, gast.Starred) for a in e.args)
             or len(e.args) != code.co_argcount
             or code.co_kwonlyargcount
             or code.co_flags & 0x2C  # *args, **kwargs, a generator
             or obj.__closure__ is not None
-            or obj.__globals__ is not getattr(g, "_g", g)
+            or obj.__globals__ is not getattr(g, "_g", g) and foreign_home(obj) is None
             or (obj in R.SPECIAL or obj in R.PRIMITIVES or obj in R.NONDIFF)
         ):
             return None
@@ -454,10 +453,10 @@ class Queries:
         except Exception:  # an error met again (and reported) when the call runs
             self.callee_memo.pop(id(e), None)
             return None
-        for name in entry.assumed:  # what the callee's code assumed, assumed here too
-            if type(name) is str:
-                g.get(name)
-        self.callee_memo[id(e)] = (kinds, entry.result, entry, e.func.id)
+        if not assume_callee_globals(entry, obj, g, self.info):  # assumed here too
+            self.callee_memo.pop(id(e), None)
+            return None
+        self.callee_memo[id(e)] = (kinds, entry.result, entry, getattr(e.func, "id", None))
         return entry.result
 
     def may_mutate(self, call):

@@ -183,7 +183,7 @@ class CallsMixin:
         if keep:  # the caller reads these containers again: the callee must not write them
             fwd.append(f"{x}, {pbn} = _rt.call_keeping({_keep_src(keep)}, {src(func)}{_args_src(e, lead=True)})")
         elif direct is not None:  # its pair for these kinds, made with this code
-            fwd.append(f"{x}, {pbn} = {self.direct_name(func.id, direct)}({_args_src(e)})")
+            fwd.append(f"{x}, {pbn} = {self.direct_name(getattr(func, 'id', None) or func.attr, direct)}({_args_src(e)})")
         else:
             fwd.append(f"{x}, {pbn} = _rt.call({src(func)}{_args_src(e, lead=True)})")
         rev = self.rev_call_pullback(x, pbn, [func] + list(e.args), call=e)
