@@ -73,6 +73,7 @@ def cell_kinds(f):
 FIELDS = "fields"  # a cache key's last item (FIELDS, field_kinds(args)) when there are any
 ITEMS = "[]"  # field_kinds' field name for the one kind of every item of a list
 TUPLE_ITEMS = "()"  # and of a tuple
+DICT_ITEMS = "{}"  # and of the values of a dict with string keys
 _MAX_FIELDS = 32
 _MAX_ITEMS = 10_000  # (the kinds of a list's items are checked at each call)
 _NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
@@ -87,8 +88,8 @@ def field_kinds(args):
     argument is one. The generated code may read such fields once, at its entry, with
     these kinds (passes/param_fields.py); the dispatch cache checks them at each call.
     A list or tuple argument whose items are all of one kind (items_kind) is noted as
-    ``(index, ((ITEMS, kind),))`` (TUPLE_ITEMS for a tuple): its items' reads have that
-    kind (param_fields.known_items)."""
+    ``(index, ((ITEMS, kind),))`` (TUPLE_ITEMS for a tuple, DICT_ITEMS for the values of
+    a dict with string keys): its items' reads have that kind (param_fields.known_items)."""
     out = ()
     for i, a in enumerate(args):
         t = type(a)
@@ -96,6 +97,11 @@ def field_kinds(args):
             k = items_kind(a)
             if k is not None:
                 out += ((i, ((ITEMS if t is list else TUPLE_ITEMS, k),)),)
+            continue
+        if t is dict:
+            k = items_kind(tuple(a.values())) if all(type(key) is str for key in a) else None
+            if k is not None:
+                out += ((i, ((DICT_ITEMS, k),)),)
             continue
         if t in KIND:
             if t is np.ndarray and not number_array(a):

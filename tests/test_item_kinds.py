@@ -1,5 +1,5 @@
 """List and tuple arguments, and global lists, whose items are all numbers (or all number
-arrays) give their items' reads that kind (issue 15: kinds flow through homogeneous lists
+arrays), and dict arguments whose values are, give their items' reads that kind (issue 15: kinds flow through homogeneous lists
 and tuples, including globals). The key of the generated code holds the items' kind, and
 every call checks it, so a list whose items change kind between calls gets code made
 again. Reads of such an argument are plain subscripts with their adjoint added at their
@@ -78,6 +78,25 @@ def fit(a, b):
     return s
 
 
+def by_key(p, x):
+    s = 0.0
+    for i in range(20):
+        s = s + p["a"] * math.sin(p["b"] * x + 0.1 * i)
+    return s
+
+
+def by_name(p, x):
+    s = 0.0
+    for k in p:  # a dict iterated gives its keys
+        s = s + p[k] * x
+    return s + len(p)
+
+
+def pytree(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h * h)
+
+
 def grow(v):
     GROWN.append(ad_dropgrad(v))
     return 0.0
@@ -106,6 +125,8 @@ def mod(tmp_path):
 
 
 def _flat(g):
+    if isinstance(g, dict):
+        return _flat([g[k] for k in sorted(g, key=str)])
     if isinstance(g, (list, tuple)):
         return np.concatenate([np.ravel(np.asarray(_flat(v), dtype=float)) for v in g]) if g else np.zeros(0)
     return np.ravel(np.asarray(g, dtype=float))
@@ -216,3 +237,31 @@ def test_a_global_list_of_numbers_gives_numbers(mod):
     mod.XS[:] = [1.0, 2.0]
     mod.YS[:] = [0.0, 1.0]
     assert ad.gradient(mod.fit, 0.5, 0.0) == pytest.approx((1.0, 1.0))  # r = (0.5, 0.0)
+
+
+def test_a_dict_argument_read_by_key_is_inline(mod):
+    p = {"a": 1.5, "b": 0.7, "unused": 3.0}
+    assert _inline(ad.show_adjoint(mod.by_key, p, 0.3))
+    got = _close(mod.by_key, p, 0.3)[0]
+    assert type(got) is dict and got["unused"] == 0.0
+
+
+def test_a_dict_iterated_or_keyed_by_numbers_keeps_its_reads_at_run_time(mod):
+    _close(mod.by_name, {"a": 1.5, "b": 0.7}, 0.3)
+    assert ad.gradient(mod.by_name, {1: 1.5, 2: 0.7}, 0.3)[1] == pytest.approx(2.2)
+
+
+def test_a_dict_of_arrays(mod):
+    rng = np.random.default_rng(1)
+    params = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=3)}
+    assert _inline(ad.show_adjoint(mod.pytree, params, np.ones(2)))
+    got = ad.gradient(mod.pytree, params, np.ones(2))[0]
+    h = 1e-6
+    for key in params:
+        for j in np.ndindex(params[key].shape):
+            up = {k: v.copy() for k, v in params.items()}
+            down = {k: v.copy() for k, v in params.items()}
+            up[key][j] += h
+            down[key][j] -= h
+            want = (mod.pytree(up, np.ones(2)) - mod.pytree(down, np.ones(2))) / (2 * h)
+            assert got[key][j] == pytest.approx(want, rel=1e-5, abs=1e-8)

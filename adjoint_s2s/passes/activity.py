@@ -29,7 +29,7 @@ from types import MappingProxyType
 
 import gast
 
-from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL
+from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL
 from ..naming import names_in
 from .casts import casts_to_integers
 from .invariance import shift_free
@@ -113,8 +113,9 @@ class Activity(Queries):
         self._global_items = None  # computed when first asked for
         self._values = None  # names bound once -> their values: when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
-        if info.param_items:  # list and tuple arguments of items of one kind, only read
-            only = self._only_read(set(info.param_items))
+        if info.param_items:  # list, tuple, dict arguments of items of one kind, only read
+            only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
+            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
             self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST}
@@ -226,16 +227,17 @@ class Activity(Queries):
             })
         return self._lists
 
-    def _only_read(self, cands):
+    def _only_read(self, cands, iterated=True):
         """The names among cands that the function only reads: `x = name[key]`,
-        `for v in name`, `zip(name, ...)`, `len(name)`."""
+        `len(name)`, and where iterated: `for v in name`, `zip(name, ...)`."""
         also = set()
         for st in self._stmts if cands else ():
-            if st.__class__ is gast.For and st.iter.__class__ is gast.Name and st.iter.id in cands:
+            if (iterated and st.__class__ is gast.For and st.iter.__class__ is gast.Name
+                    and st.iter.id in cands):
                 also.add(id(st.iter))
             v = st.value if st.__class__ is gast.Assign else None
             if (v.__class__ is gast.Call and not v.keywords and all(a.__class__ is gast.Name for a in v.args)
-                    and self.resolve(v.func) in (zip, len)):
+                    and self.resolve(v.func) in ((zip, len) if iterated else (len,))):
                 also.add(id(v))
         return item_reads_only(self.fn, cands, any_key=True, also=also) if cands else frozenset()
 

@@ -41,9 +41,9 @@ import types
 import gast
 import numpy as np
 
-from ..kinds import ARRAY, COMPLEX, CONST, ITEMS, REAL, TUPLE_ITEMS, number_array
+from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, ITEMS, REAL, TUPLE_ITEMS, number_array
 
-_SEQUENCES = (ITEMS, TUPLE_ITEMS)  # kinds.field_kinds' entries of list and tuple arguments
+_SEQUENCES = (ITEMS, TUPLE_ITEMS, DICT_ITEMS)  # kinds.field_kinds' entries of list, tuple, dict arguments
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
             gast.Delete, gast.Yield, gast.YieldFrom, gast.Await, gast.Import, gast.ImportFrom)
@@ -112,7 +112,7 @@ def read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, take
 
 
 def known_items(node, fn, globals_, arg_kinds, cell_kinds, fields):
-    """{list or tuple parameter: (the kind of all its items, ITEMS or TUPLE_ITEMS)} of the
+    """{list, tuple or dict parameter: (the kind of all its items, ITEMS, TUPLE_ITEMS or DICT_ITEMS)} of the
     cache key's ``(index, ((ITEMS, kind),))`` entries (kinds.field_kinds), where the items and the length of
     such an argument stay as they were at the entry for the whole call: by the
     conditions under which this pass reads fields at the entry (the module's docstring),

@@ -229,6 +229,13 @@ def acc_getitem_grad(acc_, obj, idx, g):
             v = acc_[idx]
             acc_[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
             return acc_
+    elif type(obj) is dict and (type(g) is float or type(g) is np.ndarray) and idx in obj:
+        if acc_ is None:  # (a dict's value: into a dict only the caller holds, in place)
+            return {idx: g}
+        if type(acc_) is dict and sys.getrefcount(acc_) <= _PRIVATE_REFS:
+            v = acc_.get(idx)
+            acc_[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
+            return acc_
     elif type(obj) is tuple and type(idx) is int and (type(g) is float or type(g) is np.ndarray):
         n = len(obj)  # (a tuple's item: a new tuple, its other items as they were)
         if -n <= idx < n and (acc_ is None or type(acc_) is tuple and len(acc_) == n):

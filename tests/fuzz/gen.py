@@ -1079,16 +1079,18 @@ def {g}(a):
         self.bind(s, S)
 
     def c_seq_arg(self, ind=0):
-        """A list or a tuple of numbers passed as an argument (its items' kind is in the
-        key: param_fields.known_items): read by position in a loop, from the end, with a
-        computed position, unpacked, iterated, zipped, summed, or read in a helper."""
+        """A list, a tuple or a dict of numbers passed as an argument (its items' kind is in
+        the key: param_fields.known_items): read by position in a loop, from the end, with
+        a computed position, by key, unpacked, iterated, zipped, summed, or in a helper."""
         self.use("seq_arg")
-        P = next((p for p in self.params if p in ("xs", "ts")), None)
+        P = next((p for p in self.params if p in ("xs", "ts", "ds")), None)
         if P is None:
-            P = self.pick(["xs", "ts"])
+            P = self.pick(["xs", "ts", "ds"])
             self.params = self.params + (P,)
         s, i, t = self.new("s"), self.new("i"), self.new("t")
         self.emit(f"{s} = {self.expr(S, 1)}", ind)
+        if P == "ds":
+            return self._dict_arg(P, s, i, t, ind)
         k = self.r.randint(0, 7)
         if k == 0:
             self.emit(f"for {i} in range(len({P})):", ind)
@@ -1113,6 +1115,28 @@ def {g}(a):
         else:
             h = self.new("h")
             self.defs.append(f"def {h}(p, z):\n    return p[0] * z + p[2] * p[1]\n")
+            self.emit(f"{s} = {s} + {h}({P}, {self.leaf(S)})", ind)
+        self.bind(s, S)
+
+    def _dict_arg(self, P, s, i, t, ind):
+        """seq_arg's forms for a dict of numbers with keys 'a', 'b', 'c'."""
+        k = self.r.randint(0, 5)
+        if k == 0:
+            self.emit(f"for {i} in range(3):", ind)
+            self.emit(f"{s} = {s} * {self.const(0.3, 0.9)} + {P}['a'] * {self.leaf(S)} + {P}['b'] * {i}", ind + 1)
+        elif k == 1:
+            self.emit(f"{s} = {s} + {P}['c'] * math.sin({P}['a'] * {self.leaf(S)})", ind)
+        elif k == 2:
+            self.emit(f"for {t} in {P}:", ind)
+            self.emit(f"{s} = {s} + {P}[{t}] * {self.leaf(S)}", ind + 1)
+        elif k == 3:
+            self.emit(f"for {t}, {i} in {P}.items():", ind)
+            self.emit(f"{s} = {s} + {i} * {self.leaf(S)}", ind + 1)
+        elif k == 4:
+            self.emit(f"{s} = {s} + {P}.get('b', 0.0) * {self.leaf(S)} + len({P})", ind)
+        else:
+            h = self.new("h")
+            self.defs.append(f"def {h}(d, z):\n    return d['a'] * z + d['c']\n")
             self.emit(f"{s} = {s} + {h}({P}, {self.leaf(S)})", ind)
         self.bind(s, S)
 

@@ -102,6 +102,8 @@ def inputs(seed, params):
             out.append(float(rng.uniform(-1.5, 1.5)))
         elif p in ("xs", "ts"):  # a list, a tuple of numbers (gen.py's seq_arg)
             out.append((list if p == "xs" else tuple)(float(v) for v in rng.uniform(-1.5, 1.5, 3)))
+        elif p == "ds":  # a dict of numbers (gen.py's seq_arg)
+            out.append({k: float(v) for k, v in zip("abc", rng.uniform(-1.5, 1.5, 3))})
         elif p == "A":
             out.append(rng.standard_normal((R, N)))
         else:
@@ -140,7 +142,8 @@ def load(source, seed, path=None):
 
 
 def flat(args):
-    return np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in args])
+    return np.concatenate([np.ravel(np.asarray(list(a.values()) if isinstance(a, dict) else a, dtype=float))
+                           for a in args])
 
 
 def unflat(vec, like):
@@ -151,6 +154,9 @@ def unflat(vec, like):
             k += 1
         elif isinstance(a, (list, tuple)):
             out.append(type(a)(float(v) for v in vec[k:k + len(a)]))
+            k += len(a)
+        elif isinstance(a, dict):
+            out.append({key: float(v) for key, v in zip(a, vec[k:k + len(a)])})
             k += len(a)
         else:
             n = a.size
@@ -165,7 +171,13 @@ def grad_flat(grads, like):
     parts = []
     for g, a in zip(grads, like):
         if g is None:
-            g = type(a)([None] * len(a)) if isinstance(a, (list, tuple)) else np.zeros(np.shape(a))
+            g = type(a)([None] * len(a)) if isinstance(a, (list, tuple)) else (
+                {k: None for k in a} if isinstance(a, dict) else np.zeros(np.shape(a)))
+        if isinstance(a, dict):  # a dict's gradient a dict of its keys
+            if type(g) is not dict or set(g) != set(a):
+                raise TypeError(f"gradient {g!r} for a dict of keys {sorted(a)}")
+            g = [0.0 if g[k] is None else g[k] for k in a]
+            a = list(a.values())
         if isinstance(a, (list, tuple)):  # a list's gradient a list, a tuple's a tuple
             if type(g) is not type(a) or len(g) != len(a):
                 raise TypeError(f"gradient {g!r} for a {type(a).__name__} of {len(a)} numbers")
@@ -220,12 +232,14 @@ def compare(got, d1, d2, scale):
 def coord_name(i, like, params):
     k = 0
     for a, p in zip(like, params):
-        n = 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple)) else a.size
+        n = 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple, dict)) else a.size
         if i < k + n:
             if isinstance(a, float):
                 return p
             if isinstance(a, (list, tuple)):
                 return f"{p}[{i - k}]"
+            if isinstance(a, dict):
+                return f"{p}[{list(a)[i - k]!r}]"
             return f"{p}[{', '.join(str(int(j)) for j in np.unravel_index(i - k, a.shape))}]"
         k += n
     return str(i)
@@ -392,7 +406,11 @@ def _check(f, seed, second):
         for gi, ui in zip(gs, ulike):
             if gi is None:
                 continue
-            if isinstance(ui, (list, tuple)):
+            if isinstance(ui, dict):
+                for key in ui:
+                    if gi.get(key) is not None:
+                        total = total + gi[key] * ui[key]
+            elif isinstance(ui, (list, tuple)):
                 for gj, uj in zip(gi, ui):
                     if gj is not None:
                         total = total + gj * uj
@@ -458,13 +476,13 @@ def _float32_value(f, args):
 
 
 def _copy(a):
-    return a.copy() if isinstance(a, (np.ndarray, list)) else a
+    return a.copy() if isinstance(a, (np.ndarray, list, dict)) else a
 
 
 def _arg_of(i, like):
     k = 0
     for j, a in enumerate(like):
-        k += 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple)) else a.size
+        k += 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple, dict)) else a.size
         if i < k:
             return j
     return len(like) - 1

@@ -24,7 +24,7 @@ from .. import codegen as C
 from ..activity import ARRAY, REAL, SCALAR
 from ..codegen import If, src
 from ...errors import UnsupportedSyntaxError
-from ...kinds import TUPLE_ITEMS
+from ...kinds import ITEMS
 from .common import _item_key
 
 
@@ -104,13 +104,13 @@ class DataMixin:
         return self._rev_pair_read(x, base, f"_rt.getitem_pair({src(base)}, {idx})", fwd)
 
     def _known_item(self, base, key):
-        """Is base[key] an item of a list or tuple argument whose items all have one kind,
+        """Is base[key] an item of a list, tuple or dict argument whose items all have one kind,
         read only by item (param_fields.known_items)? Read as it is, its adjoint added
-        at its position: a tuple's at any key, a list's at a key that cannot be
-        negative (its length when the pullback runs may not be the same)."""
+        at its position: a tuple's or a dict's at any key, a list's at one that cannot
+        be negative (its length when the pullback runs may not be the same)."""
         got = self.info.param_items.get(base.id)
         return (got is not None and base.id in self.list_items and key.__class__ in (gast.Name, gast.Constant)
-                and (got[1] == TUPLE_ITEMS or self.facts.counts_up(key)))
+                and (got[1] != ITEMS or self.facts.counts_up(key)))
 
     def _keyed_read(self, x, e, fwd):
         """obj[key] where only the key depends on the inputs (np.r_[x, y], a __getitem__
