@@ -74,6 +74,7 @@ FIELDS = "fields"  # a cache key's last item (FIELDS, field_kinds(args)) when th
 ITEMS = "[]"  # field_kinds' field name for the one kind of every item of a list
 TUPLE_ITEMS = "()"  # and of a tuple
 DICT_ITEMS = "{}"  # and of the values of a dict with string keys
+VECTOR = "[i]"  # field_kinds' field name of a 1-D float64 array: its items are numbers
 _MAX_FIELDS = 32
 _MAX_ITEMS = 10_000  # (the kinds of a list's items are checked at each call)
 _NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
@@ -89,7 +90,9 @@ def field_kinds(args):
     these kinds (passes/param_fields.py); the dispatch cache checks them at each call.
     A list or tuple argument whose items are all of one kind (items_kind) is noted as
     ``(index, ((ITEMS, kind),))`` (TUPLE_ITEMS for a tuple, DICT_ITEMS for the values of
-    a dict with string keys): its items' reads have that kind (param_fields.known_items)."""
+    a dict with string keys): its items' reads have that kind (param_fields.known_items).
+    A 1-D float64 array is noted ``(index, ((VECTOR, REAL),))``: `v[i]` at an int
+    position is a number (activity.vector_item)."""
     out = ()
     for i, a in enumerate(args):
         t = type(a)
@@ -106,6 +109,8 @@ def field_kinds(args):
         if t in KIND:
             if t is np.ndarray and not number_array(a):
                 return ()  # objects in an array: their operators may be anyone's
+            if t is np.ndarray and a.ndim == 1 and a.dtype == _F8:
+                out += ((i, ((VECTOR, REAL),)),)
             continue
         home = getattr(t, "__module__", None)
         if type(home) is not str or home in _NOT_RECORDS or home.startswith(("adjoint_s2s", "numpy")):
@@ -124,8 +129,8 @@ def field_kinds(args):
 
 
 def items_kind(seq):
-    """REAL when every item of seq (a list or tuple of at most _MAX_ITEMS) is an int or a
-    float, ARRAY when every one is an ndarray of numbers; else None."""
+    """REAL when every item of seq (a list or tuple of at most _MAX_ITEMS) is an int, a
+    float or a NumPy float64, ARRAY when every one is an ndarray of numbers; else None."""
     if not seq or len(seq) > _MAX_ITEMS:
         return None
     types_ = set(map(type, seq))
@@ -136,7 +141,8 @@ def items_kind(seq):
     return None
 
 
-_REAL_ITEMS = frozenset((float, int))
+_REAL_ITEMS = frozenset((float, int, np.float64))
+_F8 = np.dtype(np.float64)
 
 
 def _field_kind(cls, name, v):

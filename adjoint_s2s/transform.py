@@ -22,7 +22,7 @@ import types
 
 
 from . import rules as R, runtime, source
-from .kinds import ARRAY, FIELDS, static_attr
+from .kinds import ARRAY, FIELDS, VECTOR, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, rebound_globals,
                      reverse, scalarize, self_writes, sparse, tape, text_numbers)
@@ -68,6 +68,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
     info.param_items = items
+    info.param_vectors = {info.positional[i] for i, fs in fields if fs[0][0] == VECTOR and i < len(info.positional)}
     for rep in inlined.objects:  # the class's functions the code inlined: guarded
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
@@ -130,6 +131,7 @@ class FunctionInfo:
         self.param_fields = {}  # (parameter, field) -> kind: passes/param_fields.py
         self.field_arrays = {}  # name a record's array field is read into -> "p.attr"
         self.param_items = {}  # list or tuple parameter -> the kind of all its items (kinds.ITEMS)
+        self.param_vectors = set()  # 1-D float64 array parameters (kinds.VECTOR)
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]

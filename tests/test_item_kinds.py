@@ -97,6 +97,19 @@ def pytree(params, x):
     return np.sum(h * h)
 
 
+def rosen(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2
+    return s
+
+
+def vector_rebound(x):
+    s = x[0] * x[1]
+    x = x.reshape(2, 2)
+    return s + np.sum(x[0] * x[1])
+
+
 def grow(v):
     GROWN.append(ad_dropgrad(v))
     return 0.0
@@ -265,3 +278,24 @@ def test_a_dict_of_arrays(mod):
             down[key][j] -= h
             want = (mod.pytree(up, np.ones(2)) - mod.pytree(down, np.ones(2))) / (2 * h)
             assert got[key][j] == pytest.approx(want, rel=1e-5, abs=1e-8)
+
+
+@pytest.mark.parametrize("make", [np.array, list, lambda v: [np.float64(a) for a in v], tuple])
+def test_items_of_a_vector_at_computed_positions(mod, make):
+    x = make([0.3, -0.8, 1.1, 0.4, -0.2])
+    text = ad.show_adjoint(mod.rosen, x)
+    assert "dispatched at run time" not in text and "_rt.binop" not in text and "getitem_pair" not in text, text
+    _close(mod.rosen, x)
+
+
+def test_a_float_array_read_at_a_position_gives_numbers(mod):
+    x = np.array([0.5, 0.1, -0.3])
+    assert _inline(ad.show_adjoint(mod.net, x))
+    got = _close(mod.net, x)[0]
+    assert type(got) is np.ndarray and got.shape == (3,)
+    # of another dtype, or rebound in the function: arrays as before
+    _close(mod.net, np.array([0.5, 0.1, -0.3], dtype=np.float32).astype(np.float64))
+    xs = np.array([0.5, 0.1, -0.3, 0.7])
+    _close(mod.vector_rebound, xs)
+    y, back = ad.pullback(mod.from_the_end, np.array([[0.5, 0.1], [0.1, 0.2], [-0.3, 0.4]]), 1.5)
+    assert y.shape == (2,) and back(np.ones(2))[0].shape == (3, 2)  # 2-D: p[i] is a row

@@ -98,6 +98,7 @@ class Activity(Queries):
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         self._params = params = frozenset(info.params)
         self._once = {t for t, n in counts.items() if n == 1 and t not in params}
+        self._vectors = info.param_vectors - set(counts)  # (never rebound)
         # names bound more than once, each time to a tuple display of one length (a loop's
         # `state = (a, b)`): their item kinds, joined over the bindings
         self._tuples = _tuple_names(stmts, counts, self._once | params)
@@ -327,20 +328,39 @@ class Activity(Queries):
             self._ints = frozenset(ints)
         return self._ints
 
-    def counts_up(self, e):
-        """Is e surely an int >= 0: such a constant, or a name bound only as the target of
-        loops over ranges bound once that start at one (``range(n)``, ``range(1, n)``)?"""
-        if e.__class__ is gast.Constant:
+    def vector_item(self, e):
+        """Is e (`v[i]`) a number: an item of a 1-D float64 array argument never rebound
+        (kinds.VECTOR), at an int position (a constant, or a name that holds an int)?"""
+        v, k = e.value, e.slice
+        return (v.__class__ is gast.Name and v.id in self._vectors
+                and (k.__class__ is gast.Constant and type(k.value) is int
+                     or k.__class__ is gast.Name and k.id in self.int_names))
+
+    def counts_up(self, e, depth=0):
+        """Is e surely an int >= 0: such a constant, `len(...)`, a sum or product of such,
+        or a name bound only to those and as the target of loops over ranges bound once
+        that start at one (``range(n)``, ``range(1, n)``)?"""
+        cls = e.__class__
+        if cls is gast.Constant:
             return type(e.value) is int and e.value >= 0
-        if e.__class__ is not gast.Name or e.id not in self.int_names:
-            return False
+        if cls is gast.BinOp:
+            return (e.op.__class__ in (gast.Add, gast.Mult) and self.counts_up(e.left, depth)
+                    and self.counts_up(e.right, depth))
+        if cls is gast.Call:
+            return len(e.args) == 1 and not e.keywords and self.resolve(e.func) is len
+        if cls is not gast.Name or e.id not in self.int_names or depth > 4:
+            return False  # (deeper: a counter that steps itself, `i = i + 1`)
         starts = {st.targets[0].id: st.value.args for st in self._stmts
                   if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name
                   and st.targets[0].id in self.range_names}
         for st in self._stmts:
             if e.id in stmt_targets(st):
+                if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name:
+                    if not self.counts_up(st.value, depth + 1):
+                        return False
+                    continue
                 args = starts.get(st.iter.id) if st.__class__ is gast.For and st.iter.__class__ is gast.Name else None
-                if args is None or len(args) > 1 and not self.counts_up(args[0]) or any(
+                if args is None or len(args) > 1 and not self.counts_up(args[0], depth + 1) or any(
                         a.__class__ is gast.Starred for a in args):
                     return False
         return True

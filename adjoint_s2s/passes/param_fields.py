@@ -41,7 +41,7 @@ import types
 import gast
 import numpy as np
 
-from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, ITEMS, REAL, TUPLE_ITEMS, number_array
+from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, ITEMS, REAL, TUPLE_ITEMS, VECTOR, number_array
 
 _SEQUENCES = (ITEMS, TUPLE_ITEMS, DICT_ITEMS)  # kinds.field_kinds' entries of list, tuple, dict arguments
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
@@ -76,7 +76,8 @@ def read_fields_at_entry(node, fn, globals_, arg_kinds, cell_kinds, fields, take
     cache key's ``((index, ((field, kind), ...)), ...)``. Returns ``{local name: (param,
     field, kind)}`` of the reads put in, empty when the pass does not apply."""
     params = [a.id for a in node.args.posonlyargs + node.args.args]
-    records = {params[i]: dict(fs) for i, fs in fields if i < len(params) and fs[0][0] not in _SEQUENCES}
+    records = {params[i]: dict(fs) for i, fs in fields
+               if i < len(params) and fs[0][0] not in _SEQUENCES and fs[0][0] != VECTOR}
     if not records or any(k not in _READABLE for i, k in enumerate(arg_kinds)
                           if i >= len(params) or params[i] not in records):
         return {}
