@@ -20,7 +20,7 @@ import operator
 import types
 
 from . import fuse
-from .kinds import FUNCTION as _CALLEE, LIBRARY, MISSING
+from .kinds import DICT_ITEMS, FUNCTION as _CALLEE, ITEMS, LIBRARY, MISSING, TUPLE_ITEMS, VECTOR
 from .guards import kw_values
 from .runtime.dispatch import globals_fit, same_defaults
 
@@ -52,7 +52,11 @@ def hit(f, args):
         ]
     except (AttributeError, KeyError):
         return None
-    if (found[0] is not None or found[-2] is not f.__code__
+    check = found[0]
+    if check is not None and not (check[0] is None and type(check[1]) is tuple and _items_only(check[1])
+                                  and check.fits(f, args)):
+        return None  # (captured variables, or records' fields read at the entry: the slow way)
+    if (found[-2] is not f.__code__
             or (found[-1] is not None and not same_defaults(f, found[-1]))
             or (found[3] and not globals_fit(f.__globals__, found[3]))):
         return None
@@ -122,6 +126,15 @@ def memo_check(f, types_, checks, more):
             ns.update({f"w{i}": wanted, f"get{i}": get, f"o{i}": obj})
             parts.append(f"w{i} == get{i}(o{i})")
     return eval("lambda f, a: " + " and ".join(parts), ns)  # noqa: S307 (our own text)
+
+
+def _items_only(fields):
+    """Are the key's field kinds (kinds.field_kinds) all of lists, tuples, dicts and 1-D
+    arrays (whose gradients are the arguments' own), none of a record's fields?"""
+    return all(fs[0][0] in _ITEM_TAGS for _, fs in fields)
+
+
+_ITEM_TAGS = (ITEMS, TUPLE_ITEMS, DICT_ITEMS, VECTOR)
 
 
 def fuse_hit(f, args, found):

@@ -168,7 +168,8 @@ def test_the_key_names_only_plain_fields():
     p = Shadowed(1.0)
     p.__dict__["k"] = 5.0  # the property still wins: no readable kind
     assert dict(field_kinds((p,))[0][1])["k"] == "other"
-    assert field_kinds((Hooked(1.0), 1.0, [1.0, "s"], np.ones(2), len)) == ()
+    assert field_kinds((Hooked(1.0), 1.0, [1.0, "s"], np.ones((2, 2)), len)) == ()
+    assert field_kinds((np.ones(2),)) == ((0, (("[i]", "real"),)),)  # a 1-D float64 array
     # (a list of numbers is keyed by the kind of its items: tests/test_item_kinds.py)
     assert field_kinds((Hooked(1.0), [1.0], (np.ones(2),))) == ((1, (("[]", "real"),)), (2, (("()", "array"),)))
 

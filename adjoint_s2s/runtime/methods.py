@@ -347,6 +347,8 @@ def _method_rule(cls, name, meth):
                 + ("; write `a = np.sort(a)` (a sorted copy) instead" if name == "sort" else ""),
             )
         fn = R.ARRAY_METHODS.get(name) or getattr(np, name, None)
+    elif issubclass(cls, np.generic):  # a NumPy number (an array's item): an array's method
+        fn = R.ARRAY_METHODS.get(name)
     if fn is not None:
         def ndarray_method(obj, *args, **kwargs):
             y, pb = call(fn, obj, *args, **kwargs)
