@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.testing import numerical_gradient
+from adjoint_s2s.testing import check_grads
 
 HELPERS = '''
 import math
@@ -77,14 +77,6 @@ def mods(tmp_path, monkeypatch):
     ad.refresh()
 
 
-def _close(f, *args):
-    got = ad.gradient(f, *args)
-    want = numerical_gradient(f, *args)
-    for g, w in zip(got, want):
-        assert np.allclose(g, w, rtol=1e-6, atol=1e-9), (g, w)
-    return got
-
-
 def _inline(f, *args):
     text = ad.show_adjoint(f, *args)
     return "dispatched at run time" not in text and "_rt.binop" not in text
@@ -94,24 +86,24 @@ def _inline(f, *args):
 def test_a_helper_of_another_module_keeps_its_result_kind(mods, name):
     f = getattr(mods[1], name)
     assert _inline(f, 1.0, 2.0)
-    _close(f, 1.0, 2.0)
+    check_grads(f, 1.0, 2.0)
 
 
 def test_the_helper_redefined_in_its_module(mods):
     helpers, caller = mods
-    _close(caller.by_attribute, 1.0, 2.0)
+    check_grads(caller.by_attribute, 1.0, 2.0)
     helpers.accel = lambda theta, k: -k * theta  # step reads it from its module
-    got = _close(caller.by_attribute, 1.0, 2.0)
+    got = check_grads(caller.by_attribute, 1.0, 2.0)
     caller.accel = helpers.accel  # the caller's own name for it
-    _close(caller.from_import, 1.0, 2.0)
+    check_grads(caller.from_import, 1.0, 2.0)
     assert got[0] != pytest.approx(0.0)
 
 
 def test_a_global_of_the_helpers_module_rebound(mods):
     helpers, caller = mods
-    before = _close(caller.from_import, 1.0, 2.0)
+    before = check_grads(caller.from_import, 1.0, 2.0)
     helpers.K = 1.5
-    after = _close(caller.from_import, 1.0, 2.0)
+    after = check_grads(caller.from_import, 1.0, 2.0)
     assert after[0] != pytest.approx(before[0])
     helpers.K = np.array(0.5)  # another kind: the helper's code is made again
     assert np.allclose(ad.gradient(caller.from_import, 1.0, 2.0), before)
@@ -119,18 +111,18 @@ def test_a_global_of_the_helpers_module_rebound(mods):
 
 def test_the_callers_module_name_rebound(mods):
     helpers, caller = mods
-    _close(caller.by_attribute, 1.0, 2.0)
+    check_grads(caller.by_attribute, 1.0, 2.0)
     other = type(helpers)("fc_other")
     other.step = lambda theta, omega, k, dt: (theta + dt * omega * k, omega - dt * theta)
     caller.fc_helpers = other
-    _close(caller.by_attribute, 1.0, 2.0)
+    check_grads(caller.by_attribute, 1.0, 2.0)
 
 
 def test_a_helper_that_took_its_modules_list_items_stays_dispatched(mods):
     helpers, caller = mods
-    _close(caller.items_of_its_module, 0.3)
+    check_grads(caller.items_of_its_module, 0.3)
     helpers.WEIGHTS[1] = 3.0  # in place: the helper's code checks the items at each call
-    got = _close(caller.items_of_its_module, 0.3)
+    got = check_grads(caller.items_of_its_module, 0.3)
     helpers.WEIGHTS.append("label")
     assert ad.gradient(caller.items_of_its_module, 0.3) == pytest.approx(got)
     assert math.isfinite(got[0])

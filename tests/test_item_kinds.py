@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.testing import numerical_gradient
+from adjoint_s2s.testing import check_grads
 
 SOURCE = '''
 import math
@@ -146,10 +146,7 @@ def _flat(g):
 
 
 def _close(f, *args):
-    got = ad.gradient(f, *args)
-    want = numerical_gradient(f, *args)
-    for g, w in zip(got, want):
-        assert np.allclose(_flat(g), _flat(w), rtol=1e-6, atol=1e-8, equal_nan=True), (g, w)
+    got = check_grads(f, *args)
     assert ad.value_and_grad(f)(*args)[0] == pytest.approx(f(*args))
     return got
 

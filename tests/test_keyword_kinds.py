@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.testing import numerical_gradient
+from adjoint_s2s.testing import check_grads, numerical_gradient
 
 SOURCE = '''
 import math
@@ -65,31 +65,23 @@ def mod(tmp_path):
     ad.refresh()
 
 
-def _close(f, *args):
-    got = ad.gradient(f, *args)
-    want = numerical_gradient(f, *args)
-    for g, w in zip(got, want):
-        assert np.allclose(g, w, rtol=1e-6, atol=1e-9), (g, w)
-    return got
-
-
 def test_a_keyword_only_default_keeps_its_kind(mod):
     text = ad.show_adjoint(mod.sim, 2.0)
     assert "dispatched at run time" not in text and "_rt.binop" not in text, text
-    _close(mod.sim, 2.0)
+    check_grads(mod.sim, 2.0)
 
 
 def test_keywords_passed_by_a_caller_or_a_partial(mod):
-    _close(mod.by_keyword, 2.0)
-    _close(functools.partial(mod.sim, dt=0.02), 2.0)
-    _close(mod.positional_by_keyword, 2.0, 0.3)
+    check_grads(mod.by_keyword, 2.0)
+    check_grads(functools.partial(mod.sim, dt=0.02), 2.0)
+    check_grads(mod.positional_by_keyword, 2.0, 0.3)
     # the callee's code for these keyword kinds is inline
     entry = ad.emit.entry_for(mod.sim, ad.kinds.keyword_call_key(mod.sim, (2.0,), {"dt": 0.02}))
     assert "_rt.binop" not in entry.source and "dispatched at run time" not in entry.source
 
 
 def test_a_keyword_of_another_kind_gets_its_own_code(mod):
-    _close(mod.by_keyword, 2.0)
+    check_grads(mod.by_keyword, 2.0)
     want = numerical_gradient(lambda k: mod.sim(k, dt=0.02), 2.0)[0]
     assert ad.gradient(lambda k: mod.sim(k, dt=np.float64(0.02)), 2.0)[0] == pytest.approx(want, rel=1e-6)
     assert ad.gradient(lambda k: mod.sim(k, dt=np.array(0.02)), 2.0)[0] == pytest.approx(want, rel=1e-6)
@@ -98,16 +90,16 @@ def test_a_keyword_of_another_kind_gets_its_own_code(mod):
 
 
 def test_a_default_changed_in_place_to_another_kind(mod):
-    before = _close(mod.sim, 2.0)[0]
+    before = check_grads(mod.sim, 2.0)[0]
     mod.sim.__kwdefaults__["dt"] = np.array(0.01)  # a 0-d array: another kind
     after = ad.gradient(mod.sim, 2.0)[0]
     assert float(after) == pytest.approx(before, rel=1e-9)
     mod.sim.__kwdefaults__["dt"] = 0.02
-    _close(mod.sim, 2.0)
+    check_grads(mod.sim, 2.0)
     assert ad.gradient(mod.sim, 2.0)[0] == pytest.approx(numerical_gradient(
         lambda k: mod.sim(k, dt=0.02), 2.0)[0], rel=1e-6)
 
 
 def test_gathered_keywords_still_work(mod):
-    _close(lambda k: mod.gathered(k, dt=0.02, n=100), 2.0)
+    check_grads(lambda k: mod.gathered(k, dt=0.02, n=100), 2.0)
     assert math.isfinite(ad.gradient(mod.damped, 2.0)[0])
