@@ -19,7 +19,7 @@ from . import emit, fastpath, fuse, tracebacks
 from . import rules as R
 from . import runtime as _rt
 from .errors import NotDifferentiableError
-from .kinds import OTHER, field_kinds, kinds_of
+from .kinds import OTHER, field_kinds, kinds_of, reads_items
 from .passes import check
 from .runtime.rules_helpers import _OPEN, _claim_cells, _fill
 from .misuse import (
@@ -423,9 +423,9 @@ def show_adjoint(f: Callable[..., Any], *args: Any, callees: bool = False, fused
     what a cached ``gradient`` call runs instead: the pair and its pullback fused into one
     function, or the pair under a comment saying why there is none. For notebooks:
     ``print(ad.show_adjoint(f, x))``; the command line's ``show-adjoint`` prints the same."""
-    fn, kinds, fields = f, kinds_of(args), field_kinds(args)
+    fn, kinds, fields = f, kinds_of(args), field_kinds(args, reads_items(getattr(f, "__code__", None)))
     if isinstance(f, types.MethodType):
-        fn, kinds, fields = f.__func__, (OTHER,) + kinds, field_kinds((f.__self__,) + args)
+        fn, kinds, fields = f.__func__, (OTHER,) + kinds, field_kinds((f.__self__,) + args, reads_items(f.__func__.__code__))
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"show_adjoint needs a Python function or method, not {type(f).__name__}")
     if not args:

@@ -131,7 +131,10 @@ def memo_check(f, types_, checks, more):
 def _items_only(fields):
     """Are the key's field kinds (kinds.field_kinds) all of lists, tuples, dicts and 1-D
     arrays (whose gradients are the arguments' own), none of a record's fields?"""
-    return all(fs[0][0] in _ITEM_TAGS for _, fs in fields)
+    for _, fs in fields:
+        if fs[0][0] not in _ITEM_TAGS:
+            return False
+    return True
 
 
 _ITEM_TAGS = (ITEMS, TUPLE_ITEMS, DICT_ITEMS, VECTOR)

@@ -10,6 +10,7 @@ cache all read kinds from here.
     ('real', 'complex', 'const', 'other')
 """
 import abc
+import dis
 import types
 
 import numpy as np
@@ -81,7 +82,17 @@ _NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
 _PLAIN_METACLASSES = (type, abc.ABCMeta)
 
 
-def field_kinds(args):
+def reads_items(code):
+    """May the function of code read an item of an argument (a subscript in its bytecode)?
+    Only then does the key note its 1-D float arrays (field_kinds' vectors): code that
+    reads none is the same for any array, and checking them at each call costs."""
+    return _SUBSCRIPT is None or code is None or _SUBSCRIPT in code.co_code
+
+
+_SUBSCRIPT = bytes([dis.opmap["BINARY_SUBSCR"]]) if "BINARY_SUBSCR" in dis.opmap else None
+
+
+def field_kinds(args, vectors=True):
     """The kinds of the fields of the arguments that are plain records: an instance of a
     class written in Python, its fields in its ``__dict__`` and read by Python's plain
     attribute lookup (no ``__getattribute__`` or ``__getattr__`` of the class's own).
@@ -91,11 +102,21 @@ def field_kinds(args):
     A list or tuple argument whose items are all of one kind (items_kind) is noted as
     ``(index, ((ITEMS, kind),))`` (TUPLE_ITEMS for a tuple, DICT_ITEMS for the values of
     a dict with string keys): its items' reads have that kind (param_fields.known_items).
-    A 1-D float64 array is noted ``(index, ((VECTOR, REAL),))``: `v[i]` at an int
-    position is a number (activity.vector_item)."""
+    With vectors (reads_items of the function), a 1-D float64 array is noted ``(index,
+    ((VECTOR, REAL),))``: `v[i]` at an int position is a number (activity.vector_item)."""
     out = ()
     for i, a in enumerate(args):
         t = type(a)
+        if t is float:
+            continue
+        if t is np.ndarray:  # (first: called at each cached call of code for arrays)
+            d = a.dtype
+            if d is _F8 or d == _F8:
+                if vectors and a.ndim == 1:
+                    out += ((i, _VECTOR_FIELDS),)
+            elif d.kind not in "biufc":
+                return ()  # objects in an array: their operators may be anyone's
+            continue
         if t is list or t is tuple:
             k = items_kind(a)
             if k is not None:
@@ -107,10 +128,6 @@ def field_kinds(args):
                 out += ((i, ((DICT_ITEMS, k),)),)
             continue
         if t in KIND:
-            if t is np.ndarray and not number_array(a):
-                return ()  # objects in an array: their operators may be anyone's
-            if t is np.ndarray and a.ndim == 1 and a.dtype == _F8:
-                out += ((i, ((VECTOR, REAL),)),)
             continue
         home = getattr(t, "__module__", None)
         if type(home) is not str or home in _NOT_RECORDS or home.startswith(("adjoint_s2s", "numpy")):
@@ -143,6 +160,7 @@ def items_kind(seq):
 
 _REAL_ITEMS = frozenset((float, int, np.float64))
 _F8 = np.dtype(np.float64)
+_VECTOR_FIELDS = ((VECTOR, REAL),)
 
 
 def _field_kind(cls, name, v):

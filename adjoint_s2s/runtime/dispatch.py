@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import rules as R
 from ..errors import MissingAdjointError, NotDifferentiableError, no_variant
-from ..kinds import FIELDS, cell_kinds as _cell_kinds, field_kinds as _field_kinds, keyword_call_key, kinds_of
+from ..kinds import FIELDS, cell_kinds as _cell_kinds, field_kinds as _field_kinds, keyword_call_key, kinds_of, reads_items
 from ..tangents import AbstractZero, add, Tangent, Thunk, unthunk
 # adapters imports the run time: imported as a module, read when called
 from .. import adapters, emit
@@ -76,7 +76,7 @@ class _KindsCheck(tuple):
     __slots__ = ()
 
     def fits(self, f, args):
-        return self[0] == _cell_kinds(f) and self[1] == _field_kinds(args)
+        return self[0] == _cell_kinds(f) and self[1] == _field_kinds(args, reads_items(f.__code__))
 
 
 _CACHED_FUNCTIONS = weakref.WeakSet()  # functions that hold a pair cache
@@ -149,7 +149,7 @@ def _function_pair(f, args):
     pair = rule_pair(f, nargs)
     if pair is None:
         key = emit.cache_key(f, kinds_of(args))
-        fields = _field_kinds(args)
+        fields = _field_kinds(args, reads_items(f.__code__))
         if fields:  # records' fields: their kinds too, checked at each call (_KindsCheck)
             key += ((FIELDS, fields),)
             cells = _KindsCheck((cells, fields))
