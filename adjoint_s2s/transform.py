@@ -22,7 +22,7 @@ import types
 
 
 from . import rules as R, runtime, source
-from .kinds import ARRAY, FIELDS, VECTOR, static_attr
+from .kinds import ARRAY, FIELDS, REAL, TUPLE_ITEMS, VECTOR, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, rebound_globals,
                      reverse, scalarize, self_writes, sparse, tape, text_numbers)
@@ -68,6 +68,9 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
     info.param_items = items
+    extra = set(arg_kinds[len(info.positional):]) if info.vararg else ()
+    if len(extra) == 1 and extra <= {REAL, ARRAY}:  # `*xs` of numbers (or arrays): a tuple
+        info.param_items[info.vararg] = (extra.pop(), TUPLE_ITEMS)
     info.param_vectors = {info.positional[i] for i, fs in fields if fs[0][0] == VECTOR and i < len(info.positional)}
     for rep in inlined.objects:  # the class's functions the code inlined: guarded
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:

@@ -110,6 +110,13 @@ def vector_rebound(x):
     return s + np.sum(x[0] * x[1])
 
 
+def gathered(*xs):
+    s = 0.0
+    for i in range(20):
+        s = s + xs[0] * math.sin(xs[1] * i) + xs[-1]
+    return s
+
+
 def grow(v):
     GROWN.append(ad_dropgrad(v))
     return 0.0
@@ -296,3 +303,10 @@ def test_a_float_array_read_at_a_position_gives_numbers(mod):
     _close(mod.vector_rebound, xs)
     y, back = ad.pullback(mod.from_the_end, np.array([[0.5, 0.1], [0.1, 0.2], [-0.3, 0.4]]), 1.5)
     assert y.shape == (2,) and back(np.ones(2))[0].shape == (3, 2)  # 2-D: p[i] is a row
+
+
+def test_numbers_gathered_by_star_args(mod):
+    assert _inline(ad.show_adjoint(mod.gathered, 0.5, 0.2, 1.5))
+    _close(mod.gathered, 0.5, 0.2, 1.5)
+    _close(mod.gathered, 0.5, 0.2, 1.5, 0.7)
+    _close(mod.gathered, 0.5, np.array(0.2), 1.5)  # numbers and an array: as before
