@@ -69,8 +69,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
     info.param_items = items
     extra = set(arg_kinds[len(info.positional):]) if info.vararg else ()
-    if len(extra) == 1 and extra <= {REAL, ARRAY}:  # `*xs` of numbers (or arrays): a tuple
-        info.param_items[info.vararg] = (extra.pop(), TUPLE_ITEMS)
+    if extra == {REAL}:  # `*xs` of numbers: a tuple of numbers
+        info.param_items[info.vararg] = (REAL, TUPLE_ITEMS)
     info.param_vectors = {info.positional[i] for i, fs in fields if fs[0][0] == VECTOR and i < len(info.positional)}
     for rep in inlined.objects:  # the class's functions the code inlined: guarded
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
