@@ -339,7 +339,7 @@ class Activity(Queries):
     def counts_up(self, e, depth=0):
         """Is e surely an int >= 0: such a constant, `len(...)`, a sum or product of such,
         or a name bound only to those and as the target of loops over ranges bound once
-        that start at one (``range(n)``, ``range(1, n)``)?"""
+        that start at such an int (``range(n)``, ``range(1, n)``)?"""
         cls = e.__class__
         if cls is gast.Constant:
             return type(e.value) is int and e.value >= 0
