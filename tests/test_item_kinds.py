@@ -7,13 +7,14 @@ position, only where nothing in the function can change the list while it runs."
 import fractions
 import math
 import sys
-import types
 
 import numpy as np
 import pytest
 
 import adjoint_s2s as ad
 from adjoint_s2s.testing import check_grads
+
+from .source_modules import module_from_source
 
 SOURCE = '''
 import math
@@ -133,11 +134,7 @@ def calls_a_user_function(p, a):
 @pytest.fixture
 def mod(tmp_path):
     ad.refresh()
-    path = tmp_path / "item_kinds_mod.py"
-    path.write_text(SOURCE)
-    m = types.ModuleType("item_kinds_mod")
-    m.__file__ = str(path)
-    exec(compile(SOURCE, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "item_kinds_mod", SOURCE)
     sys.modules["item_kinds_mod"] = m
     yield m
     sys.modules.pop("item_kinds_mod", None)

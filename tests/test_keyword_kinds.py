@@ -6,13 +6,14 @@ kind, gets code made again."""
 import functools
 import math
 import sys
-import types
 
 import numpy as np
 import pytest
 
 import adjoint_s2s as ad
 from adjoint_s2s.testing import check_grads, numerical_gradient
+
+from .source_modules import module_from_source
 
 SOURCE = '''
 import math
@@ -54,11 +55,7 @@ def gathered(k, **options):
 @pytest.fixture
 def mod(tmp_path):
     ad.refresh()
-    path = tmp_path / "keyword_kinds_mod.py"
-    path.write_text(SOURCE)
-    m = types.ModuleType("keyword_kinds_mod")
-    m.__file__ = str(path)
-    exec(compile(SOURCE, str(path), "exec"), m.__dict__)
+    m = module_from_source(tmp_path, "keyword_kinds_mod", SOURCE)
     sys.modules["keyword_kinds_mod"] = m
     yield m
     sys.modules.pop("keyword_kinds_mod", None)

@@ -217,35 +217,16 @@ def getitem_grad_sparse(obj, idx, g):
 _NUMBERS = (float, int, complex, np.generic, np.ndarray)  # gradients added at an item in place
 
 
+def _plus(v, g):
+    """v + g for an item's gradient, v None where nothing was added yet."""
+    return g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
+
+
 def acc_getitem_grad(acc_, obj, idx, g):
     """``acc(acc_, getitem_grad(obj, idx, g))`` for generated code's accumulators: g is
     added at idx of the accumulator, in place when only the calling variable holds it
     (see ``acc``), else in a copy. Reading x[i] in a loop costs O(1) a step, not a zero
     array the size of x and an addition."""
-    if type(obj) is list and type(idx) is int and isinstance(g, _NUMBERS):
-        n = len(obj)  # (a list's item, added in place: O(1) a read)
-        if -n <= idx < n:
-            if acc_ is None:
-                acc_ = GradList([None] * n)
-            elif not (type(acc_) is GradList and len(acc_) == n and sys.getrefcount(acc_) <= _PRIVATE_REFS):
-                return acc(acc_, getitem_grad(obj, idx, g))
-            v = acc_[idx]
-            acc_[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
-            return acc_
-    elif type(obj) is dict and isinstance(g, _NUMBERS) and idx in obj:
-        if acc_ is None:  # (a dict's value: into a dict only the caller holds, in place)
-            return {idx: g}
-        if type(acc_) is dict and sys.getrefcount(acc_) <= _PRIVATE_REFS:
-            v = acc_.get(idx)
-            acc_[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
-            return acc_
-    elif type(obj) is tuple and type(idx) is int and isinstance(g, _NUMBERS):
-        n = len(obj)  # (a tuple's item: a new tuple, its other items as they were)
-        if -n <= idx < n and (acc_ is None or type(acc_) is tuple and len(acc_) == n):
-            out = [None] * n if acc_ is None else list(acc_)
-            v = out[idx]
-            out[idx] = g if v is None else v + g if type(v) is float and type(g) is float else add(v, g)
-            return tuple(out)
     if (
         type(acc_) is np.ndarray
         and type(obj) is np.ndarray
@@ -260,6 +241,27 @@ def acc_getitem_grad(acc_, obj, idx, g):
         else:  # repeated positions accumulate, as in getitem_grad
             np.add.at(acc_, idx, g)
         return acc_
+    elif type(obj) is list and type(idx) is int and isinstance(g, _NUMBERS):
+        n = len(obj)  # (a list's item, added in place: O(1) a read)
+        if -n <= idx < n:
+            if acc_ is None:
+                acc_ = GradList([None] * n)
+            elif not (type(acc_) is GradList and len(acc_) == n and sys.getrefcount(acc_) <= _PRIVATE_REFS):
+                return acc(acc_, getitem_grad(obj, idx, g))
+            acc_[idx] = _plus(acc_[idx], g)
+            return acc_
+    elif type(obj) is dict and isinstance(g, _NUMBERS) and idx in obj:
+        if acc_ is None:  # (a dict's value: into a dict only the caller holds, in place)
+            return {idx: g}
+        if type(acc_) is dict and sys.getrefcount(acc_) <= _PRIVATE_REFS:
+            acc_[idx] = _plus(acc_.get(idx), g)
+            return acc_
+    elif type(obj) is tuple and type(idx) is int and isinstance(g, _NUMBERS):
+        n = len(obj)  # (a tuple's item: a new tuple, its other items as they were)
+        if -n <= idx < n and (acc_ is None or type(acc_) is tuple and len(acc_) == n):
+            out = [None] * n if acc_ is None else list(acc_)
+            out[idx] = _plus(out[idx], g)
+            return tuple(out)
     return acc(acc_, getitem_grad(obj, idx, g))
 
 
