@@ -289,20 +289,20 @@ def generate(fn, key):
 def _generate(fn, key):
     code = fn.__code__
     # normalisation rewrites the tree: a copy of its own
-    node, filename, lines, names, rejected = source.function_copy_noting(fn, check.REJECTED)
+    node, filename, lines, names, noted = source.function_copy_noting(fn, check.NOTED)
     node = _as_def(node, code)
     seen_globals = _RecordingGlobals(fn.__globals__)
     try:
         try:
             pair_src, gen, info = transform.pair_source(
-                fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, rejected)
+                fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, noted)
             )
         except param_fields.Undo:  # a record's fields read at the entry: not here after all
-            node, filename, lines, names, rejected = source.function_copy_noting(fn, check.REJECTED)
+            node, filename, lines, names, noted = source.function_copy_noting(fn, check.NOTED)
             seen_globals = _RecordingGlobals(fn.__globals__)
             pair_src, gen, info = transform.pair_source(
                 fn, _as_def(node, code), filename, lines, transform.without_fields(key), seen_globals,
-                set(_helper_values()), (names, rejected)
+                set(_helper_values()), (names, noted)
             )
     except AdjointError as exc:
         show_user_names(exc, getattr(node, "shown", None))  # (`p[1]`, not the temporary `p_i`)

@@ -195,7 +195,7 @@ def function_node(fn):
 def function_copy_noting(fn, flag):
     """(node, filename, lines, names, flagged): a private gast copy of the FunctionDef or
     Lambda that defines fn, for the passes to rewrite, with what fresh_copy_noting notes
-    (the ids of its names, whether a node of a class in flag is in it). Converted from
+    (the ids of its names, the classes of flag that are in it). Converted from
     the plain parse, which costs what copying a converted tree costs: a function's first
     transform no longer converts and then copies."""
     node, parsed, filename, lines = _plain_node(fn)
@@ -370,14 +370,14 @@ def fresh_copy(node):
 
 
 def fresh_copy_noting(node, flag):
-    """(fresh_copy(node), the ids of every Name in it, whether a node of a class in flag
-    is in it): the copy's walk visits every node that holds a name or a field, so the
+    """(fresh_copy(node), the ids of every Name in it, the classes of flag that are in
+    it): the copy's walk visits every node that holds a name or a field, so the
     names (``naming.names_in``) and the classes (``check.check``'s rejects) are seen on
     the way, not in two more walks of the tree."""
     names = set()
     seen = []
     new = _copy_noting(node, names, seen, flag)
-    return new, names, bool(seen)
+    return new, names, frozenset(seen)
 
 
 def _copy_noting(node, names, seen, flag):

@@ -102,8 +102,8 @@ else:  # pragma: no cover - depends on the installed gast
 # The transform rewrites its tree in place, so each transform needs a tree of its own. Converting
 # the cached plain ast node afresh gives one, in about the time copying a cached gast tree takes
 # (source.fresh_copy_noting), where converting and then copying cost twice that on a function's
-# first transform. Like the copy, the conversion notes the names it meets and whether a node of
-# given classes is in the tree (what check and names_in would find).
+# first transform. Like the copy, the conversion notes the names it meets and which of
+# given classes are in the tree (what check and names_in would find).
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -259,8 +259,8 @@ _TABLES = {}
 
 
 def convert_noting(node, flag):
-    """(node's gast tree, the ids of every Name in it, whether a node of a gast class in
-    flag is in it): ``source.fresh_copy_noting(ast_to_gast(node), flag)`` in one walk.
+    """(node's gast tree, the ids of every Name in it, the gast classes of flag that are
+    in it): ``source.fresh_copy_noting(ast_to_gast(node), flag)`` in one walk.
     None when this gast's conversion is not the one copied here (then use that)."""
     if not _FAST_AGREES:
         return None
@@ -269,7 +269,7 @@ def convert_noting(node, flag):
         table = _TABLES[flag] = _Table(flag)
     names, seen = set(), []
     out = table[node.__class__](node, table, names, seen)
-    return out, names, bool(seen)
+    return out, names, frozenset(seen)
 
 
 def _agrees():

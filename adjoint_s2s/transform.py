@@ -20,6 +20,7 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
 import builtins
 import types
 
+import gast
 
 from . import rules as R, runtime, source
 from .kinds import ARRAY, FIELDS, REAL, TUPLE_ITEMS, VECTOR, static_attr
@@ -32,21 +33,23 @@ from .passes.reverse.generator import _DISPATCHED
 def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
     node is fn's parsed tree (rewritten in place); reserved: names generated code uses.
-    noted: (the names in node, whether a class check rejects is in it), as
-    source.function_copy_noting gives them with the tree: what check and names_in would
-    find, while inlining leaves the tree as it is."""
+    noted: (the names in node, the classes of check.NOTED in it), as
+    source.function_copy_noting gives them with the tree: what check, names_in and
+    lazy.hand_out_generators would find, while inlining leaves the tree as it is."""
     inlined = inline.inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
         lines, noted[0] if noted is not None else None,
     )
-    if noted is None or noted[1] or inlined.callees or inlined.local or inlined.objects:
+    as_noted = noted is not None and not (inlined.callees or inlined.local or inlined.objects)
+    if not as_noted or noted[1] & check.REJECTED:
         check.check(node, filename)
         user_names = names_in(node)
     else:  # nothing check rejects (it would pass), and the names the copy met
         user_names = noted[0]
     lazy.check_kept_iterators(node.body, filename)
-    if lazy.hand_out_generators(node.body, lambda: _is_builtin(fn, globals_, "iter")):
+    if ((not as_noted or gast.GeneratorExp in noted[1])
+            and lazy.hand_out_generators(node.body, lambda: _is_builtin(fn, globals_, "iter"))):
         user_names = user_names | {"iter"}
     self_writes.rewrite_self_writes(node, filename)
     arg_kinds, cell_kinds, fields = _split_key(fn, key)

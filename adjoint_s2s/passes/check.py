@@ -60,6 +60,8 @@ if hasattr(gast, "Match"):
 # the classes check() may raise for: a tree with none of them passes (see
 # source.function_copy_noting, which notes them while making the tree)
 REJECTED = frozenset(cls for cls, entry in _REJECT.items() if entry is not None)
+# what the tree's copy notes: those, and the generator expressions passes/lazy.py looks for
+NOTED = REJECTED | {gast.GeneratorExp}
 
 
 
