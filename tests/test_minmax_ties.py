@@ -68,3 +68,46 @@ def tie_left_unused(a, xs):
 
 def test_a_tie_with_no_gradient():
     assert ad.gradient(tie_left_unused, 0.5, [0.2, 0.3]) == (2.0, None)
+
+
+def clamp_three(x, y, z):
+    s = 0.0
+    for i in range(3):
+        s = s + min(x, y, z) * 2.0 + max(x * 0.5, y, 1.0) * i
+    return s
+
+
+def clamp_three_of_a_list(x, y, z):  # the run-time rule's way: the same gradient
+    s = 0.0
+    for i in range(3):
+        s = s + min([x, y, z]) * 2.0 + max([x * 0.5, y, 1.0]) * i
+    return s
+
+
+def eleven(a, b):
+    return max(a, b, a * 2.0, b * 2.0, a * 3.0, b * 3.0, a * 4.0, b * 4.0, a * 5.0, b * 5.0, 0.0)
+
+
+def test_min_and_max_of_three_numbers_are_inline_like_two():
+    # (min(x, y, z) dispatched at run time once cost 38 times the plain call in a loop)
+    text = ad.show_adjoint(clamp_three, 0.7, 1.3, 0.9)
+    assert "_rt.call(" not in text and "# dispatched" not in text
+    assert "_rt.call(" in ad.show_adjoint(eleven, 0.5, 0.25)  # past ten arguments: the rule
+
+
+@pytest.mark.parametrize("args", [
+    (0.7, 1.3, 0.9), (1.0, 1.0, 1.0), (2.0, 1.0, 1.0), (1.0, 1.0, 2.0), (2.0, 2.0, 1.0), (3.0, 1.0, 1.0),
+    (float("nan"), 1.0, 2.0), (1.0, float("nan"), 0.0), (1.0, 2.0, float("nan")),
+])
+def test_three_arguments_at_ties_and_nan_as_the_run_time_rule(args):
+    got = ad.gradient(clamp_three, *args)
+    want = ad.gradient(clamp_three_of_a_list, *args)
+    assert got == pytest.approx(want, nan_ok=True)
+    y, _ = ad.pullback(clamp_three, *args)
+    assert y == pytest.approx(clamp_three(*args), nan_ok=True)
+
+
+@pytest.mark.parametrize("f, args", [(clamp_three, (0.7, 1.3, 0.9)), (clamp_three, (0.2, 1.3, 3.0)),
+                                     (eleven, (0.5, 0.25)), (eleven, (-0.5, -0.25))])
+def test_several_arguments_away_from_ties(f, args):
+    check_grads(f, *args, order=2)

@@ -1030,6 +1030,23 @@ def {g}(a):
         self.emit(f"{s} = np.sum({h})", ind)
         self.bind(s, S)
 
+    def c_extremum(self, ind=0):
+        """min and max of three or four numbers, straight or in a loop that clamps a
+        running value (ties meet at a clamp's bound: `max(h, 0.0, t)` with h at 0.0)."""
+        self.use("extremum")
+        s, h, i = self.new("s"), self.new("lo"), self.new("i")
+        args = [self.expr(S, 1) for _ in range(self.r.randint(2, 3))]
+        fn = self.pick(["min", "max"])
+        if self.r.random() < 0.5:
+            self.emit(f"{s} = {fn}({', '.join(args)}, {self.const()}) * {self.expr(S, 1)}", ind)
+        else:
+            self.emit(f"{h} = 0.0", ind)
+            self.emit(f"{s} = 0.0", ind)
+            self.emit(f"for {i} in range({self.r.randint(2, 4)}):", ind)
+            self.emit(f"{h} = {fn}({h} * 0.5 + {args[0]}, {', '.join(args[1:])}, {self.const(-0.5, 0.5)})", ind + 1)
+            self.emit(f"{s} = {s} + {h} * {h}", ind + 1)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1271,7 +1288,7 @@ def {g}(a):
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
-        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1),
+        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1),
     ]
 
     def statement(self):

@@ -391,20 +391,6 @@ class CallsMixin:
         self._prims[obj, nargs, kwnames] = got
         return got
 
-    def min_max(self, x, e, obj, fwd):
-        """min(a, b) / max(a, b) of real numbers, inline: the gradient goes to the one Python
-        picks, split evenly at a tie (as np.maximum); None when the call does not fit."""
-        if len(e.args) != 2 or e.keywords or _has_starred(e):
-            return None
-        if any(self.kind_of(a) != REAL for a in e.args) or self.kinds.get(x) != REAL:
-            return None
-        op = "<" if obj is min else ">"
-        fwd.append(f"{x} = {src(e)}")
-        # (the template's own a and b, filled once: `min(c, a)` filled by hand read `c < c`)
-        adjoints = {"a": f"(0.0 if b {op} a else 0.5 * g if a == b else g)",  # (a tie: split)
-                    "b": f"(g if b {op} a else 0.5 * g if a == b else 0.0)"}
-        return self.elementwise(x, list(zip("ab", e.args)), {}, adjoints, "same")
-
     def conjugate(self, x, base):
         def rev(st):
             def body(g, num):

@@ -1,4 +1,5 @@
-"""The reverse pass, operators: ``x op y`` and ``op x`` on numbers, arrays and objects.
+"""The reverse pass, operators: ``x op y`` and ``op x`` on numbers, arrays and objects, and
+the builtin ``min`` and ``max`` of numbers.
 
 Reads the kinds of the operands (from the activity analysis); writes the forward line,
 and a recipe that adds each active operand's contribution to its adjoint. Numbers and
@@ -24,6 +25,7 @@ from .common import NUM, _BITOP_NAMES, _contribution, _pow_const_partial, fill
 
 
 _NUM_CONST = NUMERIC + (CONST,)
+_PLACES = "abcdefhijk"  # the arguments of an inline min or max, in templates (g: the adjoint)
 
 
 class OperatorsMixin:
@@ -120,6 +122,29 @@ class OperatorsMixin:
         opname = "USub" if partial == "-1" else "UAdd"
         fwd.append(f"{x}, {pbn} = _rt.unop({opname!r}, {src(a)})")
         return self.rev_call_pullback(x, pbn, [a])
+
+    def min_max(self, x, e, obj, fwd):
+        """min(a, b, ...) / max(a, b, ...) of real numbers, inline: the gradient goes to the
+        one Python picks, split evenly among the arguments equal to it (a tie, as the
+        run-time rule and np.maximum); None when the call does not fit."""
+        n = len(e.args)
+        if not 2 <= n <= len(_PLACES) or e.keywords or any(a.__class__ is gast.Starred for a in e.args):
+            return None
+        if any(self.kind_of(a) != REAL for a in e.args) or self.kinds.get(x) != REAL:
+            return None
+        fwd.append(f"{x} = {src(e)}")
+        # (the template's own a, b..., filled once: `min(c, a)` filled by hand read `c < c`)
+        places = _PLACES[:n]
+        if n == 2:
+            op = "<" if obj is min else ">"
+            adjoints = {"a": f"(0.0 if b {op} a else 0.5 * g if a == b else g)",  # (a tie: split)
+                        "b": f"(g if b {op} a else 0.5 * g if a == b else 0.0)"}
+        else:  # ans is the one picked: a share to each argument equal to it; NaN only as
+            # the first argument (no comparison with it holds), which Python then gives
+            ties = " + ".join(f"({p} == ans)" for p in places)
+            adjoints = {p: f"(g / ({ties}) if {p} == ans else 0.0)" for p in places[1:]}
+            adjoints["a"] = f"(g / ({ties}) if a == ans else g if ans != ans else 0.0)"
+        return self.elementwise(x, list(zip(places, e.args)), {}, adjoints, "same")
 
     def elementwise(self, x, args, partials, adjoints, prim_kind, extra=None, kinds=None, srcs=None):
         """Reverse of a primitive: b_arg += g * partial (conj, unbroadcast) or a template.
