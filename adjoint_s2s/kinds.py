@@ -16,6 +16,9 @@ import types
 import numpy as np
 
 REAL, COMPLEX, ARRAY, OTHER, CONST = "real", "complex", "array", "other", "const"
+# a cache key's kind of a parameter given None by its default or a keyword: CONST to the
+# passes, which fold its `is None` tests (passes/none_params.py)
+NONE = "none"
 
 KIND = {
     float: REAL,
@@ -206,10 +209,15 @@ def keyword_call_key(fn, args, kwargs):
     for i in range(len(args), len(names)):
         p = names[i]
         v = kwargs[p] if p in kwargs else (defaults[i - first] if first <= i < npos else kw.get(p, MISSING))
-        key += (KIND.get(type(v), OTHER),)
+        key += (_left_kind(v),)
     if fn.__closure__:
         key += tuple([cell_kind(c) for c in fn.__closure__])
     return key
+
+
+def _left_kind(v):
+    """The key's kind of a parameter's default, or of a keyword's value: NONE for None."""
+    return NONE if v is None else KIND.get(type(v), OTHER)
 
 
 def cache_key(fn, arg_kinds, keywords=False):
@@ -230,11 +238,11 @@ def cache_key(fn, arg_kinds, keywords=False):
             if defaults:
                 first = npos - len(defaults)
                 key += tuple(
-                    KIND.get(type(defaults[i - first]), OTHER) for i in range(max(n, first), npos)
+                    _left_kind(defaults[i - first]) for i in range(max(n, first), npos)
                 )
     if code.co_kwonlyargcount and not keywords and not code.co_flags & _VARARGS and len(key) == npos:
         kw = fn.__kwdefaults__ or {}
-        key += tuple([KIND.get(type(kw[p]), OTHER) if p in kw else OTHER
+        key += tuple([_left_kind(kw[p]) if p in kw else OTHER
                       for p in code.co_varnames[npos:npos + code.co_kwonlyargcount]])
     if fn.__closure__:
         key += tuple([cell_kind(c) for c in fn.__closure__])

@@ -23,10 +23,10 @@ import types
 import gast
 
 from . import rules as R, runtime, source
-from .kinds import ARRAY, FIELDS, REAL, TUPLE_ITEMS, VECTOR, static_attr
+from .kinds import ARRAY, CONST, FIELDS, NONE, REAL, TUPLE_ITEMS, VECTOR, static_attr
 from .naming import Namer, names_in
-from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, param_fields, projected, rebound_globals,
-                     reverse, scalarize, self_writes, sparse, tape, text_numbers)
+from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, none_params, param_fields, projected,
+                     rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
 from .passes.reverse.generator import _DISPATCHED
 
 
@@ -53,6 +53,12 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         user_names = user_names | {"iter"}
     self_writes.rewrite_self_writes(node, filename)
     arg_kinds, cell_kinds, fields = _split_key(fn, key)
+    none = ()
+    if NONE in arg_kinds:  # parameters left to None: their tests folded
+        none = none_params.none_parameters(node, arg_kinds)
+        arg_kinds = tuple([CONST if k == NONE else k for k in arg_kinds])
+        none_params.fold_none_tests(node, none)
+        none = none_params.dead_entry_values(node.body, none)
     read = {}
     if fields:  # records' fields read once, at the entry (passes/param_fields.py)
         taken = set(user_names) | set(fn.__code__.co_freevars) | reserved
@@ -71,6 +77,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
     info.param_items = items
+    info.dead_params = set(none)
     extra = set(arg_kinds[len(info.positional):]) if info.vararg else ()
     if extra == {REAL}:  # `*xs` of numbers: a tuple of numbers
         info.param_items[info.vararg] = (REAL, TUPLE_ITEMS)
@@ -138,6 +145,7 @@ class FunctionInfo:
         self.field_arrays = {}  # name a record's array field is read into -> "p.attr"
         self.param_items = {}  # list or tuple parameter -> the kind of all its items (kinds.ITEMS)
         self.param_vectors = set()  # 1-D float64 array parameters (kinds.VECTOR)
+        self.dead_params = set()  # parameters whose value at the entry nothing reads (none_params)
         a = node.args
         self.posonly = [p.id for p in a.posonlyargs]
         self.positional = [p.id for p in a.posonlyargs + a.args]

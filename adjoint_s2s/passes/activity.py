@@ -119,7 +119,7 @@ class Activity(Queries):
             only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
             self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
         self.infer_kinds()
-        self.active = {p for p in info.params if self.kinds.get(p) != CONST}
+        self.active = {p for p in info.params if self.kinds.get(p) != CONST and p not in info.dead_params}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
         self.infer_activity()
         # the max a softmax subtracts: no result depends on its value (invariance.py)
@@ -534,6 +534,8 @@ class Activity(Queries):
 
 
 def _argument_kinds(info, arg_kinds, free_kinds):
+    """The kinds of the parameters and captured variables at the entry; none for a
+    parameter whose value there nothing reads: it has the kinds of what binds it."""
     kinds = {}
     for p, k in zip(info.positional, arg_kinds):
         kinds[p] = k
@@ -550,6 +552,8 @@ def _argument_kinds(info, arg_kinds, free_kinds):
         kinds.setdefault(p, OTHER)
     for v, k in zip(info.freevars, free_kinds):
         kinds[v] = k
+    for p in info.dead_params:
+        kinds.pop(p, None)
     return kinds
 
 

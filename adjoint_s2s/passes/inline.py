@@ -49,7 +49,7 @@ import types
 import gast
 
 from ..naming import names_in
-from . import rebound_globals
+from . import none_params, rebound_globals
 from .inline_callees import arguments, callee, callee_body, local_body, local_defaults
 from .local_functions import DEFS, first_call, fresh_name as _fresh_name, local_defs, local_name, take_out
 from .local_objects import replace_local_objects
@@ -289,6 +289,8 @@ def _expand(s, call, prepared, ctx, record=True):
     renamer = _Rename(rename)
     body = [renamer.visit(st) for st in body]
     ret = renamer.visit(ret)
+    if any(a.__class__ is gast.Constant and a.value is None for a in args):  # `damping=None`
+        body, ret, binds = none_params.fold_inlined(body, ret, binds)
     lasts = _split_assign(s, ret) if isinstance(s, gast.Assign) else None
     if isinstance(s, gast.Expr) and isinstance(ret, gast.Constant) and body:
         lasts = []  # (`add(z)`, returning None: its body alone)

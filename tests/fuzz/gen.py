@@ -1047,6 +1047,34 @@ def {g}(a):
             self.emit(f"{s} = {s} + {h} * {h}", ind + 1)
         self.bind(s, S)
 
+    def c_none_default(self, ind=0):
+        """A parameter left to a default of None, tested and replaced by a number: a helper's
+        (called without it, with None, with a number, by keyword), or f's own."""
+        self.use("none_default")
+        c, s, d = self.new("c"), self.new("s"), self.new("d")
+        k = self.const(0.2, 0.9)
+        form = self.pick([f"    {d} = {k} if {{c}} is None else {{c}}\n    return {{z}} * {d} + math.sin({{z}})",
+                          f"    if {{c}} is None:\n        {{c}} = {k}\n    return {{z}} * {{c}} + math.sin({{z}})",
+                          f"    return {{z}} * ({k} if {{c}} is None else {{c}})"])
+        if self.r.random() < 0.3 and not any("=None" in p for p in self.params):  # f's own parameter
+            self.params = self.params + (f"{c}=None",)  # (the oracle leaves it to its default)
+            body = form.format(c=c, z=self.expr(S, 1)).splitlines()
+            for line in body[:-1]:
+                self.emit(line[4:], ind)
+            self.emit(f"{s} = " + body[-1].strip()[len("return "):], ind)
+            self.bind(s, S)
+            return
+        h = self.new("nd")
+        self.defs.append(f"def {h}(z, {c}=None):\n" + form.format(c=c, z="z") + "\n")
+        arg = self.pick(["", ", None", f", {self.expr(S, 1)}", f", {c}={self.expr(S, 1)}", f", {c}=None"])
+        if self.r.random() < 0.5:
+            self.emit(f"{s} = {h}({self.expr(S, 1)}{arg})", ind)
+        else:
+            self.emit(f"{s} = 0.0", ind)
+            self.emit(f"for {self.new('i')} in range({self.r.randint(2, 4)}):", ind)
+            self.emit(f"{s} = {s} * 0.5 + {h}({s} * 0.3 + {self.expr(S, 1)}{arg})", ind + 1)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1288,7 +1316,7 @@ def {g}(a):
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
-        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1),
+        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1),
     ]
 
     def statement(self):
