@@ -219,7 +219,18 @@ def _inlinable_body(stmts, fname, ctx, shared=frozenset()):
 def _qualifies(call, ctx):
     """Does `g(...)`, called in the body of a callee being checked, qualify itself (then
     it is inlined in turn where that body lands, or else called: it writes into nothing
-    either way)? Callees being checked count as not: no recursion, direct or mutual."""
+    either way)? Callees being checked count as not: no recursion, direct or mutual. g
+    may be another local function of the caller's (`step` calling `accel`, both defined
+    in the caller): the inlined body reads the caller's `accel` when the call would."""
+    local = (getattr(ctx, "local_defs", None) or {}).get(call.func.id)
+    if local is not None:
+        if local in ctx.checking or len(ctx.checking) >= MAX_DEPTH:
+            return False
+        ctx.checking.add(local)
+        try:
+            return local_body(local, call, ctx) is not None
+        finally:
+            ctx.checking.discard(local)
     g = callee(call, ctx)
     if g is None or g in ctx.checking or len(ctx.checking) >= MAX_DEPTH:
         return False
