@@ -136,7 +136,8 @@ REFUSED = [
 
 # called where they are defined, most of them are inlined (passes/inline.py): the inlined
 # body reads the variables when it runs, as the closure would, and the gradient is right
-STILL_CALLED = [called_through_another_name, called_by_another_local_function, handed_on_then_rebound]
+# (a local function called by another one too, both inlined where the outer one is called)
+STILL_CALLED = [called_through_another_name, handed_on_then_rebound]
 
 
 @pytest.fixture
