@@ -10,6 +10,7 @@ cache all read kinds from here.
     ('real', 'complex', 'const', 'other')
 """
 import abc
+import collections
 import dis
 import types
 
@@ -132,6 +133,9 @@ def field_kinds(args, vectors=True):
             continue
         if t in KIND:
             continue
+        if t.__base__ is tuple and _namedtuple(t):  # its fields are its items: never rebound
+            out += ((i, tuple([(k, _value_kind(v)) for k, v in zip(t._fields, a)])),)
+            continue
         home = getattr(t, "__module__", None)
         if type(home) is not str or home in _NOT_RECORDS or home.startswith(("adjoint_s2s", "numpy")):
             continue
@@ -164,6 +168,23 @@ def items_kind(seq):
 _REAL_ITEMS = frozenset((float, int, np.float64))
 _F8 = np.dtype(np.float64)
 _VECTOR_FIELDS = ((VECTOR, REAL),)
+
+
+def _namedtuple(cls):
+    """Is cls a class made by collections.namedtuple or typing.NamedTuple (a tuple whose
+    fields are read by position), with no attribute lookup of its own?"""
+    fields = cls.__dict__.get("_fields")
+    return (type(fields) is tuple and len(fields) <= _MAX_FIELDS
+            and all(type(cls.__dict__.get(f)) is _TUPLE_FIELD for f in fields)
+            and "__getattribute__" not in cls.__dict__ and "__getattr__" not in cls.__dict__)
+
+
+_TUPLE_FIELD = type(collections.namedtuple("_Probe", "a").a)
+
+
+def _value_kind(v):
+    k = KIND.get(type(v), OTHER)
+    return OTHER if k == ARRAY and not number_array(v) else k
 
 
 def _field_kind(cls, name, v):

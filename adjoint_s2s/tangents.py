@@ -170,6 +170,13 @@ class Tangent:
             n = max(len(self._elements), len(other))
             els = tuple(add(_at(self._elements, i), _at(other, i)) for i in range(n))
             return Tangent(self.primal_type, *els)
+        names = _positional_names(self.primal_type)
+        if type(other) in (tuple, list) and names is not None and len(other) <= len(names):
+            # a namedtuple's tangent by field (`p.k` read) and by position (`for v in p`)
+            fields = dict(self._fields)
+            for k, v in zip(names, other):
+                fields[k] = add(fields.get(k), v)
+            return Tangent(self.primal_type, **fields)
         if isinstance(other, numbers.Number) and other == 0:
             return self  # sum() starts from 0
         # a "natural" tangent (e.g. a Point from a custom adjoint) meets a structural one

@@ -47,6 +47,7 @@ _SEQUENCES = (ITEMS, TUPLE_ITEMS, DICT_ITEMS)  # kinds.field_kinds' entries of l
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
             gast.Delete, gast.Yield, gast.YieldFrom, gast.Await, gast.Import, gast.ImportFrom)
+_COMPUTED = (gast.Call, gast.BinOp, gast.UnaryOp)
 _WRITING = frozenset(("__dict__", "__class__", "__setattr__", "__delattr__", "__getattribute__"))
 _DATA = frozenset((int, float, complex, bool, str, bytes, type(None)))
 _LIBRARIES = frozenset(("numpy", "scipy", "math", "cmath"))
@@ -182,8 +183,12 @@ def _plain_call(func, local, fn, globals_):
     while isinstance(func, gast.Attribute):
         path.append(func.attr)
         func = func.value
-    if not path or not isinstance(func, gast.Name):
+    if not path:
         return False  # (FUNCS[0](x), f()(x): whatever they hold)
+    if func.__class__ in _COMPUTED:
+        return True  # a method of what the body computed (`np.tanh(z).sum()`), whose parts the walk checks
+    if not isinstance(func, gast.Name):
+        return False
     if func.id in local:
         return True  # a method of a local value (x.sum(), A.T.dot(b))
     v = globals_.get(func.id)
