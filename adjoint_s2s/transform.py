@@ -25,8 +25,8 @@ import gast
 from . import rules as R, runtime, source
 from .kinds import ARRAY, CONST, FIELDS, NONE, REAL, TUPLE_ITEMS, VECTOR, static_attr
 from .naming import Namer, names_in
-from .passes import (activity, anf, check, cleanup, codegen, inline, lazy, none_params, param_fields, projected,
-                     rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
+from .passes import (activity, anf, check, cleanup, codegen, inline, item_vars, lazy, none_params, param_fields,
+                     projected, rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
 from .passes.reverse.generator import _DISPATCHED
 
 
@@ -59,6 +59,9 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         arg_kinds = tuple([CONST if k == NONE else k for k in arg_kinds])
         none_params.fold_none_tests(node, none)
         none = none_params.dead_entry_values(node.body, none)
+    made = item_vars.item_variables(node, user_names | set(fn.__code__.co_freevars) | reserved)
+    if made:  # a local list or dict used item by item at constant places: one name per item
+        user_names = user_names | made
     read = {}
     if fields:  # records' fields read once, at the entry (passes/param_fields.py)
         taken = set(user_names) | set(fn.__code__.co_freevars) | reserved

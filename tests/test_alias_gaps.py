@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.testing import numerical_gradient
+from adjoint_s2s.testing import check_grads, numerical_gradient
 
 
 def _line(f, text):
@@ -61,7 +61,7 @@ def same_list_twice(a):
     inner = [0.0, 0.0]
     rows = [inner, inner]
     rows[0][0] = a[0]
-    return rows[1][0] * a[1]
+    return rows[1][0] * a[1] * (len(rows) - 1)  # (len: rows stays a list, passes/item_vars.py)
 
 
 def appended_twice(a):
@@ -89,7 +89,24 @@ def dict_of_one_list(a):
     inner = [0.0, 0.0]
     d = {"x": inner, "y": inner}
     d["x"][0] = a[0]
-    return d["y"][0] * a[1]
+    return d["y"][0] * a[1] * (len(d) - 1)  # (len: d stays a dict, passes/item_vars.py)
+
+
+def items_as_names(a):
+    inner = [0.0, 0.0]
+    rows = [inner, inner]
+    d = {"x": inner, "y": rows[1]}
+    rows[0][0] = a[0]
+    d["x"][1] = a[1] * rows[1][0]
+    return rows[1][0] * a[1] + d["y"][1] * inner[1]
+
+
+def test_items_held_twice_by_a_container_used_item_by_item_are_names_aliasing_one():
+    # rows and d are used only at constant places: their items are variables, which
+    # name one list, and a write through one shows through the others (as in Python)
+    a = np.array([1.0, 2.0])
+    assert ad.pullback(items_as_names, a)[0] == items_as_names(a.copy())
+    check_grads(items_as_names, a)
 
 
 @pytest.mark.parametrize("f,item,container", [

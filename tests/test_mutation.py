@@ -22,6 +22,7 @@ import pytest
 
 import adjoint_s2s as ad
 from adjoint_s2s.errors import AdjointError, MissingAdjointError
+from adjoint_s2s.passes import item_vars
 from adjoint_s2s.testing import check_grads, isapprox, numerical_gradient
 
 from . import mutation_funcs as M
@@ -163,8 +164,19 @@ def same(a, b):
 # ----- the table ------------------------------------------------------------------------------
 
 
+@pytest.fixture(params=["items as variables", "containers"])
+def item_variables(request):
+    """Both ways of a local list or dict used item by item at constant places: its items
+    as variables (passes/item_vars.py), and the container's own copy-on-write code."""
+    item_vars.ENABLED[0] = request.param == "items as variables"
+    ad.refresh()
+    yield
+    item_vars.ENABLED[0] = True
+    ad.refresh()
+
+
 @pytest.mark.parametrize("fn, args", ROWS)
-def test_mutation(fn, args):
+def test_mutation(fn, args, item_variables):
     y, _ = ad.pullback(fn, *fresh(args))
     want_y = fn(*fresh(args))
     assert isapprox(y, want_y, rtol=1e-12, atol=1e-12), f"primal {y!r}, Python gives {want_y!r}"

@@ -1075,6 +1075,30 @@ def {g}(a):
             self.emit(f"{s} = {s} * 0.5 + {h}({s} * 0.3 + {self.expr(S, 1)}{arg})", ind + 1)
         self.bind(s, S)
 
+    def c_state_items(self, ind=0):
+        """A state kept in a local list or dict and updated by position or key in a loop
+        (its items become variables, passes/item_vars.py), sometimes also measured, which
+        keeps it a container; sometimes an item is an array."""
+        self.use("state_items")
+        st, s, i = self.new("st"), self.new("s"), self.new("i")
+        arr = self.r.random() < 0.25
+        a = self.expr(V, 1) if arr else self.expr(S, 1)
+        if self.r.random() < 0.5:
+            self.emit(f"{st} = {{'p': {a}, 'q': {self.expr(S, 1)}, 'r': {self.const()}}}", ind)
+            P, Q, R = f"{st}['p']", f"{st}['q']", f"{st}['r']"
+        else:
+            self.emit(f"{st} = [{a}, {self.expr(S, 1)}, {self.const()}]", ind)
+            P, Q, R = f"{st}[0]", f"{st}[1]", f"{st}[-1]"
+        sP = f"np.sum({P})" if arr else P
+        self.emit(f"for {i} in range({self.r.randint(2, 4)}):", ind)
+        self.emit(f"{Q} = {Q} * 0.5 - 0.1 * {sP} * {self.expr(S, 1)}", ind + 1)
+        self.emit(f"{P} = {P} * 0.9 + 0.2 * math.sin({Q}) + {R} * 0.1", ind + 1)
+        if self.r.random() < 0.3:
+            self.emit(f"{R} = {Q} * {self.const(0.2, 0.8)}", ind + 1)
+        tail = self.pick([f"{sP} * {Q}", f"{sP} + {R}", f"{Q} * {self.expr(S, 1)}", f"{sP} + {Q} * len({st})"])
+        self.emit(f"{s} = {tail}", ind)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1316,7 +1340,7 @@ def {g}(a):
         ("params", 1), ("held", 1), ("other_name", 1), ("record", 1), ("maybe_bound", 1),
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
-        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1),
+        ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1), ("state_items", 1),
     ]
 
     def statement(self):
