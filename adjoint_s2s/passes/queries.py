@@ -27,7 +27,6 @@ _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
 NUMERIC = (REAL, COMPLEX, ARRAY)
 
-
 _BY_METHOD = (round, math.floor, math.ceil, math.trunc)  # of an object: its __round__ & co.
 _INT_OF_NUMBERS = frozenset(
     (math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.floor, math.ceil, math.trunc)
@@ -180,10 +179,11 @@ class Queries:
         call (emit's data guard checks each item's type), so a list changed later (an
         object appended) gets code made again."""
         if self._global_items is None:
-            # len(XS) reads no item: allowed too
-            sized = {id(c) for c in gast.walk(self.fn) if isinstance(c, gast.Call)
-                     and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], gast.Name)
-                     and self.resolve(c.func) is len}
+            # len(XS) reads no item, `for x in XS` reads each: allowed too
+            sized = {id(c) for c in gast.walk(self.fn) if isinstance(c, gast.Call) and len(c.args) == 1
+                     and not c.keywords and isinstance(c.args[0], gast.Name) and self.resolve(c.func) is len}
+            sized.update(id(s.iter) for s in walk_block(self.fn.body)
+                         if s.__class__ is gast.For and s.iter.__class__ is gast.Name)
             self._global_items = item_reads_only(
                 self.fn, {n.id for n in gast.walk(self.fn) if isinstance(n, gast.Name)} - self.locals,
                 any_key=True, also=sized)
@@ -250,10 +250,10 @@ class Queries:
         k = self.kind_of(it)
         if k == ARRAY:
             return ARRAY
-        if isinstance(it, gast.Name) and it.id in self.list_items:
-            return self.list_items[it.id]  # a list display of numbers, only read
-        if isinstance(it, gast.Name) and it.id in self.range_names:
-            return REAL
+        if isinstance(it, gast.Name):
+            if it.id in self.list_items:
+                return self.list_items[it.id]  # a list display of numbers, only read
+            return REAL if it.id in self.range_names else self.global_items_kind(it.id)  # (`for x in XS`)
         return OTHER
 
     def expr_kind(self, e):
