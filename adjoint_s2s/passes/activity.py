@@ -31,6 +31,7 @@ import gast
 
 from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL
 from ..naming import names_in
+from .appended import appendable_lists, appended_kind, with_appended
 from .casts import casts_to_integers
 from .invariance import shift_free
 from .liveness import live_after, stmt_targets
@@ -114,6 +115,7 @@ class Activity(Queries):
         self._global_items = None  # computed when first asked for
         self._values = None  # names bound once -> their values: when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
+        self._appends = appendable_lists(self)  # lists built by appending, only read: appended.py
         if info.param_items:  # list, tuple, dict arguments of items of one kind, only read
             only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
             only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
@@ -150,7 +152,7 @@ class Activity(Queries):
                     t = s.targets[0].id
                     got = memo.get(id(s))
                     if got is None:
-                        deps = tuple(self.reads(s.value))
+                        deps = with_appended(self, tuple(self.reads(s.value)))
                     else:
                         deps = got[0]
                     read.update(deps)
@@ -165,7 +167,7 @@ class Activity(Queries):
                     if t in read and old != (kinds[t], tuple_elts.get(t), dict_elts.get(t), lists.get(t)):
                         stale = True
                 elif isinstance(s, gast.For):
-                    read.update(self.reads(s.iter))
+                    read.update(with_appended(self, tuple(self.reads(s.iter))))
                     k = self.iter_item_kind(s.iter)
                     t = s.target.id
                     old = (kinds.get(t), tuple_elts.get(t))
@@ -187,6 +189,22 @@ class Activity(Queries):
             # kind with itself), and that round would change nothing
             if kinds == before or not stale:
                 break
+
+    def iter_item_kind(self, it):
+        if self._appends and it.__class__ is gast.Name and it.id in self._appends:
+            return appended_kind(self, it.id)  # `for y in ys`, ys built by appending
+        elts = self.tuple_elts.get(it.id) if it.__class__ is gast.Name else None
+        if elts and len(set(elts)) == 1 and elts[0] in (REAL, ARRAY):
+            return elts[0]  # `for v in (1.0, 2.0)`: a tuple of numbers
+        return super().iter_item_kind(it)
+
+    def call_kind(self, e):
+        a = e.args[0] if len(e.args) == 1 and not e.keywords and self._appends else None
+        if a.__class__ is gast.Name and a.id in self._appends and self.resolve(e.func) in (sum, min, max):
+            k = appended_kind(self, a.id)  # sum(ys) of ys built by appending numbers (or arrays: a sum)
+            if k == REAL or k == ARRAY and self.resolve(e.func) is sum:
+                return k
+        return super().call_kind(e)
 
     def assign_kind(self, s, t):
         """The kind of `t = value` (s), and the item kinds of t when the value is a tuple,

@@ -1,0 +1,87 @@
+"""Lists built by appending (a list comprehension, normalised), then only read: the kind
+of their items.
+
+``ys = [k * v for v in vs]`` is normalised into ``ys = []`` and a loop of
+``ys.append(mul)``; ``s = sum(ys)`` or ``for y in ys`` then read it. A list written into
+has no static kind for its items, so everything computed from them was dispatched at
+run time (about 140 times the plain call for a comprehension summed in a loop). Where
+the list is bound once, to a list display, and is otherwise only appended to (one
+positional argument, a statement of its own) and read (``x = ys[key]``, ``for y in
+ys``, ``zip(ys, ...)``, ``len(ys)``, ``sum(ys)``, ``min(ys)``, ``max(ys)``: never
+passed, returned, captured or written into another way), every item it ever holds is
+one of the display's or one appended: its items' kind is the join of theirs
+(activity.py asks ``appended_kind`` where a loop goes over the list or a sum reads it).
+"""
+import builtins
+
+import gast
+
+from ..kinds import ARRAY, OTHER, REAL
+from .queries import item_reads_only
+
+_READERS = (builtins.sum, builtins.min, builtins.max, builtins.len)
+
+
+def appendable_lists(facts):
+    """{name: (the display's items, the atoms appended)} of the lists of the function
+    (facts: an Activity being made) built so and only read (module docstring)."""
+    displays = {}
+    for s in facts._stmts:
+        if (s.__class__ is gast.Assign and s.targets[0].__class__ is gast.Name and s.value.__class__ is gast.List
+                and s.targets[0].id in facts._once and not any(x.__class__ is gast.Starred for x in s.value.elts)):
+            displays[s.targets[0].id] = tuple(s.value.elts)
+    if not displays:
+        return {}
+    group = {n: n for n in displays}  # a name -> the list's first name (`ys = lst` names lst's list)
+    also = set()  # the nodes of the reads, appends and copies allowed (their names are not uses)
+    for s in facts._stmts:
+        if (s.__class__ is gast.Assign and s.targets[0].__class__ is gast.Name and s.value.__class__ is gast.Name
+                and s.value.id in group and s.targets[0].id in facts._once and s.targets[0].id not in group):
+            group[s.targets[0].id] = group[s.value.id]
+            also.add(id(s.value))
+    appends = {n: [] for n in displays}
+    for s in facts._stmts:
+        cls = s.__class__
+        v = s.value if cls is gast.Assign or cls is gast.Expr else None
+        if v.__class__ is gast.Call and not v.keywords:
+            f = v.func
+            if (cls is gast.Expr and f.__class__ is gast.Attribute and f.attr == "append" and len(v.args) == 1
+                    and f.value.__class__ is gast.Name and f.value.id in group):
+                appends[group[f.value.id]].append(v.args[0])
+                also.add(id(f.value))
+            elif v.args and all(a.__class__ is gast.Name for a in v.args):
+                obj = facts.resolve(f)
+                if obj is zip or (obj in _READERS and len(v.args) == 1):
+                    also.add(id(v))
+        elif cls is gast.For and s.iter.__class__ is gast.Name:
+            also.add(id(s.iter))
+    only = item_reads_only(facts.fn, set(group), any_key=True, also=also)
+    whole = {g for g in displays if all(n in only for n, h in group.items() if h == g)}
+    return {n: (displays[g], tuple(appends[g])) for n, g in group.items() if g in whole and appends[g]}
+
+
+def appended_kind(facts, name):
+    """The kind of every item of the appended list `name`: REAL or ARRAY when the
+    display's items and the atoms appended all have that one kind (an atom not yet
+    given a kind: OTHER, as a name read before it is bound), else OTHER."""
+    elts, atoms = facts._appends[name]
+    kind = None
+    for a in elts + atoms:
+        k = facts.kinds.get(a.id) if a.__class__ is gast.Name else facts.kind_of(a)
+        if k is None or (kind is not None and k != kind):
+            return OTHER
+        kind = k
+    return kind if kind in (REAL, ARRAY) else OTHER
+
+
+def with_appended(facts, names):
+    """names, and the atoms appended to those of them that are appended lists (what the
+    kind of a read of one of them rests on)."""
+    got = facts._appends
+    if not got or got.keys().isdisjoint(names):
+        return names
+    out = list(names)
+    for n in names:
+        if n in got:
+            out.extend(a.id for a in got[n][1] if a.__class__ is gast.Name)
+    return tuple(out)
