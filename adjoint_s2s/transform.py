@@ -61,7 +61,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         none = none_params.dead_entry_values(node.body, none)
     made = item_vars.item_variables(node, user_names | set(fn.__code__.co_freevars) | reserved)
     if made:  # a local list or dict used item by item at constant places: one name per item
-        user_names = user_names | made
+        user_names = user_names | set(made)
     read = {}
     if fields:  # records' fields read once, at the entry (passes/param_fields.py)
         taken = set(user_names) | set(fn.__code__.co_freevars) | reserved
@@ -69,6 +69,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         user_names = user_names | set(read)
     items = param_fields.known_items(node, fn, globals_, arg_kinds, cell_kinds, fields) if fields else {}
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
+    namer.shown.update(made)  # (`s[0]` in messages, not s_0)
     rebound = rebound_globals.rebound_names(fn, node, user_names)
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),

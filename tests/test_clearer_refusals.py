@@ -220,6 +220,7 @@ def nested_state(w, x):
     return sum(layer["h"] for layer in state["layers"])
 
 
+@pytest.mark.usefixtures("containers_kept")
 def test_messages_name_the_users_expressions():
     with pytest.raises(ad.AdjointError) as info:
         ad.gradient(grid_dict, 0.1, np.array([0.0, 1.0, 0.5, 0.2, 0.0]))

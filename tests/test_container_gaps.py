@@ -208,6 +208,7 @@ RUN_TIME = [
 
 
 @pytest.mark.parametrize("fn, call, words", RUN_TIME, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.usefixtures("containers_kept")
 def test_an_inner_list_changed_by_a_callee_is_refused_when_it_runs(fn, call, words):
     where = f"at {inspect.getsourcefile(fn)}, line {line_of(fn, call)}"
     for run in (lambda: ad.gradient(fn, 0.7), lambda: ad.pullback(fn, 0.7)[1](1.0)):

@@ -84,6 +84,7 @@ REFUSED = [subscript_write_dict, subscript_write_list, augmented_through_element
 
 
 @pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)
+@pytest.mark.usefixtures("containers_kept")
 def test_refused_with_both_names(f):
     with pytest.raises(ad.UnsupportedSyntaxError, match=r"while `inner` may name the same object") as info:
         ad.gradient(f, 1.5)
@@ -256,6 +257,7 @@ MORE = [tuple_item_changed, list_comprehension_rows, rows_of_an_array, rows_of_a
 
 
 @pytest.mark.parametrize("f", MORE, ids=lambda f: f.__name__)
+@pytest.mark.usefixtures("containers_kept")
 def test_every_way_to_the_element_is_refused(f):
     # each gave the unchanged value (and its gradient) before
     with pytest.raises(ad.UnsupportedSyntaxError, match=r"may name the same object or share its memory"):
@@ -517,6 +519,7 @@ WRITTEN_BY_NAME = [write_then_read_through_a_list, augmented_then_read_through_a
 
 
 @pytest.mark.parametrize("f", WRITTEN_BY_NAME, ids=lambda f: f.__name__)
+@pytest.mark.usefixtures("containers_kept")
 def test_a_change_through_its_own_name_while_a_holder_is_read_is_refused(f):
     with pytest.raises((ad.MutationError, ad.UnsupportedSyntaxError)) as err:
         ad.pullback(f, 1.5)

@@ -225,6 +225,7 @@ def test_a_list_appended_to_through_a_field_of_a_kept_object_is_followed():
 
 
 @pytest.mark.parametrize("f", [append_through_an_item, append_through_a_name], ids=lambda f: f.__name__)
+@pytest.mark.usefixtures("containers_kept")
 def test_a_container_changed_through_what_was_read_from_another_is_refused(f):
     # the gradient of what is read back through the outer container would not reach the
     # appended value (it was a silent zero): refused, naming both names and the line

@@ -193,3 +193,32 @@ def test_gradients_agree_with_the_same_code_written_with_names(mod):
 
     assert ad.gradient(mod.list_state, 0.9)[0] == pytest.approx(ad.gradient(with_names, 0.9)[0], rel=1e-14)
     assert math.isfinite(ad.gradient(mod.list_state, 0.9)[0])
+
+
+# ----- the shapes the containers' own code refuses, with their items as variables -----
+#
+# A list or dict holding an object that the function then changes in place through the
+# list (`p[0][0] = x`) or through its own name while the list is read, used only at
+# constant places: its items are names of that object, and a change through one shows
+# through the others as the aliases of names do. Their value and gradient are Python's
+# (with containers kept, tests/test_held_elsewhere.py and tests/test_inactive_writes.py
+# show them refused); what is still refused names the user's expression (`C[0]`).
+
+def _shapes():
+    from . import test_held_elsewhere as H, test_inactive_writes as W
+
+    return (list(H.REFUSED) + list(H.MORE) + list(H.WRITTEN_BY_NAME)
+            + [W.append_through_an_item, W.append_through_a_name])
+
+
+@pytest.mark.parametrize("f", _shapes(), ids=lambda f: f.__name__)
+def test_what_containers_refuse_is_right_or_refused_with_items_as_variables(f):
+    x = 1.5
+    try:
+        y, back = ad.pullback(f, x)
+    except (ad.UnsupportedSyntaxError, ad.MutationError) as exc:
+        msg = str(exc)
+        assert "_0`" not in msg and "_1`" not in msg and "_a`" not in msg  # (the user's `C[0]`)
+        return
+    assert y == pytest.approx(f(x))
+    check_grads(f, x)

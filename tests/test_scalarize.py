@@ -17,6 +17,10 @@ from adjoint_s2s.errors import AdjointError
 
 _rng = np.random.default_rng(3820001)
 
+# (these shapes are turned into names before scalarize runs, passes/item_vars.py: the
+# tests of this pass keep the dicts)
+pytestmark = pytest.mark.usefixtures("containers_kept")
+
 
 def by_names(a, b):
     x = 1.0

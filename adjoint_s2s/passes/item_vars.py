@@ -38,11 +38,12 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def item_variables(fn_node, taken):
-    """Rewrite fn_node (before normalisation) in place; returns the names it made (to add
-    to the names taken). taken: every name the function's code may mention."""
+    """Rewrite fn_node (before normalisation) in place; returns {name made: the user's
+    expression it stands for, `s[0]`} (the names are taken now; messages spell the
+    expressions, naming.Namer.shown). taken: every name the function's code may mention."""
     body = fn_node.body
     if not ENABLED[0]:
-        return set()
+        return {}
     cands = {}
     for i, s in enumerate(body):
         if (s.__class__ is gast.Assign and len(s.targets) == 1 and s.targets[0].__class__ is gast.Name
@@ -51,12 +52,12 @@ def item_variables(fn_node, taken):
             if places is not None:
                 cands.setdefault(s.targets[0].id, []).append((i, s, places))
     if not cands:
-        return set()
+        return {}
     a = fn_node.args
     params = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]}
     cands = {n: c[0] for n, c in cands.items() if len(c) == 1 and n not in params}
     uses = _uses(fn_node, cands)
-    made, split = set(), {}
+    made, split = {}, {}
     for name, (at, stmt, places) in cands.items():
         got = uses.get(name)
         if got is None or any(i <= at for i, _, _ in got):
@@ -68,8 +69,8 @@ def item_variables(fn_node, taken):
             keys = {c: c for _, _, c in got if c in places}
         if len(keys) != len({c for _, _, c in got}):
             continue  # a place the display does not have: Python's IndexError or KeyError, or a new key
-        names = {k: _fresh(name, k, taken | made) for k in places}
-        made.update(names.values())
+        names = {k: _fresh(name, k, taken | set(made)) for k in places}
+        made.update({v: _spelled(name, k) for k, v in names.items()})
         split[id(stmt)] = _display_items(stmt, names, places)
         for _, sub, c in got:
             sub.new = names[keys[c]]
@@ -144,6 +145,12 @@ def _walk(stmt):
                 stack.extend((x, node, f, inner) for x in reversed(v) if isinstance(x, gast.AST))
             elif isinstance(v, gast.AST):
                 stack.append((v, node, f, inner))
+
+
+def _spelled(name, key):
+    """`name[key]` as a tree, for the messages."""
+    return gast.Subscript(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                          slice=gast.Constant(value=key, kind=None), ctx=gast.Load())
 
 
 def _fresh(name, key, taken):
