@@ -61,6 +61,38 @@ def arrays_appended(w):
     return float(np.sum(total * total))
 
 
+def horner_reversed(k):
+    coefs = (1.0, -0.5, 0.25, -0.125)
+    s = 0.0
+    for i in range(10):
+        x = 0.1 * i * k
+        y = 0.0
+        for c in reversed(coefs):
+            y = y * x + c
+        s = s + y
+    return s
+
+
+def reversed_and_copied(k):
+    ys = [k * v for v in (0.3, -1.0, 2.0)]
+    s = 0.0
+    for y in reversed(ys):
+        s = s * 0.5 + y
+    for y in tuple(ys):
+        s = s + y * y
+    return s
+
+
+def a_copy_written_into(k):
+    ys = [k * v for v in (0.3, -1.0, 2.0)]
+    zs = list(ys)
+    zs.append(np.array([k, k]))  # (the copy's items are not ys's: an array among numbers)
+    s = 0.0
+    for z in zs:
+        s = s + float(np.sum(z * z))
+    return s
+
+
 # ----- left to run-time dispatch -----
 
 def mixed_kinds(k):
@@ -98,7 +130,8 @@ def mod(tmp_path_factory):
     return module_from_source(tmp_path_factory.mktemp("appended_lists"), "appended_lists_mod", SOURCE)
 
 
-@pytest.mark.parametrize("name", ["comprehension_summed", "generator_summed", "zipped", "history"])
+@pytest.mark.parametrize("name", ["comprehension_summed", "generator_summed", "zipped", "history", "horner_reversed",
+                                  "reversed_and_copied"])
 def test_items_of_appended_lists_keep_their_kind(mod, name):
     f = getattr(mod, name)
     text = ad.show_adjoint(f, 0.9)
@@ -114,7 +147,7 @@ def test_arrays_appended(mod):
     check_grads(mod.arrays_appended, w)
 
 
-@pytest.mark.parametrize("name", ["mixed_kinds", "passed_on", "read_while_building"])
+@pytest.mark.parametrize("name", ["mixed_kinds", "passed_on", "read_while_building", "a_copy_written_into"])
 def test_lists_used_another_way_stay_dispatched_and_right(mod, name):
     f = getattr(mod, name)
     assert ad.pullback(f, 0.9)[0] == f(0.9)

@@ -31,7 +31,7 @@ import gast
 
 from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL
 from ..naming import names_in
-from .appended import appendable_lists, appended_kind, with_appended
+from .appended import ItemKinds, appendable_lists, with_appended
 from .casts import casts_to_integers
 from .invariance import shift_free
 from .liveness import live_after, stmt_targets
@@ -74,7 +74,7 @@ _COUNTED = object()  # a loop target's binding by a loop over a range
 _INT_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
 
 
-class Activity(Queries):
+class Activity(ItemKinds, Queries):
     """The result of the analysis (read-only once ``analyse`` returns it)."""
 
     def __init__(self, fn_node, info, arg_kinds, free_kinds, user_names):
@@ -190,22 +190,6 @@ class Activity(Queries):
             if kinds == before or not stale:
                 break
 
-    def iter_item_kind(self, it):
-        if self._appends and it.__class__ is gast.Name and it.id in self._appends:
-            return appended_kind(self, it.id)  # `for y in ys`, ys built by appending
-        elts = self.tuple_elts.get(it.id) if it.__class__ is gast.Name else None
-        if elts and len(set(elts)) == 1 and elts[0] in (REAL, ARRAY):
-            return elts[0]  # `for v in (1.0, 2.0)`: a tuple of numbers
-        return super().iter_item_kind(it)
-
-    def call_kind(self, e):
-        a = e.args[0] if len(e.args) == 1 and not e.keywords and self._appends else None
-        if a.__class__ is gast.Name and a.id in self._appends and self.resolve(e.func) in (sum, min, max):
-            k = appended_kind(self, a.id)  # sum(ys) of ys built by appending numbers (or arrays: a sum)
-            if k == REAL or k == ARRAY and self.resolve(e.func) is sum:
-                return k
-        return super().call_kind(e)
-
     def assign_kind(self, s, t):
         """The kind of `t = value` (s), and the item kinds of t when the value is a tuple,
         a dict display or what a call returns (a tuple), t bound once."""
@@ -260,10 +244,8 @@ class Activity(Queries):
                 also.add(id(v))
         return item_reads_only(self.fn, cands, any_key=True, also=also) if cands else frozenset()
 
-    def _zip_items(self, it):
-        """The kinds of the items of the tuples a loop over `it` gets, when `it` is a name
-        bound once to zip(a, b, ...) (the builtin) of names: each what a loop over its
-        argument gets; else None."""
+    def _value_of(self, it):
+        """What the name `it` is bound to, when it is bound once (else None)."""
         if it.__class__ is not gast.Name or it.id not in self._once:
             return None
         if self._values is None:
@@ -271,7 +253,13 @@ class Activity(Queries):
                 st.targets[0].id: st.value for st in self._stmts
                 if st.__class__ is gast.Assign and st.targets[0].__class__ is gast.Name and st.targets[0].id in self._once
             }
-        call = self._values.get(it.id)
+        return self._values.get(it.id)
+
+    def _zip_items(self, it):
+        """The kinds of the items of the tuples a loop over `it` gets, when `it` is a name
+        bound once to zip(a, b, ...) (the builtin) of names: each what a loop over its
+        argument gets; else None."""
+        call = self._value_of(it)
         if (
             call.__class__ is not gast.Call
             or call.keywords

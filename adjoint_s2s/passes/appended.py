@@ -1,5 +1,6 @@
 """Lists built by appending (a list comprehension, normalised), then only read: the kind
-of their items.
+of their items; and the other item kinds of loops the analysis adds (``ItemKinds``: a
+tuple of numbers, `reversed(xs)`, `tuple(xs)`).
 
 ``ys = [k * v for v in vs]`` is normalised into ``ys = []`` and a loop of
 ``ys.append(mul)``; ``s = sum(ys)`` or ``for y in ys`` then read it. A list written into
@@ -19,7 +20,10 @@ import gast
 from ..kinds import ARRAY, OTHER, REAL
 from .queries import item_reads_only
 
-_READERS = (builtins.sum, builtins.min, builtins.max, builtins.len)
+_READERS = (builtins.sum, builtins.min, builtins.max, builtins.len, builtins.reversed, builtins.tuple)
+# builtins whose items are their argument's, and that make nothing one could write into
+# later (`list(xs)`, `sorted(xs)` do: what is appended to them has a kind of its own)
+_SAME_ITEMS = (reversed, tuple)
 
 
 def appendable_lists(facts):
@@ -51,7 +55,7 @@ def appendable_lists(facts):
                 also.add(id(f.value))
             elif v.args and all(a.__class__ is gast.Name for a in v.args):
                 obj = facts.resolve(f)
-                if obj is zip or (obj in _READERS and len(v.args) == 1):
+                if obj is zip or (any(obj is r for r in _READERS) and len(v.args) == 1):
                     also.add(id(v))
         elif cls is gast.For and s.iter.__class__ is gast.Name:
             also.add(id(s.iter))
@@ -85,3 +89,33 @@ def with_appended(facts, names):
         if n in got:
             out.extend(a.id for a in got[n][1] if a.__class__ is gast.Name)
     return tuple(out)
+
+
+class ItemKinds:
+    """The item kinds Activity (passes/activity.py) adds to the Queries' own: of lists
+    built by appending, of tuples of numbers, and of `reversed(xs)` and `tuple(xs)`
+    bound to a name (the items of xs)."""
+
+    def iter_item_kind(self, it):
+        if self._appends and it.__class__ is gast.Name and it.id in self._appends:
+            return appended_kind(self, it.id)  # `for y in ys`, ys built by appending
+        elts = self.tuple_elts.get(it.id) if it.__class__ is gast.Name else None
+        if elts and len(set(elts)) == 1 and elts[0] in (REAL, ARRAY):
+            return elts[0]  # `for v in (1.0, 2.0)`: a tuple of numbers
+        got = super().iter_item_kind(it)
+        call = self._value_of(it) if got == OTHER else None
+        if call.__class__ is gast.Call and len(call.args) == 1 and call.args[0].__class__ is gast.Name:
+            f = self.resolve(call.func)
+            if any(f is g for g in _SAME_ITEMS) and not call.keywords:
+                return self.iter_item_kind(call.args[0])  # `for c in reversed(coefs)`: coefs' items
+        return got
+
+    def call_kind(self, e):
+        a = e.args[0] if len(e.args) == 1 and not e.keywords and self._appends else None
+        f = self.resolve(e.func) if a.__class__ is gast.Name and a.id in self._appends else None
+        if f is sum or f is min or f is max:
+            k = appended_kind(self, a.id)  # sum(ys) of ys built by appending numbers (or arrays: a sum)
+            if k == REAL or k == ARRAY and f is sum:
+                return k
+        return super().call_kind(e)
+
