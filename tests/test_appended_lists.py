@@ -13,8 +13,32 @@ from adjoint_s2s.testing import check_grads
 from .source_modules import module_from_source
 
 SOURCE = '''
+import dataclasses
 import math
 import numpy as np
+
+
+@dataclasses.dataclass
+class Params:
+    k: float
+    c: float
+    ws: list
+
+
+def list_field_of_a_local_record(k):
+    p = Params(k, 0.1, [0.5, 0.25])  # (its fields become variables: p_ws = ws, a copy of the name)
+    x, v = 1.0, 0.0
+    for _ in range(30):
+        v = v - 0.01 * (p.k * x + p.c * v) * p.ws[0]
+        x = x + 0.01 * v * p.ws[-1]
+    return x
+
+
+def a_named_again_list_written_into(k):
+    ws = [0.5, 0.25]
+    vs = ws
+    vs[0] = np.array([k, 1.0])  # (an array among numbers now)
+    return float(np.sum(ws[0] * k)) + ws[1]
 
 
 def comprehension_summed(k):
@@ -131,7 +155,7 @@ def mod(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["comprehension_summed", "generator_summed", "zipped", "history", "horner_reversed",
-                                  "reversed_and_copied"])
+                                  "reversed_and_copied", "list_field_of_a_local_record"])
 def test_items_of_appended_lists_keep_their_kind(mod, name):
     f = getattr(mod, name)
     text = ad.show_adjoint(f, 0.9)
@@ -147,7 +171,8 @@ def test_arrays_appended(mod):
     check_grads(mod.arrays_appended, w)
 
 
-@pytest.mark.parametrize("name", ["mixed_kinds", "passed_on", "read_while_building", "a_copy_written_into"])
+@pytest.mark.parametrize("name", ["mixed_kinds", "passed_on", "read_while_building", "a_copy_written_into",
+                                  "a_named_again_list_written_into"])
 def test_lists_used_another_way_stay_dispatched_and_right(mod, name):
     f = getattr(mod, name)
     assert ad.pullback(f, 0.9)[0] == f(0.9)

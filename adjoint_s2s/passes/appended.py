@@ -61,7 +61,9 @@ def appendable_lists(facts):
             also.add(id(s.iter))
     only = item_reads_only(facts.fn, set(group), any_key=True, also=also)
     whole = {g for g in displays if all(n in only for n, h in group.items() if h == g)}
-    return {n: (displays[g], tuple(appends[g])) for n, g in group.items() if g in whole and appends[g]}
+    # (a display never appended to nor copied is read_only_lists' already)
+    return {n: (displays[g], tuple(appends[g])) for n, g in group.items()
+            if g in whole and (appends[g] or any(h == g and m != g for m, h in group.items()))}
 
 
 def appended_kind(facts, name):
@@ -93,8 +95,9 @@ def with_appended(facts, names):
 
 class ItemKinds:
     """The item kinds Activity (passes/activity.py) adds to the Queries' own: of lists
-    built by appending, of tuples of numbers, and of `reversed(xs)` and `tuple(xs)`
-    bound to a name (the items of xs)."""
+    built by appending or named again (`p_ws = ws`: an inlined constructor's field), of
+    tuples of numbers, and of `reversed(xs)` and `tuple(xs)` bound to a name (the items
+    of xs)."""
 
     def iter_item_kind(self, it):
         if self._appends and it.__class__ is gast.Name and it.id in self._appends:
@@ -109,6 +112,15 @@ class ItemKinds:
             if any(f is g for g in _SAME_ITEMS) and not call.keywords:
                 return self.iter_item_kind(call.args[0])  # `for c in reversed(coefs)`: coefs' items
         return got
+
+    def subscript_kind(self, e):
+        v = e.value
+        key = e.slice
+        if (self._appends and v.__class__ is gast.Name and v.id in self._appends
+                and (type(getattr(key, "value", None)) is int if key.__class__ is gast.Constant
+                     else key.__class__ is gast.Name and self.kind_of(key) == REAL)):
+            return appended_kind(self, v.id)  # `p_ws[0]`, p_ws a copy of a display's name (not a slice)
+        return super().subscript_kind(e)
 
     def call_kind(self, e):
         a = e.args[0] if len(e.args) == 1 and not e.keywords and self._appends else None
