@@ -111,3 +111,16 @@ def test_three_arguments_at_ties_and_nan_as_the_run_time_rule(args):
                                      (eleven, (0.5, 0.25)), (eleven, (-0.5, -0.25))])
 def test_several_arguments_away_from_ties(f, args):
     check_grads(f, *args, order=2)
+
+
+def of_array_items(v):
+    return max(v[2], v[2], 0.5) + min(v[0], v[1], v[0]) * 2.0
+
+
+def test_ties_among_numpy_numbers_count_each():
+    # (NumPy's booleans add as `or`: counted as bools, two equal np.float64 arguments
+    # tied as one and each took the whole gradient, 2 where it is 1; found by the fuzzer)
+    v = np.array([0.2, 0.7, 0.9])
+    assert ad.gradient(of_array_items, v)[0] == pytest.approx([2.0, 0.0, 1.0])
+    assert ad.gradient(of_array_items, np.array([0.2, 0.1, 0.4]))[0] == pytest.approx([0.0, 2.0, 0.0])
+    check_grads(of_array_items, np.array([0.3, 0.7, 0.2]))

@@ -140,8 +140,9 @@ class OperatorsMixin:
             adjoints = {"a": f"(0.0 if b {op} a else 0.5 * g if a == b else g)",  # (a tie: split)
                         "b": f"(g if b {op} a else 0.5 * g if a == b else 0.0)"}
         else:  # ans is the one picked: a share to each argument equal to it; NaN only as
-            # the first argument (no comparison with it holds), which Python then gives
-            ties = " + ".join(f"({p} == ans)" for p in places)
+            # the first argument (no comparison with it holds), which Python then gives.
+            # (Counted as ints: NumPy's booleans add as `or`, np.True_ + np.True_ is True.)
+            ties = " + ".join(f"(1 if {p} == ans else 0)" for p in places)
             adjoints = {p: f"(g / ({ties}) if {p} == ans else 0.0)" for p in places[1:]}
             adjoints["a"] = f"(g / ({ties}) if a == ans else g if ans != ans else 0.0)"
         return self.elementwise(x, list(zip(places, e.args)), {}, adjoints, "same")
