@@ -183,6 +183,7 @@ _TUPLE_FIELD = type(collections.namedtuple("_Probe", "a").a)
 
 
 def _value_kind(v):
+    """A field's value's kind: OTHER for an array that holds objects."""
     k = KIND.get(type(v), OTHER)
     return OTHER if k == ARRAY and not number_array(v) else k
 
@@ -190,10 +191,7 @@ def _value_kind(v):
 def _field_kind(cls, name, v):
     """The kind of a record's field: OTHER where a data descriptor of the class wins over
     the instance dict (a property, a slot) or an array holds objects."""
-    if _shadowed(cls, name):
-        return OTHER
-    k = KIND.get(type(v), OTHER)
-    return OTHER if k == ARRAY and not number_array(v) else k
+    return OTHER if _shadowed(cls, name) else _value_kind(v)
 
 
 def number_array(v):

@@ -6,7 +6,6 @@ again. Reads of such an argument are plain subscripts with their adjoint added a
 position, only where nothing in the function can change the list while it runs."""
 import fractions
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import check_grads
 
-from .source_modules import module_from_source
+from .source_modules import registered_module
 
 SOURCE = '''
 import math
@@ -149,12 +148,8 @@ def calls_a_user_function(p, a):
 
 @pytest.fixture
 def mod(tmp_path):
-    ad.refresh()
-    m = module_from_source(tmp_path, "item_kinds_mod", SOURCE)
-    sys.modules["item_kinds_mod"] = m
-    yield m
-    sys.modules.pop("item_kinds_mod", None)
-    ad.refresh()
+    with registered_module(tmp_path, "item_kinds_mod", SOURCE) as m:
+        yield m
 
 
 def _flat(g):

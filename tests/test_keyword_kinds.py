@@ -5,7 +5,6 @@ the keywords it passes, so a default changed to another kind, or a keyword of an
 kind, gets code made again."""
 import functools
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import check_grads, numerical_gradient
 
-from .source_modules import module_from_source
+from .source_modules import registered_module
 
 SOURCE = '''
 import math
@@ -54,12 +53,8 @@ def gathered(k, **options):
 
 @pytest.fixture
 def mod(tmp_path):
-    ad.refresh()
-    m = module_from_source(tmp_path, "keyword_kinds_mod", SOURCE)
-    sys.modules["keyword_kinds_mod"] = m
-    yield m
-    sys.modules.pop("keyword_kinds_mod", None)
-    ad.refresh()
+    with registered_module(tmp_path, "keyword_kinds_mod", SOURCE) as m:
+        yield m
 
 
 def test_a_keyword_only_default_keeps_its_kind(mod):
