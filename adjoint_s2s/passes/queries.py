@@ -250,10 +250,10 @@ class Queries:
         k = self.kind_of(it)
         if k == ARRAY:
             return ARRAY
-        if isinstance(it, gast.Name):
-            if it.id in self.list_items:
-                return self.list_items[it.id]  # a list display of numbers, only read
-            return REAL if it.id in self.range_names else self.global_items_kind(it.id)  # (`for x in XS`)
+        if isinstance(it, gast.Name) and (it.id in self.list_items or it.id in self.range_names):
+            return self.list_items.get(it.id, REAL)  # a list display of numbers, only read; a range
+        if isinstance(it, gast.Name) and it.id not in self.locals:
+            return self.global_items_kind(it.id)  # `for x in XS`: a global list of numbers or arrays
         return OTHER
 
     def expr_kind(self, e):
