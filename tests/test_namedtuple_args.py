@@ -108,3 +108,43 @@ def test_second_order_through_a_named_tuple(mod):
     want = (dk(0.9 + 1e-5) - dk(0.9 - 1e-5)) / 2e-5
     assert ad.gradient(dk, 0.9)[0] == pytest.approx(want, rel=1e-5)
     assert math.isfinite(want)
+
+
+def _read_by_field_first(p):
+    a = p.k * 2.0
+    s = 0.0
+    for v in p:
+        s = s + v * 3.0
+    return a + s
+
+
+def _read_by_position_first(p):
+    s = 0.0
+    for v in p:
+        s = s + v * 3.0
+    return p.k * 2.0 + s
+
+
+def _unpacked_then_field(p):
+    k, c = p
+    return k * c + p.c * 5.0
+
+
+@pytest.mark.parametrize("f, want", [(_read_by_field_first, (5.0, 3.0)), (_read_by_position_first, (5.0, 3.0)),
+                                     (_unpacked_then_field, (0.3, 0.9 + 5.0))])
+def test_field_and_position_gradients_add_up_in_either_order(f, want):
+    # (a tuple's gradient plus a Tangent's by field dropped the fields: (3, 3) for (5, 3))
+    (g,) = ad.gradient(f, Params(0.9, 0.3))
+    assert isinstance(g, Tangent) and (g.k, g.c) == pytest.approx(want)
+
+
+def test_a_position_gradient_meeting_a_record_field_gradient_is_refused_not_dropped():
+    from dataclasses import make_dataclass
+
+    from adjoint_s2s.tangents import add
+
+    D = make_dataclass("D", ["k"])
+    t = Tangent(D, k=1.0)
+    assert add((0.0, None), t) is t  # zeros: nothing to lose
+    with pytest.raises(TypeError, match="by field of a D met one by position"):
+        add((2.0,), t)
