@@ -431,8 +431,9 @@ def add(a, b):
         if isinstance(b, Thunk):
             b = b.unthunk()
         return a + b
-    if (ta is tuple or isinstance(a, list)) and isinstance(b, Tangent) and b._fields:
-        return _fields_and_items(b, a)
+    if (ta is tuple or isinstance(a, list)) and isinstance(b, Tangent) and b._fields and (
+            _positional_names(b.primal_type) is not None):
+        return b + a  # a namedtuple's tangent by field, and one by position: its positions are its fields
     if ta is tuple:
         if isinstance(b, Tangent):
             b = tuple(b._elements)
@@ -465,21 +466,6 @@ def add(a, b):
     if b is None:
         return a
     return a + b
-
-
-def _fields_and_items(t, seq):
-    """t (a tangent by field) plus seq (one by position, a tuple or a list) of the same
-    object: a namedtuple's positions are its fields (Tangent.__add__); for anything else
-    a position means nothing, and only a sequence of zeros may be dropped (a gradient
-    silently lost otherwise: refused)."""
-    got = t.__add__(seq)
-    if got is not NotImplemented:
-        return got
-    if iszero(seq):
-        return t
-    raise TypeError(
-        f"a gradient by field of a {getattr(t.primal_type, '__name__', t.primal_type)} met one by position "
-        f"({type(seq).__name__} of {len(seq)}): adjoint_s2s cannot add them")
 
 
 def scale(v, c):

@@ -137,14 +137,3 @@ def test_field_and_position_gradients_add_up_in_either_order(f, want):
     (g,) = ad.gradient(f, Params(0.9, 0.3))
     assert isinstance(g, Tangent) and (g.k, g.c) == pytest.approx(want)
 
-
-def test_a_position_gradient_meeting_a_record_field_gradient_is_refused_not_dropped():
-    from dataclasses import make_dataclass
-
-    from adjoint_s2s.tangents import add
-
-    D = make_dataclass("D", ["k"])
-    t = Tangent(D, k=1.0)
-    assert add((0.0, None), t) is t  # zeros: nothing to lose
-    with pytest.raises(TypeError, match="by field of a D met one by position"):
-        add((2.0,), t)
