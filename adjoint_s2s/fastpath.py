@@ -83,15 +83,30 @@ def remember(f, args, found):
             own = found[-1]
             more.append((own, _defaults_kw, f) if own[2] is not None else (own[:2], _DEFAULTS, f))
         for name, kind, ref in found[3]:
-            if kind is _CALLEE and ref.kwvalues is not None:  # a callee: its code and defaults too
-                more.append(((ref.code, ref.defaults, ref.kwdefaults, ref.kwvalues), _state_kw, ref()))
-            elif kind is _CALLEE:
-                more.append(((ref.code, ref.defaults, ref.kwdefaults), _STATE, ref()))
+            if kind is _CALLEE:  # a callee: its code and defaults too
+                _callee_state(ref, more)
             elif kind is LIBRARY:  # what a library module holds (guards._library_guard)
                 more.append((ref[2], ref[1], ref[0]))
         types_ = (type(args[0]),) + ((second,) if second is not ONE else ())
         f.__adjoint_last__ = (type(args[0]), second, found[5], found[4], checks, found[-2],
                               tuple(more), memo_check(f, types_, checks, tuple(more)))
+
+
+def _callee_state(ref, more):
+    """The checks of a callee's state (guards._FunctionRef): its code and defaults, and for
+    a wrapper that only forwards, the function its cell names and that one's state."""
+    while ref is not None:
+        if ref.kwvalues is not None:
+            more.append(((ref.code, ref.defaults, ref.kwdefaults, ref.kwvalues), _state_kw, ref()))
+        else:
+            more.append(((ref.code, ref.defaults, ref.kwdefaults), _STATE, ref()))
+        if ref.inner is None:
+            return
+        cell, ref = ref.inner
+        more.append((ref(), _CONTENTS, cell))
+
+
+_CONTENTS = operator.attrgetter("cell_contents")
 
 
 def memo_check(f, types_, checks, more):

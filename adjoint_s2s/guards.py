@@ -21,21 +21,38 @@ import weakref
 import numpy as np
 
 from .passes import activity
-from .kinds import CODE_LIKE as _CODE_LIKE, FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, items_kind, static_attr
+from .kinds import (
+    CODE_LIKE as _CODE_LIKE, FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, forwarding_cell, items_kind, rows_kind,
+    static_attr,
+)
 from .runtime.sites import is_library_file
 
 
 class _FunctionRef(weakref.ref):
     """A weak reference to a function, with the state its code was written for: its
     code, defaults and keyword defaults (assigned in place, the same function computes
-    something else). ``same_function`` checks them."""
+    something else), and for a wrapper that only forwards its arguments
+    (kinds.forwarding_cell) the cell naming the function it calls, with a reference to
+    that one in the same way (``inner``: code may have inlined it). ``same_function``
+    checks them."""
 
-    __slots__ = ("code", "defaults", "kwdefaults", "kwvalues")
+    __slots__ = ("code", "defaults", "kwdefaults", "kwvalues", "inner")
 
     def __init__(self, fn, callback=None):
         super().__init__(fn, callback)
         self.code, self.defaults, self.kwdefaults = fn.__code__, fn.__defaults__, fn.__kwdefaults__
         self.kwvalues = kw_values(fn.__kwdefaults__)
+        cell = forwarding_cell(fn)
+        self.inner = None if cell is None else (cell, _FunctionRef(cell.cell_contents))
+
+
+def _inner_same(inner):
+    """Whether a forwarding wrapper's cell still names the function it named, unchanged."""
+    cell, ref = inner
+    try:
+        return same_function(ref, cell.cell_contents)
+    except ValueError:  # (the cell emptied)
+        return False
 
 
 def kw_values(kw):
@@ -86,6 +103,7 @@ _BY_TYPE = {int, float, complex, bool, str, bytes, type(None), list, dict, tuple
 
 _ARRAY_ITEMS = "array items"  # the fact of a list or tuple of number arrays (see below)
 _REAL_ITEMS = "real items"  # of a list or tuple of ints and floats (kinds.items_kind)
+_REAL_ROWS = "real rows"  # of a list or tuple of rows of ints and floats (kinds.rows_kind)
 
 
 def _same_fact(fact, value):
@@ -93,6 +111,8 @@ def _same_fact(fact, value):
         return type(value) is fact[1] and len(value) > 0 and activity.all_number_arrays(value)
     if type(fact) is tuple and fact[0] == _REAL_ITEMS:
         return type(value) is fact[1] and items_kind(value) == REAL
+    if type(fact) is tuple and fact[0] == _REAL_ROWS:
+        return type(value) is fact[1] and rows_kind(value) == REAL
     if fact is MISSING or type(fact) is type or type(fact) is tuple:
         return fact == _fact(value) if value is not MISSING else fact is MISSING
     if type(fact) is _FunctionRef:
@@ -106,7 +126,7 @@ def same_function(ref, v):
     it compute something else: IPython's autoreload sets them)."""
     return (ref() is v and v is not None and v.__code__ is ref.code
             and v.__defaults__ is ref.defaults and v.__kwdefaults__ is ref.kwdefaults
-            and same_kw_values(v.__kwdefaults__, ref.kwvalues))
+            and same_kw_values(v.__kwdefaults__, ref.kwvalues) and (ref.inner is None or _inner_same(ref.inner)))
 
 
 def _data_guard(assumed):
@@ -119,7 +139,7 @@ def _data_guard(assumed):
     for name, fact in assumed.items():
         if name == "__builtins__":
             continue
-        if type(name) is str and type(fact) is tuple and fact[0] in (_ARRAY_ITEMS, _REAL_ITEMS):
+        if type(name) is str and type(fact) is tuple and fact[0] in (_ARRAY_ITEMS, _REAL_ITEMS, _REAL_ROWS):
             guard.append((name, fact[1], fact[0]))  # a list of arrays or numbers: each item checked
         elif type(name) is str and (type(fact) is type or type(fact) is tuple):
             kind = fact[1] if type(fact) is tuple else None
@@ -296,7 +316,8 @@ def globals_fit(g, guard):
         if typ is FUNCTION:  # a callee the code inlined or calls: the same, unchanged
             if (kind() is not v or v is None or v.__code__ is not kind.code
                     or v.__defaults__ is not kind.defaults or v.__kwdefaults__ is not kind.kwdefaults
-                    or not same_kw_values(v.__kwdefaults__, kind.kwvalues)):
+                    or not same_kw_values(v.__kwdefaults__, kind.kwvalues)
+                    or kind.inner is not None and not _inner_same(kind.inner)):
                 return False
             continue
         if typ is MODULE_ATTR:  # hm.act read from the user's module hm (_attribute_guard)
@@ -308,6 +329,9 @@ def globals_fit(g, guard):
         if kind is not None:
             if kind is _REAL_ITEMS:  # a list or tuple of numbers
                 if items_kind(v) != REAL:
+                    return False
+            elif kind is _REAL_ROWS:  # a list or tuple of rows of numbers
+                if rows_kind(v) != REAL:
                     return False
             elif len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
                 if not v or not activity.all_number_arrays(v):

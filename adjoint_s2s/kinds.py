@@ -12,6 +12,7 @@ cache all read kinds from here.
 import abc
 import collections
 import dis
+import itertools
 import types
 
 import numpy as np
@@ -165,7 +166,22 @@ def items_kind(seq):
     return None
 
 
+def rows_kind(seq):
+    """REAL when seq is a list or tuple of lists and tuples whose items are all numbers
+    (items_kind: ``PAIRS = [(x, y), ...]``, rows of a data table), at most _MAX_ITEMS
+    numbers in all; else None."""
+    if type(seq) not in (list, tuple) or not seq or len(seq) > _MAX_ITEMS or not set(map(type, seq)) <= _ROWS:
+        return None  # (checked at each call: C loops only)
+    if sum(map(len, seq)) > _MAX_ITEMS or not set(map(type, itertools.chain.from_iterable(seq))) <= _REAL_ITEMS:
+        return None
+    return REAL
+
+
+ROWS = "rows"  # what a global list of rows of numbers (rows_kind) is assumed to hold
+
+
 _REAL_ITEMS = frozenset((float, int, np.float64))
+_ROWS = frozenset((list, tuple))
 _F8 = np.dtype(np.float64)
 _VECTOR_FIELDS = ((VECTOR, REAL),)
 
@@ -266,3 +282,56 @@ def cache_key(fn, arg_kinds, keywords=False):
     if fn.__closure__:
         key += tuple([cell_kind(c) for c in fn.__closure__])
     return key
+
+
+# ----- wrappers that only forward their arguments --------------------------------------------
+
+
+def _forwarding_shapes():
+    """The code of ``def w(*a): return f(*a)`` and ``def w(*a, **k): return f(*a, **k)``,
+    f a variable of the function around w: {(argument flags, locals): bytecode}. The
+    bytecode names its variables by position, so any names give the same bytes."""
+    def outer(f):
+        def w(*a):
+            return f(*a)
+
+        def kw(*a, **k):
+            return f(*a, **k)
+
+        return w, kw
+
+    return {(c.co_flags & 0x0C, c.co_nlocals): c.co_code for c in (w.__code__ for w in outer(None))}
+
+
+_FORWARDING = _forwarding_shapes()
+
+
+def forwarding_cell(w):
+    """The closure cell holding the function w calls, when w is a Python function that
+    only calls it with every argument it was given and returns what it returns (the
+    wrapper of a decorator such as ``functools.wraps(f)(lambda *a, **k: f(*a, **k))``):
+    calling w is calling that function. Else None."""
+    if type(w) is not types.FunctionType:
+        return None
+    code = w.__code__
+    if (code.co_argcount or code.co_kwonlyargcount or len(code.co_freevars) != 1 or code.co_cellvars
+            or _FORWARDING.get((code.co_flags & 0x0C, code.co_nlocals)) != code.co_code):
+        return None
+    cell = w.__closure__[0]
+    try:
+        inner = cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+    return cell if type(inner) is types.FunctionType else None
+
+
+def forwarding_chain(f, limit=8):
+    """[f, the function f forwards to, ...]: the wrappers f stands for, f first and the
+    function that computes last (one item when f forwards to nothing)."""
+    chain = [f]
+    while len(chain) <= limit:
+        cell = forwarding_cell(chain[-1])
+        if cell is None:
+            break
+        chain.append(cell.cell_contents)
+    return chain

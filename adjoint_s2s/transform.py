@@ -23,7 +23,7 @@ import types
 import gast
 
 from . import rules as R, runtime, source
-from .kinds import ARRAY, CONST, FIELDS, NONE, REAL, TUPLE_ITEMS, VECTOR, static_attr
+from .kinds import ARRAY, CONST, FIELDS, NONE, REAL, TUPLE_ITEMS, VECTOR, forwarding_chain, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, item_vars, lazy, none_params, param_fields,
                      projected, rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
@@ -95,8 +95,9 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
         facts.callee_globals = frozenset(facts.callee_globals) | frozenset(inlined.callees)
     rev = reverse.Generator(node, info, facts, taken=namer.taken)
-    for f in inlined.callees.values():
-        rev.deps[f] = R.version(f)
+    for name, f in inlined.callees.items():  # (and the wrappers a global forwards through)
+        for g in [f, *forwarding_chain(fn.__globals__.get(name))[:-1]]:
+            rev.deps[g] = R.version(g)
     for rep in inlined.objects:
         for f in rep.functions.values():
             rev.deps[f] = R.version(f)

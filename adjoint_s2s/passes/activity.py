@@ -32,6 +32,7 @@ import gast
 from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL
 from ..naming import names_in
 from .appended import ItemKinds, appendable_lists, with_appended
+from .rows import row_names
 from .casts import casts_to_integers
 from .invariance import shift_free
 from .liveness import live_after, stmt_targets
@@ -120,6 +121,7 @@ class Activity(ItemKinds, Queries):
             only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
             only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
             self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
+        self.list_items.update(row_names(self))  # rows of a global table of numbers: rows.py
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST and p not in info.dead_params}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
@@ -230,11 +232,14 @@ class Activity(ItemKinds, Queries):
             })
         return self._lists
 
-    def _only_read(self, cands, iterated=True):
+    def _only_read(self, cands, iterated=True, targets=False):
         """The names among cands that the function only reads: `x = name[key]`,
-        `len(name)`, and where iterated: `for v in name`, `zip(name, ...)`."""
+        `len(name)`, and where iterated: `for v in name`, `zip(name, ...)`; with targets,
+        a loop binding one (`for name in rows`) is not a use."""
         also = set()
         for st in self._stmts if cands else ():
+            if targets and st.__class__ is gast.For and st.target.__class__ is gast.Name and st.target.id in cands:
+                also.add(id(st.target))
             if (iterated and st.__class__ is gast.For and st.iter.__class__ is gast.Name
                     and st.iter.id in cands):
                 also.add(id(st.iter))

@@ -14,6 +14,7 @@ import types
 import gast
 
 from .. import rules as R
+from ..kinds import forwarding_chain
 from ..naming import names_in
 from .local_functions import as_def, lambda_of
 
@@ -37,11 +38,26 @@ def callee(call, ctx):
     name = call.func.id
     if name in ctx.own:
         return None
-    f = ctx.globals.get(name)
+    f = unwrapped(ctx.globals.get(name))
     if (f is ctx.fn or type(f) is not types.FunctionType or f.__code__ is ctx.fn.__code__
             or arguments(call, f.__code__.co_varnames[:f.__code__.co_argcount], f.__defaults__ or ()) is None):
         return None
     return plain_function(f, ctx)
+
+
+def unwrapped(f):
+    """The function a global calls in the end: f, or for a wrapper that only forwards its
+    arguments (kinds.forwarding_chain, ``@functools.wraps`` over ``f(*a, **k)``) the
+    function it forwards to, unless one on the way has a rule (the call then goes the way
+    of the wrapper's call, which meets the rule). The caller's guard checks the global
+    and every cell of the chain (guards._FunctionRef)."""
+    chain = forwarding_chain(f)
+    if len(chain) == 1:
+        return f
+    for w in chain:
+        if w in R.SPECIAL or w in R.PRIMITIVES or w in R.NONDIFF or R.lookup_user(w) is not None:
+            return f
+    return chain[-1]
 
 
 def plain_function(f, ctx):
@@ -70,8 +86,8 @@ def callee_body(f, ctx):
         tree, filename, lines = ctx.function_node(f)
     except Exception:
         return None
-    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef) or tree.decorator_list:
-        return None
+    if filename != ctx.filename or not isinstance(tree, gast.FunctionDef):
+        return None  # (f's decorators made what its global names: f is what is called)
     try:
         ctx.check(ctx.fresh_copy(tree))
     except Exception:

@@ -22,6 +22,7 @@ from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL, items_kind
 from ..naming import _CHILD_FIELDS, child_fields, names_in
 from .casts import casts_to_integers
 from .foreign import assume_callee_globals, foreign_home, named_callee
+from .inline_callees import unwrapped
 
 _ORDER = {REAL: 0, COMPLEX: 1, ARRAY: 2, OTHER: 3}
 SCALAR = (REAL, COMPLEX)
@@ -29,8 +30,7 @@ NUMERIC = (REAL, COMPLEX, ARRAY)
 
 _BY_METHOD = (round, math.floor, math.ceil, math.trunc)  # of an object: its __round__ & co.
 _INT_OF_NUMBERS = frozenset(
-    (math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.floor, math.ceil, math.trunc)
-    + ((math.lcm,) if hasattr(math, "lcm") else ()))
+    (math.factorial, math.comb, math.perm, math.gcd, math.lcm, math.isqrt, math.floor, math.ceil, math.trunc))
 
 
 def join(a, b):
@@ -85,16 +85,8 @@ def free_names_of_function(node):
     return late_names(node) | defaults
 
 
-BINOP_NAMES = {
-    gast.Add: "Add",
-    gast.Sub: "Sub",
-    gast.Mult: "Mult",
-    gast.Div: "Div",
-    gast.FloorDiv: "FloorDiv",
-    gast.Mod: "Mod",
-    gast.Pow: "Pow",
-    gast.MatMult: "MatMult",
-}
+BINOP_NAMES = {op: op.__name__ for op in (
+    gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.MatMult)}
 INACTIVE_ATTRS = {"shape", "ndim", "size", "dtype", "__class__", "__name__", "itemsize"}
 _ALWAYS_INACTIVE_ATTRS = {"__class__", "__name__"}  # a type, a string: of any value
 
@@ -178,27 +170,32 @@ class Queries:
         floats (kinds.items_kind); else OTHER. The code made for it assumes so at every
         call (emit's data guard checks each item's type), so a list changed later (an
         object appended) gets code made again."""
+        g = self.info.globals
+        value = g.get(name) if self.global_read_only(name) and name in g else None
+        if type(value) not in (list, tuple) or not value:
+            return OTHER
+        kind = ARRAY if all_number_arrays(value) else items_kind(value)
+        if kind not in (ARRAY, REAL) or (assume := getattr(g, "assume_items", None)) is None:
+            return OTHER
+        assume(name, kind)
+        return kind
+
+    def global_read_only(self, name):
+        """Is name a global (not a local, not captured) that the function reads only as
+        `x = name[key]`, `for x in name`, `len(name)` or `zip(name, ...)`?"""
+        if name in self.locals or name in self.info.freevars:
+            return False
         if self._global_items is None:
-            # len(XS) reads no item, `for x in XS` reads each: allowed too
-            sized = {id(c) for c in gast.walk(self.fn) if isinstance(c, gast.Call) and len(c.args) == 1
-                     and not c.keywords and isinstance(c.args[0], gast.Name) and self.resolve(c.func) is len}
+            # len(XS) and zip(XS, YS) read no item, `for x in XS` reads each: allowed too
+            sized = {id(c) for c in gast.walk(self.fn) if c.__class__ is gast.Call and c.args and not c.keywords
+                     and all(a.__class__ is gast.Name for a in c.args)
+                     and (self.resolve(c.func) is len and len(c.args) == 1 or self.resolve(c.func) is zip)}
             sized.update(id(s.iter) for s in walk_block(self.fn.body)
                          if s.__class__ is gast.For and s.iter.__class__ is gast.Name)
             self._global_items = item_reads_only(
                 self.fn, {n.id for n in gast.walk(self.fn) if isinstance(n, gast.Name)} - self.locals,
                 any_key=True, also=sized)
-        if name in self.locals or name in self.info.freevars or name not in self._global_items:
-            return OTHER
-        g = self.info.globals
-        value = g.get(name) if name in g else None
-        if type(value) not in (list, tuple) or not value:
-            return OTHER
-        kind = ARRAY if all_number_arrays(value) else items_kind(value)
-        assume = getattr(g, "assume_items", None)
-        if kind not in (ARRAY, REAL) or assume is None:
-            return OTHER
-        assume(name, kind)
-        return kind
+        return name in self._global_items
 
     def is_active(self, node):
         return isinstance(node, gast.Name) and node.id in self.active
@@ -422,10 +419,12 @@ class Queries:
 
         Sound because what it rests on is part of this function's cache entry: the
         callee is a global read by name (its identity is recorded, so a redefinition
-        makes this code again), the globals its code assumed, of this module or of its
-        own, are recorded here too and guarded (foreign.py), it captures nothing, is called with
-        exactly its positional parameters of number and array kinds, and its rules'
-        versions join this function's (a rule registered for it drops this code)."""
+        makes this code again; a wrapper that only forwards is seen through, its cell
+        checked too: inline_callees.unwrapped), the globals its code assumed, of this
+        module or of its own, are recorded and guarded (foreign.py), it captures nothing,
+        is called with exactly its positional parameters of number and array kinds, and
+        its rules' versions join this function's (a rule registered for it drops this code)."""
+        obj = unwrapped(obj)
         code = obj.__code__
         g = self.info.globals
         if (

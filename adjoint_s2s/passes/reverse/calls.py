@@ -38,6 +38,7 @@ from ..activity import (
 )
 from ..codegen import Restore, src
 from ... import rules as R
+from ...kinds import forwarding_chain
 from ...naming import ADJOINT_PREFIX
 from ..casts import inline_dtype
 from .shifted import shifted_name
@@ -133,7 +134,8 @@ class CallsMixin:
         func = e.func
         obj = self.resolve(func)
         if obj is not None:
-            self.note_dep(obj)
+            for f in forwarding_chain(obj):  # (a wrapper that only forwards: and what it calls)
+                self.note_dep(f)
         user = R.lookup_user(obj) if obj is not None else None
         if obj is _runtime_append() and len(e.args) == 2 and isinstance(e.args[0], gast.Name):
             return self.append(e.args[0].id, e.args[1], fwd, self.depth, length=x)

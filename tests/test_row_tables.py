@@ -1,0 +1,151 @@
+"""Data held as a global list of rows of numbers (``PAIRS = [(x, y), ...]``), read row by
+row with unpacking, by position or through ``zip`` (issue 15: every row's items were of
+unknown kind, so the whole loop body was dispatched at run time, 150 to 300 times the
+plain call). A name bound only to rows of such a table and only read gets items of kind
+REAL (passes/rows.py); the table is checked at every call (it still holds rows of
+numbers), and a function that writes a row or hands one on keeps the general code."""
+import numpy as np
+import pytest
+
+import adjoint_s2s as ad
+from adjoint_s2s.testing import numerical_gradient
+
+from .source_modules import registered_module
+
+SOURCE = '''
+import math
+
+PAIRS = [(0.1 * i, 1.0 if i % 2 else 0.0) for i in range(12)]
+ROWS = [[0.1 * i, 0.2 * i - 1.0, 1.0 if i % 2 else 0.0] for i in range(12)]
+DATA = [[0.1 * i, 0.2 * i - 1.0] for i in range(12)]
+LABELS = [1.0 if i % 2 else 0.0 for i in range(12)]
+XS = [0.1 * i for i in range(12)]
+
+
+def pairs(w):
+    loss = 0.0
+    for x, y in PAIRS:
+        loss = loss + (w * x - y) ** 2
+    return loss
+
+
+def by_position(w):
+    loss = 0.0
+    for row in ROWS:
+        loss = loss + (w * row[0] + 0.3 * row[1] - row[2]) ** 2
+    return loss
+
+
+def indexed(w):
+    loss = 0.0
+    for i in range(len(ROWS)):
+        a, b, c = ROWS[i]
+        loss = loss + (w * a + 0.3 * b - c) ** 2
+    return loss
+
+
+def logistic(w):
+    loss = 0.0
+    for (x1, x2), y in zip(DATA, LABELS):
+        z = w * x1 - 0.5 * x2
+        p = 1.0 / (1.0 + math.exp(-z))
+        loss = loss - (y * math.log(p) + (1 - y) * math.log(1 - p))
+    return loss
+
+
+def zipped_numbers(w):
+    loss = 0.0
+    for x, y in zip(XS, LABELS):
+        loss = loss + (w * x - y) ** 2
+    return loss
+
+
+def inner_loop(w):
+    total = 0.0
+    for row in ROWS:
+        for v in row:
+            total = total + math.sin(w * v)
+    return total
+
+
+def writes_a_row(w):
+    loss = 0.0
+    for row in ROWS:
+        row[2] = row[2] * 1.0
+        loss = loss + (w * row[0] - row[2]) ** 2
+    return loss
+
+
+def keep(row):
+    return row
+
+
+def hands_a_row_on(w):
+    loss = 0.0
+    for row in DATA:
+        kept = keep(row)
+        loss = loss + (w * kept[0] - row[1]) ** 2
+    return loss
+'''
+
+
+@pytest.fixture
+def mod(tmp_path):
+    with registered_module(tmp_path, "row_tables_mod", SOURCE) as m:
+        yield m
+
+
+def _close(f, *args):
+    got = ad.gradient(f, *args)
+    want = numerical_gradient(f, *args)
+    assert np.allclose(got, want, rtol=1e-6, atol=1e-9), (got, want)
+    assert ad.pullback(f, *args)[0] == f(*args)
+    return got
+
+
+@pytest.mark.parametrize("name", ["pairs", "by_position", "indexed", "logistic", "zipped_numbers", "inner_loop"])
+def test_rows_of_a_global_table_are_numbers(mod, name):
+    f = getattr(mod, name)
+    _close(f, 0.7)
+    text = ad.show_adjoint(f, 0.7)
+    assert "_rt.binop" not in text and "dispatched at run time" not in text
+    assert "_rt.call(" not in text
+
+
+@pytest.mark.parametrize("name", ["writes_a_row", "hands_a_row_on"])
+def test_a_row_written_or_handed_on_keeps_the_general_code(mod, name):
+    f = getattr(mod, name)
+    _close(f, 0.7)
+    assert "dispatched at run time" in ad.show_adjoint(f, 0.7)
+
+
+def test_the_table_is_checked_at_each_call(mod):
+    first = _close(mod.pairs, 0.7)
+    _close(mod.pairs, 0.7)
+    mod.PAIRS[3] = (np.float64(0.25), 2)  # still numbers: the same code
+    changed = _close(mod.pairs, 0.7)
+    assert changed != first
+    mod.PAIRS[3] = (0.25 + 0.5j, 2.0)  # a complex number: code for what it holds now
+    y, back = ad.pullback(mod.pairs, 0.7)
+    assert y == mod.pairs(0.7)
+    mod.PAIRS[3] = (np.array([0.25, 0.5]), 2.0)  # an array: a loss of arrays, as Python has it
+    assert np.allclose(ad.pullback(mod.pairs, 0.7)[0], mod.pairs(0.7))
+
+
+def test_a_row_of_another_length_fails_as_python_does(mod):
+    _close(mod.pairs, 0.7)
+    mod.PAIRS.append((1.0, 2.0, 3.0))
+    with pytest.raises(ValueError) as plain:
+        mod.pairs(0.7)
+    with pytest.raises(ValueError) as ours:
+        ad.gradient(mod.pairs, 0.7)
+    assert "unpack" in str(plain.value) and "unpack" in str(ours.value)
+
+
+def test_rows_changed_to_lists_of_strings_get_code_again(mod):
+    _close(mod.by_position, 0.7)
+    mod.ROWS[0] = ["a", "b", "c"]
+    with pytest.raises(TypeError):
+        mod.by_position(0.7)
+    with pytest.raises(TypeError):
+        ad.gradient(mod.by_position, 0.7)
