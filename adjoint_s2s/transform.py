@@ -23,7 +23,7 @@ import types
 import gast
 
 from . import rules as R, runtime, source
-from .kinds import ARRAY, CONST, FIELDS, NONE, REAL, TUPLE_ITEMS, VECTOR, forwarding_chain, static_attr
+from .kinds import ARRAY, CONST, FIELDS, ITEMS, NONE, REAL, TUPLE_ITEMS, VECTOR, forwarding_chain, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, item_vars, lazy, none_params, param_fields,
                      projected, rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
@@ -74,7 +74,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),
                   rebound=(rebound, rebound_globals.statement_calls_users(fn)),
-                  short_circuits=[n for n in ("any", "all", "next", "map", "filter") if n in user_names and _is_builtin(fn, globals_, n)])
+                  short_circuits=[n for n in ("any", "all", "next", "map", "filter") if n in user_names and _is_builtin(fn, globals_, n)],
+                  zip_lists=_zip_lists(fn, node, globals_, items, user_names))
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)
@@ -183,6 +184,18 @@ def without_fields(key):
     """key without its records' field kinds: what the code is made for when reading them at
     the entry does not apply (param_fields.Undo)."""
     return key[:-1] if key and type(key[-1]) is tuple and key[-1][0] == FIELDS else key
+
+
+def _zip_lists(fn, node, globals_, items, user_names):
+    """The list and tuple parameters whose items' kind the key holds (param_fields.known_items:
+    only read, nothing else reaching them) that nothing rebinds, when `zip` appears and
+    zip, len, min and range are the builtins: their loops over zip(...) read by position
+    (targets.zip_loop)."""
+    lists = {p for p, (_, tag) in items.items() if tag in (ITEMS, TUPLE_ITEMS)}
+    if not lists or "zip" not in user_names or not all(_is_builtin(fn, globals_, n) for n in ("zip", "len", "min", "range")):
+        return frozenset()
+    return frozenset(lists - {n.id for s in node.body for n in gast.walk(s)
+                              if n.__class__ is gast.Name and n.ctx.__class__ is not gast.Load})
 
 
 def _is_builtin(fn, globals_, name):

@@ -99,6 +99,10 @@ def accel_looping(th, k):
     return -k * s
 
 
+def keyword_to_positional(k):
+    return accel_twice_wrapped(0.5, k=k)  # (`positional` takes no keywords)
+
+
 def pendulum(k):
     th, om = 1.0, 0.0
     for _ in range(40):
@@ -233,6 +237,14 @@ def test_a_rule_for_the_wrapper_or_the_wrapped_function_takes_effect(mod, which)
         rules.USER_RULES.pop(target)
         rules.bump(target)
     _close(mod.pendulum, 0.9)
+
+
+def test_keywords_to_a_wrapper_without_them_fail_as_python_does(mod):
+    with pytest.raises(TypeError) as plain:
+        mod.keyword_to_positional(0.9)
+    with pytest.raises(TypeError) as ours:
+        ad.gradient(mod.keyword_to_positional, 0.9)
+    assert "keyword" in str(plain.value) and "keyword" in str(ours.value)
 
 
 def test_which_wrappers_forward():

@@ -38,7 +38,10 @@ def callee(call, ctx):
     name = call.func.id
     if name in ctx.own:
         return None
-    f = unwrapped(ctx.globals.get(name))
+    g = ctx.globals.get(name)
+    f = unwrapped(g)
+    if f is not g and call.keywords and not all(w.__code__.co_flags & 0x08 for w in forwarding_chain(g)[:-1]):
+        return None  # (a wrapper of `*a` only: Python refuses the keywords)
     if (f is ctx.fn or type(f) is not types.FunctionType or f.__code__ is ctx.fn.__code__
             or arguments(call, f.__code__.co_varnames[:f.__code__.co_argcount], f.__defaults__ or ()) is None):
         return None

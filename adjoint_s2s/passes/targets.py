@@ -23,7 +23,9 @@ After::
 
 A loop over ``enumerate(xs[, start])`` becomes the loop over xs it stands for, the count
 in a variable of its own (``enumerate_loop``): its items keep xs's kind, where enumerate's
-tuples have none (every operation of the body dispatched at run time).
+tuples have none (every operation of the body dispatched at run time). A loop over
+``zip(xs, ys)`` of list or tuple parameters whose items the cache key knows becomes a
+loop over positions (``zip_loop``): each item a known read of its list.
 """
 import gast
 
@@ -211,6 +213,40 @@ class Targets:
         loop = gast.For(target=target, iter=it, body=body, orelse=self.block(s.orelse), type_comment=None)
         loop.enumerate_index = index.id  # (the item at this index is the one visited)
         out.append(loop)
+        return True
+
+
+    def zip_loop(self, s, out):
+        """``for a, b in zip(xs, ys): body``, xs and ys parameters in ``self.zip_lists``
+        (lists or tuples whose items' kind the cache key holds, only read by the function
+        and never rebound, and zip, len, min and range the builtins: see transform.py), as::
+
+            n = min(len(xs), len(ys))
+            for k in range(n):
+                a, b = xs[k], ys[k]
+                body
+
+        the same items in the same order (nothing changes the lists meanwhile), bound to
+        the same names, read as items of xs and ys (their kinds known, their adjoints
+        added at their positions). True when s was so rewritten into out."""
+        call = s.iter
+        if (call.__class__ is not gast.Call or call.func.__class__ is not gast.Name or call.func.id != "zip"
+                or call.keywords or not call.args
+                or not all(a.__class__ is gast.Name and a.id in self.zip_lists for a in call.args)):
+            return False
+        lengths = [gast.Call(func=T.name("len"), args=[T.name(a.id)], keywords=[]) for a in call.args]
+        size = lengths[0] if len(lengths) == 1 else gast.Call(func=T.name("min"), args=lengths, keywords=[])
+        n = self.atom(size, out)
+        k = self.namer.fresh("k")
+        items = gast.Tuple(elts=[gast.Subscript(value=T.name(a.id), slice=T.name(k), ctx=gast.Load())
+                                 for a in call.args], ctx=gast.Load())
+        loop = gast.For(target=T.store(k), iter=gast.Call(func=T.name("range"), args=[n], keywords=[]),
+                        body=[gast.Assign(targets=[s.target], value=items, type_comment=None)] + s.body,
+                        orelse=s.orelse, type_comment=None)
+        gast.copy_location(loop, s)
+        gast.copy_location(loop.body[0], s)
+        loop.body[0].no_origin = True  # (under the loop's own comment)
+        self.for_(loop, out)
         return True
 
 

@@ -1101,6 +1101,75 @@ def {g}(a):
         self.emit(f"{s} = {tail}", ind)
         self.bind(s, S)
 
+    def c_decorated(self, ind=0):
+        """A helper under a decorator: a wrapper that only forwards its arguments (seen
+        through: inline_callees.unwrapped), two such wrappers, or one that also counts
+        its calls (a side effect: kept), called straight or in a loop."""
+        self.use("decorated")
+        d, h, s = f"deco{self.n}", f"dh{self.n}", self.new("s")
+        self.n += 1
+        form = self.r.randint(0, 2)
+        if form == 0:
+            self.defs.append(f"import functools\n\n\ndef {d}(f):\n    @functools.wraps(f)\n"
+                             f"    def wrapper(*args, **kwargs):\n        return f(*args, **kwargs)\n    return wrapper\n")
+            deco = f"@{d}\n"
+        elif form == 1:
+            self.defs.append(f"def {d}(f):\n    def w(*a):\n        return f(*a)\n    return w\n")
+            deco = f"@{d}\n@{d}\n"
+        else:
+            self.defs.append(f"CALLS{self.n} = [0]\n\n\ndef {d}(f):\n    def w(*a):\n"
+                             f"        CALLS{self.n}[0] += 1\n        return f(*a)\n    return w\n")
+            deco = f"@{d}\n"
+        body = self.pick(["    return -k * math.sin(z) + 0.1 * z", "    u = z * k\n    return math.tanh(u) * z",
+                          "    t = 0.0\n    for j in range(2):\n        t = t + math.sin(z + 0.1 * j) * k\n    return t"])
+        self.defs.append(f"{deco}def {h}(z, k):\n{body}\n")
+        if self.r.random() < 0.5:
+            self.emit(f"{s} = {h}({self.expr(S, 1)}, {self.expr(S, 1)})", ind)
+        else:
+            th, om, i = self.new("th"), self.new("om"), self.new("i")
+            self.emit(f"{th}, {om} = {self.expr(S, 1)}, 0.0", ind)
+            self.emit(f"for {i} in range({self.r.randint(2, 4)}):", ind)
+            self.emit(f"{om} = {om} + 0.1 * {h}({th}, {self.leaf(S)})", ind + 1)
+            self.emit(f"{th} = {th} + 0.1 * {om}", ind + 1)
+            self.emit(f"{s} = {th}", ind)
+        self.bind(s, S)
+
+    def c_table(self, ind=0):
+        """A module-level table of rows of numbers read row by row: unpacked, by position,
+        zipped with a list of labels, or through its index; at times a row written or
+        handed to a helper (then it is no table: passes/rows.py)."""
+        self.use("table")
+        G, L, s, r, i = f"TAB{self.n}", f"LAB{self.n}", self.new("s"), self.new("row"), self.new("i")
+        self.n += 1
+        width = self.r.randint(2, 3)
+        rows = ", ".join((("[{}]" if self.r.random() < 0.5 else "({},)") if width == 1 else
+                          ("[{}]" if self.r.random() < 0.5 else "({})")).format(", ".join(self.const() for _ in range(width)))
+                         for _ in range(self.r.randint(1, 4)))
+        self.defs.append(f"{G} = [{rows}]\n{L} = [{', '.join(self.const() for _ in range(4))}]\n")
+        names = [self.new("c") for _ in range(width)]
+        self.emit(f"{s} = {self.expr(S, 1)}", ind)
+        k = self.r.randint(0, 4)
+        if k == 0:
+            self.emit(f"for {', '.join(names)} in {G}:", ind)
+            self.emit(f"{s} = {s} * {self.const(0.3, 0.9)} + {names[0]} * math.sin({names[-1]} * {self.leaf(S)})", ind + 1)
+        elif k == 1:
+            self.emit(f"for {r} in {G}:", ind)
+            self.emit(f"{s} = {s} + {r}[0] * {self.leaf(S)} - {r}[-1] ** 2", ind + 1)
+        elif k == 2:
+            self.emit(f"for ({', '.join(names)}), {i} in zip({G}, {L}):", ind)
+            self.emit(f"{s} = {s} + ({names[0]} * {self.leaf(S)} - {i}) ** 2 * {names[1]}", ind + 1)
+        elif k == 3:
+            self.emit(f"for {i} in range(len({G})):", ind)
+            self.emit(f"{', '.join(names)} = {G}[{i}]", ind + 1)
+            self.emit(f"{s} = {s} * 0.5 + {names[1]} * {self.leaf(S)}", ind + 1)
+        else:
+            h = self.new("h")
+            self.defs.append(f"def {h}(row):\n    return row[0] * 2.0\n")
+            self.emit(f"for {r} in {G}:", ind)
+            self.emit(self.pick([f"{s} = {s} + {h}({r}) * {self.leaf(S)}",
+                                 f"{s} = {s} + {r}[0] * {self.leaf(S)}\n{'    ' * (ind + 1)}{r} = list({r})"]), ind + 1)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1181,8 +1250,9 @@ def {g}(a):
         elif k == 5:
             self.emit(f"{s} = {s} + sum({P}) * {self.leaf(S)} + max({P})", ind)
         elif k == 6:
-            self.emit(f"for {t}, {i} in zip({P}, {self.pick(['v', 'w'])}):", ind)
-            self.emit(f"{s} = {s} + {t} * {i}", ind + 1)
+            other = self.pick(['v', 'w', P])  # (a zip of the argument with itself: read by position)
+            self.emit(f"for {t}, {i} in zip({P}, {other}):", ind)
+            self.emit(f"{s} = {s} + {t} * {i} * {self.leaf(S)}", ind + 1)
         else:
             h = self.new("h")
             self.defs.append(f"def {h}(p, z):\n    return p[0] * z + p[2] * p[1]\n")
@@ -1343,6 +1413,7 @@ def {g}(a):
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
         ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1), ("state_items", 1),
+        ("decorated", 1), ("table", 1),
     ]
 
     def statement(self):
