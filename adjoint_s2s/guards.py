@@ -22,8 +22,8 @@ import numpy as np
 
 from .passes import activity
 from .kinds import (
-    CODE_LIKE as _CODE_LIKE, FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, forwarding_cell, items_kind, rows_kind,
-    static_attr,
+    CODE_LIKE as _CODE_LIKE, FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, f8_vector, forwarding_cell, items_kind,
+    rows_kind, static_attr,
 )
 from .runtime.sites import is_library_file
 
@@ -104,6 +104,7 @@ _BY_TYPE = {int, float, complex, bool, str, bytes, type(None), list, dict, tuple
 _ARRAY_ITEMS = "array items"  # the fact of a list or tuple of number arrays (see below)
 _REAL_ITEMS = "real items"  # of a list or tuple of ints and floats (kinds.items_kind)
 _REAL_ROWS = "real rows"  # of a list or tuple of rows of ints and floats (kinds.rows_kind)
+_F8_VECTOR = "float64 vector"  # of a 1-D float64 array: its items are numbers (kinds.f8_vector)
 
 
 def _same_fact(fact, value):
@@ -113,6 +114,8 @@ def _same_fact(fact, value):
         return type(value) is fact[1] and items_kind(value) == REAL
     if type(fact) is tuple and fact[0] == _REAL_ROWS:
         return type(value) is fact[1] and rows_kind(value) == REAL
+    if type(fact) is tuple and fact[0] == _F8_VECTOR:
+        return f8_vector(value)
     if fact is MISSING or type(fact) is type or type(fact) is tuple:
         return fact == _fact(value) if value is not MISSING else fact is MISSING
     if type(fact) is _FunctionRef:
@@ -139,7 +142,7 @@ def _data_guard(assumed):
     for name, fact in assumed.items():
         if name == "__builtins__":
             continue
-        if type(name) is str and type(fact) is tuple and fact[0] in (_ARRAY_ITEMS, _REAL_ITEMS, _REAL_ROWS):
+        if type(name) is str and type(fact) is tuple and fact[0] in (_ARRAY_ITEMS, _REAL_ITEMS, _REAL_ROWS, _F8_VECTOR):
             guard.append((name, fact[1], fact[0]))  # a list of arrays or numbers: each item checked
         elif type(name) is str and (type(fact) is type or type(fact) is tuple):
             kind = fact[1] if type(fact) is tuple else None
@@ -332,6 +335,9 @@ def globals_fit(g, guard):
                     return False
             elif kind is _REAL_ROWS:  # a list or tuple of rows of numbers
                 if rows_kind(v) != REAL:
+                    return False
+            elif kind is _F8_VECTOR:  # a 1-D float64 array
+                if not f8_vector(v):
                     return False
             elif len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
                 if not v or not activity.all_number_arrays(v):

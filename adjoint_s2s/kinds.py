@@ -180,6 +180,11 @@ def rows_kind(seq):
 ROWS = "rows"  # what a global list of rows of numbers (rows_kind) is assumed to hold
 
 
+def f8_vector(v):
+    """Is v a 1-D float64 array (its items NumPy float64 numbers, a float subclass)?"""
+    return type(v) is np.ndarray and v.ndim == 1 and v.dtype == _F8
+
+
 _REAL_ITEMS = frozenset((float, int, np.float64))
 _ROWS = frozenset((list, tuple))
 _F8 = np.dtype(np.float64)

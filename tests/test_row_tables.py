@@ -1,4 +1,6 @@
-"""Data held as a global list of rows of numbers (``PAIRS = [(x, y), ...]``), read row by
+"""Data held as a global list of rows of numbers (and as a global 1-D float64 array, whose
+items are NumPy float64 numbers: looped over or read at an int position, they are numbers
+to the transformer, the array's dtype and shape checked at each call) (``PAIRS = [(x, y), ...]``), read row by
 row with unpacking, by position or through ``zip`` (issue 15: every row's items were of
 unknown kind, so the whole loop body was dispatched at run time, 150 to 300 times the
 plain call). A name bound only to rows of such a table and only read gets items of kind
@@ -14,6 +16,10 @@ from .source_modules import registered_module
 
 SOURCE = '''
 import math
+
+import numpy as np
+
+SAMPLES = np.linspace(-1.0, 1.0, 9)
 
 PAIRS = [(0.1 * i, 1.0 if i % 2 else 0.0) for i in range(12)]
 ROWS = [[0.1 * i, 0.2 * i - 1.0, 1.0 if i % 2 else 0.0] for i in range(12)]
@@ -68,6 +74,20 @@ def inner_loop(w):
     return total
 
 
+def over_samples(theta):
+    tot = 0.0
+    for s in SAMPLES:
+        tot += math.exp(-theta * s * s)
+    return tot / len(SAMPLES)
+
+
+def samples_by_index(theta):
+    tot = 0.0
+    for i in range(len(SAMPLES)):
+        tot = tot + math.sin(theta * SAMPLES[i]) * SAMPLES[-1]
+    return tot
+
+
 def writes_a_row(w):
     loss = 0.0
     for row in ROWS:
@@ -103,7 +123,8 @@ def _close(f, *args):
     return got
 
 
-@pytest.mark.parametrize("name", ["pairs", "by_position", "indexed", "logistic", "zipped_numbers", "inner_loop"])
+@pytest.mark.parametrize("name", ["pairs", "by_position", "indexed", "logistic", "zipped_numbers", "inner_loop",
+                                  "over_samples", "samples_by_index"])
 def test_rows_of_a_global_table_are_numbers(mod, name):
     f = getattr(mod, name)
     _close(f, 0.7)
@@ -149,3 +170,20 @@ def test_rows_changed_to_lists_of_strings_get_code_again(mod):
         mod.by_position(0.7)
     with pytest.raises(TypeError):
         ad.gradient(mod.by_position, 0.7)
+
+
+def test_a_global_vector_is_checked_at_each_call(mod):
+    first = _close(mod.over_samples, 0.8)
+    _close(mod.over_samples, 0.8)
+    mod.SAMPLES = np.linspace(-1.0, 1.0, 9).astype(np.float32)  # NumPy float32 items: code made again
+    assert "dispatched at run time" in ad.show_adjoint(mod.over_samples, 0.8)
+    y, back = ad.pullback(mod.over_samples, 0.8)
+    assert y == mod.over_samples(0.8)  # (computed in float32, as the plain call: differences are too coarse)
+    assert np.allclose(back(1.0), first, rtol=1e-5)
+    mod.SAMPLES = np.ones((2, 3))  # rows: Python's TypeError, as the plain call has it
+    with pytest.raises(TypeError):
+        mod.over_samples(0.8)
+    with pytest.raises(TypeError):
+        ad.gradient(mod.over_samples, 0.8)
+    mod.SAMPLES = np.linspace(0.0, 1.0, 4)
+    _close(mod.over_samples, 0.8)

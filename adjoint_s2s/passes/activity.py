@@ -341,9 +341,10 @@ class Activity(ItemKinds, Queries):
 
     def vector_item(self, e):
         """Is e (`v[i]`) a number: an item of a 1-D float64 array argument never rebound
-        (kinds.VECTOR), at an int position (a constant, or a name that holds an int)?"""
+        (kinds.VECTOR) or of a global one, at an int position (a constant, or a name that
+        holds an int)?"""
         v, k = e.value, e.slice
-        return (v.__class__ is gast.Name and v.id in self._vectors
+        return (v.__class__ is gast.Name and (v.id in self._vectors or self.global_vector(v.id))
                 and (k.__class__ is gast.Constant and type(k.value) is int
                      or k.__class__ is gast.Name and k.id in self.int_names))
 

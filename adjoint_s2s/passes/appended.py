@@ -17,7 +17,7 @@ import builtins
 
 import gast
 
-from ..kinds import ARRAY, OTHER, REAL
+from ..kinds import ARRAY, OTHER, REAL, VECTOR, f8_vector
 from .queries import item_reads_only
 
 _READERS = (builtins.sum, builtins.min, builtins.max, builtins.len, builtins.reversed, builtins.tuple)
@@ -106,12 +106,25 @@ class ItemKinds:
         if elts and len(set(elts)) == 1 and elts[0] in (REAL, ARRAY):
             return elts[0]  # `for v in (1.0, 2.0)`: a tuple of numbers
         got = super().iter_item_kind(it)
+        if got == ARRAY and it.__class__ is gast.Name and self.global_vector(it.id):
+            return REAL  # `for s in SAMPLES`, a global 1-D float64 array: NumPy float64 numbers
         call = self._value_of(it) if got == OTHER else None
         if call.__class__ is gast.Call and len(call.args) == 1 and call.args[0].__class__ is gast.Name:
             f = self.resolve(call.func)
             if any(f is g for g in _SAME_ITEMS) and not call.keywords:
                 return self.iter_item_kind(call.args[0])  # `for c in reversed(coefs)`: coefs' items
         return got
+
+    def global_vector(self, name):
+        """Is name a global (data: not a local, not captured) holding a 1-D float64 array?
+        The code assumes so at every call (emit's data guard)."""
+        if name in self.locals or name in self.info.freevars:
+            return False
+        g = self.info.globals
+        if not f8_vector(g.get(name)) or (assume := getattr(g, "assume_items", None)) is None:
+            return False
+        assume(name, VECTOR)
+        return True
 
     def subscript_kind(self, e):
         v = e.value

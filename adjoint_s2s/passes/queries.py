@@ -325,7 +325,7 @@ class Queries:
             i = e.slice.value
             if -len(elts) <= i < len(elts):
                 return elts[i]  # `theta, omega = 1.0, 0.0`: seq = (1.0, 0.0); theta = seq[0]
-        if self._vectors and self.vector_item(e):
+        if self.vector_item(e):
             return REAL  # v[i] of a 1-D float64 array argument
         return ARRAY if self.kind_of(e.value) == ARRAY else OTHER
 
