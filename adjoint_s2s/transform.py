@@ -18,6 +18,7 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
     text      the pair's source: forward lines, the pullback and its default arguments
 """
 import builtins
+import sys
 import types
 
 import gast
@@ -74,7 +75,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),
                   rebound=(rebound, rebound_globals.statement_calls_users(fn)),
-                  short_circuits=[n for n in ("any", "all", "next", "map", "filter") if n in user_names and _is_builtin(fn, globals_, n)],
+                  short_circuits=[n for n in _SHORT_CIRCUITS if n in user_names and _is_builtin(fn, globals_, n)],
                   zip_lists=_zip_lists(fn, node, globals_, items, user_names))
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
@@ -184,6 +185,12 @@ def without_fields(key):
     """key without its records' field kinds: what the code is made for when reading them at
     the entry does not apply (param_fields.Undo)."""
     return key[:-1] if key and type(key[-1]) is tuple and key[-1][0] == FIELDS else key
+
+
+# builtins whose generator expressions the normaliser writes as loops of their own: any,
+# all and next stop at the item that decides; sum adds each item as it comes, which is
+# Python's own sum only before 3.12 (since then it compensates the rounding of floats)
+_SHORT_CIRCUITS = ("any", "all", "next", "map", "filter") + (("sum",) if sys.version_info < (3, 12) else ())
 
 
 def _zip_lists(fn, node, globals_, items, user_names):

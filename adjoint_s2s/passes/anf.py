@@ -344,6 +344,11 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
                 return self.first_item(node.args[0], rest[0] if rest else None, out)
             if func.id != "next" and not rest:
                 return self.short_circuit(node.args[0], out, func.id == "any")
+        if (func.__class__ is gast.Name and func.id == "sum" and "sum" in self.short_circuits and not node.keywords
+                and 1 <= len(node.args) <= 2 and node.args[0].__class__ is gast.GeneratorExp
+                and not any(g.is_async for g in node.args[0].generators)
+                and all(type(getattr(a, "value", None)) in (int, float) for a in node.args[1:])):
+            return self.total(node.args[0], node.args[1] if len(node.args) == 2 else T.const(0), out)
         if isinstance(func, gast.Attribute) and _static_chain(func) and (
             isinstance(func.value, gast.Name) or _chain_root(func) in self.static_names
         ):
@@ -428,6 +433,23 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         out.extend(self.stmt(self._stopping_loop(node, decided)))
         return T.name(tmp)
 
+    def total(self, node, start, out):
+        """sum(e for x in xs if c) -> total = 0; for x in xs: if c: total = total + e: each
+        item added as it is made, in order, as sum takes them. Python 3.11's sum adds ints
+        and floats in order (its fast paths keep the sum in a C long or double: the same
+        values); later versions compensate the rounding of floats, and transform.py does
+        not ask for this there. The loop's items keep their kinds (no list of them)."""
+        tmp = self.namer.fresh("total")
+        out.append(T.assign(tmp, start))
+        node = self._own_names(node)
+        inner = [T.assign(tmp, gast.BinOp(left=T.name(tmp), op=gast.Add(), right=node.elt))]
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                inner = [gast.If(test=cond, body=inner, orelse=[])]
+            inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
+        out.extend(self.stmt(inner[0]))
+        return T.name(tmp)
+
     def first_item(self, node, default, out):
         """next(e for x in xs if c[, d]) -> first = d; for x in xs: if c: first = e; break
         (without d: StopIteration where no item comes), as Python takes the first item only."""
@@ -495,7 +517,9 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
                     block.append(T.stmt(f"{tmp}.{meth}(e)", e=e))
                 return
             gen = gens[0]
-            it = self.atom(gen.iter, block)
+            it = gen.iter  # (a loop over enumerate(...) or zip(...): rewritten as a statement's)
+            if not (it.__class__ is gast.Call and it.func.__class__ is gast.Name and it.func.id in ("enumerate", "zip")):
+                it = self.atom(it, block)
             body = []
             inner = body
             for cond in gen.ifs:

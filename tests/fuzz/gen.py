@@ -1013,8 +1013,19 @@ def {g}(a):
         """A comprehension over two sequences, with a condition."""
         self.use("nested_comp")
         s = self.new("s")
-        self.emit(f"{s} = sum([a * b * {self.expr(S, 1)} for a in {self.pick(['v', 'w'])} for b in "
-                  f"{self.pick(['v', 'w'])}[:{self.r.randint(1, N)}] if a > {self.const()}])", ind)
+        inner = (f"a * b * {self.expr(S, 1)} for a in {self.pick(['v', 'w'])} for b in "
+                 f"{self.pick(['v', 'w'])}[:{self.r.randint(1, N)}] if a > {self.const()}")
+        form = self.r.randint(0, 3)  # a list summed, or a generator expression (anf.total)
+        if form == 0:
+            self.emit(f"{s} = sum([{inner}])", ind)
+        elif form == 1:
+            self.emit(f"{s} = sum({inner})", ind)
+        elif form == 2:
+            self.emit(f"{s} = sum((math.sin(c * {self.leaf(S)}) for i, c in enumerate({self.pick(['v', 'w'])}) "
+                      f"if i != {self.r.randint(0, 3)}), {self.const()})", ind)
+        else:
+            self.emit(f"{s} = sum(a * b * {self.leaf(S)} for a, b in zip({self.pick(['v', 'w'])}, "
+                      f"{self.pick(['v', 'w'])}))", ind)
         self.bind(s, S)
 
     def c_global_list(self, ind=0):
@@ -1170,6 +1181,32 @@ def {g}(a):
                                  f"{s} = {s} + {r}[0] * {self.leaf(S)}\n{'    ' * (ind + 1)}{r} = list({r})"]), ind + 1)
         self.bind(s, S)
 
+    def c_captured_list(self, ind=0):
+        """A local function made over a list or tuple of numbers of f's (data it closes
+        over: kinds.REAL_SEQ when it is called through the run time), looped over or read
+        by position, called straight or handed to a helper that calls it."""
+        self.use("captured_list")
+        d, g, s = self.new("d"), self.new("g"), self.new("s")
+        items = [self.expr(S, 1), self.const(), self.expr(S, 1)][: self.r.randint(2, 3)]
+        opener, closer = ("[", "]") if self.r.random() < 0.5 else ("(", ")")
+        self.emit(f"{d} = {opener}{', '.join(items)}{closer}", ind)
+        self.emit(f"def {g}(z):", ind)
+        if self.r.random() < 0.5:
+            self.emit("t = 0.0", ind + 1)
+            self.emit(f"for c in {d}:", ind + 1)
+            self.emit("t = t + math.sin(c * z) * c", ind + 2)
+            self.emit("return t", ind + 1)
+        else:
+            self.emit(f"return {d}[0] * z + {d}[-1] * z * z", ind + 1)
+        if self.r.random() < 0.5:
+            h = f"apply{self.n}"
+            self.n += 1
+            self.defs.append(f"def {h}(fn, z):\n    return fn(z)\n")
+            self.emit(f"{s} = {h}({g}, {self.expr(S, 1)})", ind)
+        else:
+            self.emit(f"{s} = {g}({self.expr(S, 1)})", ind)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1226,7 +1263,8 @@ def {g}(a):
         P = next((p for p in self.params if p in ("xs", "ts", "ds")), None)
         if P is None:
             P = self.pick(["xs", "ts", "ds"])
-            self.params = self.params + (P,)
+            plain = tuple(p for p in self.params if "=" not in p)  # (before a defaulted one)
+            self.params = plain + (P,) + tuple(p for p in self.params if "=" in p)
         s, i, t = self.new("s"), self.new("i"), self.new("t")
         self.emit(f"{s} = {self.expr(S, 1)}", ind)
         if P == "ds":
@@ -1413,7 +1451,7 @@ def {g}(a):
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
         ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1), ("state_items", 1),
-        ("decorated", 1), ("table", 1),
+        ("decorated", 1), ("table", 1), ("captured_list", 1),
     ]
 
     def statement(self):
