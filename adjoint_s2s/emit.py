@@ -38,9 +38,10 @@ import numpy as np
 from . import rules as R
 from . import adapters, runtime, source, transform
 from .errors import AdjointError, UnsupportedSyntaxError, short_name, show_user_names
-from .guards import (_ARRAY_ITEMS, _F8_VECTOR, _REAL_ITEMS, _REAL_ROWS, MISSING as _MISSING, _attribute_guard,
-                     _callee_guard, _data_guard, _fact, _identity_guard, _library_guard, _same_fact, _weak)
-from .kinds import ARRAY, FIELDS, OTHER, ROWS, VECTOR, cache_key
+from .guards import (_ARRAY_ITEMS, _F8_VECTOR, _REAL_ITEMS, _REAL_RECORDS, _REAL_ROWS, MISSING as _MISSING,
+                     _attribute_guard, _callee_guard, _data_guard, _fact, _identity_guard, _library_guard,
+                     _same_fact, _weak)
+from .kinds import ARRAY, FIELDS, OTHER, RECORDS, ROWS, VECTOR, cache_key
 from .passes import activity, check, param_fields
 from .passes.linetokens import _TOKENS as _tokens
 from .passes.reprint import _print_again, _printed_parts
@@ -114,9 +115,10 @@ class _RecordingGlobals:
 
     def assume_items(self, name, kind):
         """The code assumes that global list (or tuple) holds number arrays only (kind
-        ARRAY), ints and floats only (REAL), rows of those (ROWS), or it is a 1-D float64
-        array (VECTOR)."""
-        fact = {ARRAY: _ARRAY_ITEMS, ROWS: _REAL_ROWS, VECTOR: _F8_VECTOR}.get(kind, _REAL_ITEMS)
+        ARRAY), ints and floats only (REAL), rows of those (ROWS) or dicts of them by
+        string keys (RECORDS), or it is a 1-D float64 array (VECTOR)."""
+        facts = {ARRAY: _ARRAY_ITEMS, ROWS: _REAL_ROWS, VECTOR: _F8_VECTOR, RECORDS: _REAL_RECORDS}
+        fact = facts.get(kind, _REAL_ITEMS)
         self.read[name] = (fact, type(self._g[name]))
 
     def __contains__(self, name):

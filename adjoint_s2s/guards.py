@@ -23,7 +23,7 @@ import numpy as np
 from .passes import activity
 from .kinds import (
     CODE_LIKE as _CODE_LIKE, FUNCTION, LIBRARY, MISSING, MODULE_ATTR, REAL, f8_vector, forwarding_cell, items_kind,
-    rows_kind, static_attr,
+    records_kind, rows_kind, static_attr,
 )
 from .runtime.sites import is_library_file
 
@@ -105,6 +105,8 @@ _ARRAY_ITEMS = "array items"  # the fact of a list or tuple of number arrays (se
 _REAL_ITEMS = "real items"  # of a list or tuple of ints and floats (kinds.items_kind)
 _REAL_ROWS = "real rows"  # of a list or tuple of rows of ints and floats (kinds.rows_kind)
 _F8_VECTOR = "float64 vector"  # of a 1-D float64 array: its items are numbers (kinds.f8_vector)
+_REAL_RECORDS = "real records"  # of a list or tuple of dicts of numbers by string keys (kinds.records_kind)
+_ITEM_FACTS = (_ARRAY_ITEMS, _REAL_ITEMS, _REAL_ROWS, _F8_VECTOR, _REAL_RECORDS)
 
 
 def _same_fact(fact, value):
@@ -116,6 +118,8 @@ def _same_fact(fact, value):
         return type(value) is fact[1] and rows_kind(value) == REAL
     if type(fact) is tuple and fact[0] == _F8_VECTOR:
         return f8_vector(value)
+    if type(fact) is tuple and fact[0] == _REAL_RECORDS:
+        return type(value) is fact[1] and records_kind(value) == REAL
     if fact is MISSING or type(fact) is type or type(fact) is tuple:
         return fact == _fact(value) if value is not MISSING else fact is MISSING
     if type(fact) is _FunctionRef:
@@ -142,7 +146,7 @@ def _data_guard(assumed):
     for name, fact in assumed.items():
         if name == "__builtins__":
             continue
-        if type(name) is str and type(fact) is tuple and fact[0] in (_ARRAY_ITEMS, _REAL_ITEMS, _REAL_ROWS, _F8_VECTOR):
+        if type(name) is str and type(fact) is tuple and fact[0] in _ITEM_FACTS:
             guard.append((name, fact[1], fact[0]))  # a list of arrays or numbers: each item checked
         elif type(name) is str and (type(fact) is type or type(fact) is tuple):
             kind = fact[1] if type(fact) is tuple else None
@@ -338,6 +342,9 @@ def globals_fit(g, guard):
                     return False
             elif kind is _F8_VECTOR:  # a 1-D float64 array
                 if not f8_vector(v):
+                    return False
+            elif kind is _REAL_RECORDS:  # a list or tuple of dicts of numbers
+                if records_kind(v) != REAL:
                     return False
             elif len(kind) > 1:  # a list or tuple of number arrays (emit._ARRAY_ITEMS)
                 if not v or not activity.all_number_arrays(v):

@@ -63,12 +63,22 @@ def kinds_of(args):
     return tuple([KIND.get(type(a), OTHER) for a in args])
 
 
+# a cache key's kind of a captured list or tuple of numbers (items_kind REAL): OTHER to
+# the passes, its items REAL where the function only reads them (activity.py)
+REAL_SEQ = "[real]"
+
+
 def cell_kind(cell):
-    """The kind of a captured variable (OTHER while the cell is still empty)."""
+    """The kind of a captured variable (OTHER while the cell is still empty); REAL_SEQ for
+    a list or tuple of numbers (data a closure was made over, checked at each call)."""
     try:
-        return KIND.get(type(cell.cell_contents), OTHER)
+        v = cell.cell_contents
     except ValueError:
         return OTHER
+    k = KIND.get(type(v))
+    if k is not None:
+        return k
+    return REAL_SEQ if (type(v) is list or type(v) is tuple) and items_kind(v) == REAL else OTHER
 
 
 def cell_kinds(f):
@@ -180,11 +190,40 @@ def rows_kind(seq):
 ROWS = "rows"  # what a global list of rows of numbers (rows_kind) is assumed to hold
 
 
+def records_kind(seq):
+    """REAL when seq is a list or tuple of dicts whose keys are all strings and whose values
+    are all numbers (``RECORDS = [{"w": 0.1, "b": 1.0}, ...]``), at most _MAX_ITEMS values
+    in all; else None."""
+    if type(seq) not in (list, tuple) or not seq or len(seq) > _MAX_ITEMS or set(map(type, seq)) != _DICT:
+        return None  # (checked at each call: C loops only)
+    if (sum(map(len, seq)) > _MAX_ITEMS or not set(map(type, itertools.chain.from_iterable(seq))) <= _STR
+            or not set(map(type, itertools.chain.from_iterable(map(dict.values, seq)))) <= _REAL_ITEMS):
+        return None
+    return REAL
+
+
+RECORDS = "records"  # what a global list of records of numbers (records_kind) is assumed to hold
+_DICT, _STR = {dict}, {str}
+
+
 def f8_vector(v):
     """Is v a 1-D float64 array (its items NumPy float64 numbers, a float subclass)?"""
     return type(v) is np.ndarray and v.ndim == 1 and v.dtype == _F8
 
 
+def float_ufunc(f):
+    """Is f a NumPy ufunc that gives a float64 for ints and floats (Python's, float64):
+    no loop of its own from ints or bools to ints (np.sqrt, np.exp, np.arctan2; not
+    np.add, np.abs, np.maximum)? Then np.sqrt(x) of a number is a number: NumPy float64,
+    a float subclass."""
+    got = _FLOAT_UFUNCS.get(f)
+    if got is None:
+        got = _FLOAT_UFUNCS[f] = type(f) is np.ufunc and f.nout == 1 and not any(
+            t.split("->")[1] not in ("d", "g", "e", "f") and t[0] in "?bBhHiIlLqQpP" for t in f.types)
+    return got
+
+
+_FLOAT_UFUNCS = {}
 _REAL_ITEMS = frozenset((float, int, np.float64))
 _ROWS = frozenset((list, tuple))
 _F8 = np.dtype(np.float64)

@@ -72,3 +72,31 @@ def test_where_python_gives_a_complex_number_it_is_refused():
         assert "`(-0.5) ** 0.5`" in msg and f"{__file__}, line" in msg
         assert "complex(x) ** p" in msg
     assert ad.gradient(negative_root, 1.5)[0] == pytest.approx(1.0 / 0.5 ** 0.5)
+
+
+def numpy_functions_of_numbers(x):
+    s = 0.0
+    for i in range(6):
+        s = s + np.exp(-x * i * 0.1) * np.cos(x) + np.sqrt(1.0 + x * x) + np.arctan2(x, 2.0)
+    return s
+
+
+def numpy_add_of_ints(x):
+    n = np.add(2, 3)  # an int64: not a Python number's kind
+    s = x
+    for _ in range(3):
+        s = s * n * 0.1 + np.sqrt(n) * x
+    return s
+
+
+def test_a_numpy_function_of_numbers_that_gives_floats_is_a_number():
+    src = ad.show_adjoint(numpy_functions_of_numbers, 0.7)
+    assert "dispatched at run time" not in src and "_rt.binop" not in src
+    assert src.count("_rt.unbroadcast") <= 3  # (the partials of np.exp, np.cos, np.arctan2; not the products: 11 before)
+    check_grads(numpy_functions_of_numbers, 0.7, order=2)
+    assert ad.pullback(numpy_functions_of_numbers, 0.7)[0] == numpy_functions_of_numbers(0.7)
+
+
+def test_a_numpy_function_that_keeps_ints_is_not_taken_for_a_float():
+    check_grads(numpy_add_of_ints, 0.7, order=2)
+    assert ad.pullback(numpy_add_of_ints, 0.7)[0] == numpy_add_of_ints(0.7)

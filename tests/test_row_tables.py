@@ -88,6 +88,31 @@ def samples_by_index(theta):
     return tot
 
 
+RECORDS = [{"w": 0.1 * i, "b": 1.0} for i in range(8)]
+
+
+def records(x):
+    s = 0.0
+    for r in RECORDS:
+        s = s + r["w"] * math.sin(x) + r["b"] * x
+    return s
+
+
+def record_keys(x):
+    s = 0.0
+    for r in RECORDS:
+        for k in r:  # (the keys: strings)
+            s = s + len(k) * x + r[k]
+    return s
+
+
+def missing_key(x):
+    s = 0.0
+    for r in RECORDS:
+        s = s + r["c"] * x
+    return s
+
+
 def writes_a_row(w):
     loss = 0.0
     for row in ROWS:
@@ -124,7 +149,7 @@ def _close(f, *args):
 
 
 @pytest.mark.parametrize("name", ["pairs", "by_position", "indexed", "logistic", "zipped_numbers", "inner_loop",
-                                  "over_samples", "samples_by_index"])
+                                  "over_samples", "samples_by_index", "records"])
 def test_rows_of_a_global_table_are_numbers(mod, name):
     f = getattr(mod, name)
     _close(f, 0.7)
@@ -187,3 +212,22 @@ def test_a_global_vector_is_checked_at_each_call(mod):
         ad.gradient(mod.over_samples, 0.8)
     mod.SAMPLES = np.linspace(0.0, 1.0, 4)
     _close(mod.over_samples, 0.8)
+
+
+def test_records_iterated_give_their_keys_and_a_missing_key_raises(mod):
+    _close(mod.record_keys, 0.7)
+    with pytest.raises(KeyError):
+        mod.missing_key(0.7)
+    with pytest.raises(KeyError):
+        ad.gradient(mod.missing_key, 0.7)
+
+
+def test_records_are_checked_at_each_call(mod):
+    first = _close(mod.records, 0.7)
+    mod.RECORDS.append({"w": 1.0, "b": 2})
+    assert _close(mod.records, 0.7) != first
+    mod.RECORDS.append({"w": "heavy", "b": 2.0})
+    with pytest.raises(TypeError):
+        mod.records(0.7)
+    with pytest.raises(TypeError):
+        ad.gradient(mod.records, 0.7)

@@ -29,7 +29,7 @@ from types import MappingProxyType
 
 import gast
 
-from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL
+from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL, REAL_SEQ
 from ..naming import names_in
 from .appended import ItemKinds, appendable_lists, with_appended
 from .rows import row_names
@@ -117,11 +117,7 @@ class Activity(ItemKinds, Queries):
         self._values = None  # names bound once -> their values: when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self._appends = appendable_lists(self)  # lists built by appending, only read: appended.py
-        if info.param_items:  # list, tuple, dict arguments of items of one kind, only read
-            only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
-            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
-            self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
-        self.list_items.update(row_names(self))  # rows of a global table of numbers: rows.py
+        self._known_items(info, free_kinds)
         self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST and p not in info.dead_params}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
@@ -137,6 +133,18 @@ class Activity(ItemKinds, Queries):
         self.callee_globals = frozenset(m[3] for m in self.callee_memo.values() if m[3] is not None)
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
+
+    def _known_items(self, info, free_kinds):
+        """The item kinds known before any statement runs: of list, tuple and dict arguments
+        of items of one kind (the key's), of captured lists and tuples of numbers
+        (kinds.REAL_SEQ), of the rows of a global table (rows.py), where only read."""
+        if info.param_items:
+            only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
+            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
+            self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
+        self.list_items.update(row_names(self))
+        seqs = {v for v, k in zip(info.freevars, free_kinds) if k == REAL_SEQ}
+        self.list_items.update(dict.fromkeys(self._only_read(seqs) if seqs else (), REAL))
 
     def infer_kinds(self):
         """Kinds to a fixed point (joined over every binding of a name), in rounds over
@@ -563,7 +571,7 @@ def _argument_kinds(info, arg_kinds, free_kinds):
     for p in info.positional:
         kinds.setdefault(p, OTHER)
     for v, k in zip(info.freevars, free_kinds):
-        kinds[v] = k
+        kinds[v] = OTHER if k == REAL_SEQ else k
     for p in info.dead_params:
         kinds.pop(p, None)
     return kinds

@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from .. import rules as R
-from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL, items_kind
+from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL, float_ufunc, items_kind
 from ..naming import _CHILD_FIELDS, child_fields, names_in
 from .casts import casts_to_integers
 from .foreign import assume_callee_globals, foreign_home, named_callee
@@ -398,8 +398,8 @@ class Queries:
             return COMPLEX if all(k in SCALAR + (CONST,) for k in kinds) else OTHER
         if prim.kind == "abs":
             return REAL if kinds[0] in SCALAR else (ARRAY if kinds[0] == ARRAY else OTHER)
-        if prim.kind == "array":
-            return ARRAY
+        if prim.kind == "array":  # (a ufunc of ints and floats giving floats: np.sqrt(x), a NumPy float64)
+            return REAL if not e.keywords and float_ufunc(obj) and all(k == REAL for k in kinds) else ARRAY
         if prim.kind == "other":
             return OTHER
         out = None

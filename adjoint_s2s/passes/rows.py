@@ -14,18 +14,22 @@ numbers, read row by row with unpacking::
         for i in range(len(DATA)):
             row = DATA[i]
 
-A row is a sequence, so its own kind is OTHER, but every item read from it is a number.
+A row is a sequence (or a record: a dict of numbers by string keys, ``RECORDS = [{"w":
+0.1, "b": 1.0}, ...]`` read as ``r["w"]``), so its own kind is OTHER, but every item read
+from it is a number.
 ``row_names`` finds the names bound only to rows of such a global (the loop target over
 it, a name bound once to ``G[i]``, a name bound once to the item of a zip's tuple that
 comes from it) and read only by item, iterated or measured; their items have kind REAL
-(``list_items``), as a list display's of numbers have. The global must be read only so
+(``list_items``), as a list display's of numbers have; a record's are read by key only
+(iterated, it gives its keys). The global must be read only so
 by the function too (``Queries.global_read_only``). The code made for it assumes so at
 every call: emit's data guard checks that the global still holds rows of numbers
-(``kinds.rows_kind``), and a list changed to hold anything else gets code made again.
+(``kinds.rows_kind``, ``kinds.records_kind``), and a list changed to hold anything else
+gets code made again.
 """
 import gast
 
-from ..kinds import REAL, ROWS, rows_kind
+from ..kinds import REAL, RECORDS, ROWS, records_kind, rows_kind
 
 
 def row_names(facts):
@@ -73,10 +77,14 @@ def row_names(facts):
     only = facts._only_read(names - {None}, targets=True)
     if not only >= also - {None} or None in also:
         return {}  # (a zip of a table, or its tuples, used some other way)
+    records = {g for g in tables if _records(facts, g)}  # rows that are dicts: read by key only
+    if records:
+        keyed = {n for g in records for n in tables[g]} - {None}
+        only = (only - keyed) | facts._only_read(keyed, iterated=False, targets=True)
     out = {}
     for g, got in tables.items():
         if None not in got and only.issuperset(got):
-            facts.info.globals.assume_items(g, ROWS)
+            facts.info.globals.assume_items(g, RECORDS if g in records else ROWS)
             out.update(dict.fromkeys(got, REAL))
     return out
 
@@ -96,4 +104,9 @@ def _table(facts, node):
     if node.__class__ is not gast.Name or node.id in facts.locals or not facts.global_read_only(node.id):
         return False
     g = facts.info.globals
-    return getattr(g, "assume_items", None) is not None and rows_kind(g.get(node.id)) == REAL
+    return getattr(g, "assume_items", None) is not None and (
+        rows_kind(g.get(node.id)) == REAL or records_kind(g.get(node.id)) == REAL)
+
+
+def _records(facts, name):
+    return records_kind(facts.info.globals.get(name)) == REAL

@@ -1159,8 +1159,14 @@ def {g}(a):
         self.defs.append(f"{G} = [{rows}]\n{L} = [{', '.join(self.const() for _ in range(4))}]\n")
         names = [self.new("c") for _ in range(width)]
         self.emit(f"{s} = {self.expr(S, 1)}", ind)
-        k = self.r.randint(0, 4)
-        if k == 0:
+        k = self.r.randint(0, 5)
+        if k == 5:  # records: dicts of numbers by string keys, read by key (or their keys iterated)
+            self.defs.append(f"REC{self.n} = [{', '.join(f'{{{chr(39)}a{chr(39)}: {self.const()}, {chr(39)}b{chr(39)}: {self.const()}}}' for _ in range(self.r.randint(1, 3)))}]\n")
+            self.emit(f"for {r} in REC{self.n}:", ind)
+            self.emit(self.pick([f"{s} = {s} * {self.const(0.3, 0.9)} + {r}['a'] * math.sin({r}['b'] * {self.leaf(S)})",
+                                 f"{s} = {s} + sum({r}[q] for q in {r}) * {self.leaf(S)}"]), ind + 1)
+            self.n += 1
+        elif k == 0:
             self.emit(f"for {', '.join(names)} in {G}:", ind)
             self.emit(f"{s} = {s} * {self.const(0.3, 0.9)} + {names[0]} * math.sin({names[-1]} * {self.leaf(S)})", ind + 1)
         elif k == 1:
