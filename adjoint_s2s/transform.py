@@ -80,6 +80,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)
+    info.own = (fn, key)  # (a call of fn for this key: its result's kind, activity.own_result)
     info.param_fields = {(p, attr): kind for p, attr, kind in read.values()}
     info.field_arrays = {name: f"{p}.{attr}" for name, (p, attr, kind) in read.items() if kind == ARRAY}
     info.param_items = items

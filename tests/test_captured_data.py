@@ -8,8 +8,8 @@ import pytest
 
 import adjoint_s2s as ad
 from adjoint_s2s.errors import UnsupportedSyntaxError
-from adjoint_s2s.testing import numerical_gradient
 
+from .gradcheck import close_to_differences
 from .source_modules import registered_module
 
 SOURCE = '''
@@ -48,32 +48,24 @@ def mod(tmp_path):
         yield m
 
 
-def _close(f, *args):
-    got = ad.gradient(f, *args)
-    want = numerical_gradient(f, *args)
-    assert np.allclose(got, want, rtol=1e-6, atol=1e-9), (got, want)
-    assert ad.pullback(f, *args)[0] == f(*args)
-    return got
-
-
 @pytest.mark.parametrize("kind", [list, tuple])
 def test_a_closure_over_numbers_reads_numbers(mod, kind):
     loss = mod.make_loss(kind([0.1 * i for i in range(12)]))
-    _close(loss, 0.7)
+    close_to_differences(loss, 0.7)
     text = ad.show_adjoint(loss, 0.7)
     assert "_rt.binop" not in text and "dispatched at run time" not in text
     indexed = mod.make_indexed(kind([0.1 * i for i in range(6)]), kind([1.0, -1.0] * 3))
-    _close(indexed, 0.7)
+    close_to_differences(indexed, 0.7)
     assert "_rt.binop" not in ad.show_adjoint(indexed, 0.7)
 
 
 def test_the_captured_list_is_checked_at_each_call(mod):
     data = [0.1 * i for i in range(6)]
     loss = mod.make_loss(data)
-    first = _close(loss, 0.7)
-    _close(loss, 0.7)
+    first = close_to_differences(loss, 0.7)
+    close_to_differences(loss, 0.7)
     data.append(2.0)  # still numbers: the same code, reading the list as it is now
-    assert _close(loss, 0.7) != first
+    assert close_to_differences(loss, 0.7) != first
     data.append(np.array([1.0, 2.0]))  # an array among them: code made for what it holds
     with pytest.raises(TypeError):  # (the loss is an array: not a scalar's gradient, as said)
         ad.gradient(loss, 0.7)

@@ -15,6 +15,7 @@ from adjoint_s2s import kinds, rules
 from adjoint_s2s.passes import inline
 from adjoint_s2s.testing import numerical_gradient
 
+from .gradcheck import close_to_differences
 from .source_modules import registered_module
 
 SOURCE = '''
@@ -158,17 +159,10 @@ def mod(tmp_path):
         yield m
 
 
-def _close(f, *args):
-    got = ad.gradient(f, *args)
-    want = numerical_gradient(f, *args)
-    assert np.allclose(got, want, rtol=1e-6, atol=1e-9), (got, want)
-    return got
-
-
 @pytest.mark.parametrize("name", ["pendulum", "pendulum_twice_wrapped", "pendulum_registered"])
 def test_a_forwarding_wrapper_is_seen_through_and_inlined(mod, name):
     f = getattr(mod, name)
-    _close(f, 0.9)
+    close_to_differences(f, 0.9)
     assert ad.pullback(f, 0.9)[0] == f(0.9)
     text = ad.show_adjoint(f, 0.9)
     assert "# (inlined accel" in text
@@ -178,7 +172,7 @@ def test_a_forwarding_wrapper_is_seen_through_and_inlined(mod, name):
 def test_a_longer_helper_under_a_wrapper_is_called_directly(mod, monkeypatch):
     monkeypatch.setattr(inline, "ENABLED", [False])
     ad.refresh()
-    _close(mod.pendulum_looping, 0.9)
+    close_to_differences(mod.pendulum_looping, 0.9)
     text = ad.show_adjoint(mod.pendulum_looping, 0.9)
     assert "accel_looping_pair(th, k)" in text
     assert "_rt.call" not in text and "dispatched at run time" not in text
@@ -186,7 +180,7 @@ def test_a_longer_helper_under_a_wrapper_is_called_directly(mod, monkeypatch):
 
 def test_a_wrapper_that_does_more_keeps_its_call(mod):
     mod.CALLS[0] = 0
-    _close(mod.pendulum_counted, 0.9)
+    close_to_differences(mod.pendulum_counted, 0.9)
     text = ad.show_adjoint(mod.pendulum_counted, 0.9)
     assert "inlined accel_counted" not in text
     mod.CALLS[0] = 0
@@ -195,33 +189,33 @@ def test_a_wrapper_that_does_more_keeps_its_call(mod):
 
 
 def test_the_wrapper_s_cell_is_checked_at_each_call(mod):
-    first = _close(mod.pendulum_swappable, 0.9)
-    _close(mod.pendulum_swappable, 0.9)  # (the cached fast path is taken now)
+    first = close_to_differences(mod.pendulum_swappable, 0.9)
+    close_to_differences(mod.pendulum_swappable, 0.9)  # (the cached fast path is taken now)
     mod.accel_swappable.swap(lambda th, k: -k * th)
-    second = _close(mod.pendulum_swappable, 0.9)
+    second = close_to_differences(mod.pendulum_swappable, 0.9)
     assert second != first
     assert ad.gradient(mod.pendulum_swappable, 0.9) == second
 
 
 def test_the_wrapped_function_changed_in_place_makes_the_code_again(mod):
-    first = _close(mod.pendulum, 0.9)
-    _close(mod.pendulum, 0.9)
+    first = close_to_differences(mod.pendulum, 0.9)
+    close_to_differences(mod.pendulum, 0.9)
     inner = mod.accel.__wrapped__
     inner.__code__ = (lambda th, k: -k * th).__code__
-    second = _close(mod.pendulum, 0.9)
+    second = close_to_differences(mod.pendulum, 0.9)
     assert second != first
 
 
 def test_a_rebound_global_makes_the_code_again(mod):
-    first = _close(mod.pendulum, 0.9)
+    first = close_to_differences(mod.pendulum, 0.9)
     mod.accel = mod.forwards(lambda th, k: -k * th * th)
-    second = _close(mod.pendulum, 0.9)
+    second = close_to_differences(mod.pendulum, 0.9)
     assert second != first
 
 
 @pytest.mark.parametrize("which", ["wrapper", "wrapped"])
 def test_a_rule_for_the_wrapper_or_the_wrapped_function_takes_effect(mod, which):
-    _close(mod.pendulum, 0.9)
+    close_to_differences(mod.pendulum, 0.9)
     target = mod.accel if which == "wrapper" else mod.accel.__wrapped__
 
     def rule(th, k):
@@ -236,7 +230,7 @@ def test_a_rule_for_the_wrapper_or_the_wrapped_function_takes_effect(mod, which)
     finally:
         rules.USER_RULES.pop(target)
         rules.bump(target)
-    _close(mod.pendulum, 0.9)
+    close_to_differences(mod.pendulum, 0.9)
 
 
 def test_keywords_to_a_wrapper_without_them_fail_as_python_does(mod):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import adjoint_s2s as ad
-from adjoint_s2s.testing import numerical_gradient
 
+from .gradcheck import close_to_differences
 from .source_modules import registered_module
 
 SOURCE = '''
@@ -140,19 +140,11 @@ def mod(tmp_path):
         yield m
 
 
-def _close(f, *args):
-    got = ad.gradient(f, *args)
-    want = numerical_gradient(f, *args)
-    assert np.allclose(got, want, rtol=1e-6, atol=1e-9), (got, want)
-    assert ad.pullback(f, *args)[0] == f(*args)
-    return got
-
-
 @pytest.mark.parametrize("name", ["pairs", "by_position", "indexed", "logistic", "zipped_numbers", "inner_loop",
                                   "over_samples", "samples_by_index", "records"])
 def test_rows_of_a_global_table_are_numbers(mod, name):
     f = getattr(mod, name)
-    _close(f, 0.7)
+    close_to_differences(f, 0.7)
     text = ad.show_adjoint(f, 0.7)
     assert "_rt.binop" not in text and "dispatched at run time" not in text
     assert "_rt.call(" not in text
@@ -161,15 +153,15 @@ def test_rows_of_a_global_table_are_numbers(mod, name):
 @pytest.mark.parametrize("name", ["writes_a_row", "hands_a_row_on"])
 def test_a_row_written_or_handed_on_keeps_the_general_code(mod, name):
     f = getattr(mod, name)
-    _close(f, 0.7)
+    close_to_differences(f, 0.7)
     assert "dispatched at run time" in ad.show_adjoint(f, 0.7)
 
 
 def test_the_table_is_checked_at_each_call(mod):
-    first = _close(mod.pairs, 0.7)
-    _close(mod.pairs, 0.7)
+    first = close_to_differences(mod.pairs, 0.7)
+    close_to_differences(mod.pairs, 0.7)
     mod.PAIRS[3] = (np.float64(0.25), 2)  # still numbers: the same code
-    changed = _close(mod.pairs, 0.7)
+    changed = close_to_differences(mod.pairs, 0.7)
     assert changed != first
     mod.PAIRS[3] = (0.25 + 0.5j, 2.0)  # a complex number: code for what it holds now
     y, back = ad.pullback(mod.pairs, 0.7)
@@ -179,7 +171,7 @@ def test_the_table_is_checked_at_each_call(mod):
 
 
 def test_a_row_of_another_length_fails_as_python_does(mod):
-    _close(mod.pairs, 0.7)
+    close_to_differences(mod.pairs, 0.7)
     mod.PAIRS.append((1.0, 2.0, 3.0))
     with pytest.raises(ValueError) as plain:
         mod.pairs(0.7)
@@ -189,7 +181,7 @@ def test_a_row_of_another_length_fails_as_python_does(mod):
 
 
 def test_rows_changed_to_lists_of_strings_get_code_again(mod):
-    _close(mod.by_position, 0.7)
+    close_to_differences(mod.by_position, 0.7)
     mod.ROWS[0] = ["a", "b", "c"]
     with pytest.raises(TypeError):
         mod.by_position(0.7)
@@ -198,8 +190,8 @@ def test_rows_changed_to_lists_of_strings_get_code_again(mod):
 
 
 def test_a_global_vector_is_checked_at_each_call(mod):
-    first = _close(mod.over_samples, 0.8)
-    _close(mod.over_samples, 0.8)
+    first = close_to_differences(mod.over_samples, 0.8)
+    close_to_differences(mod.over_samples, 0.8)
     mod.SAMPLES = np.linspace(-1.0, 1.0, 9).astype(np.float32)  # NumPy float32 items: code made again
     assert "dispatched at run time" in ad.show_adjoint(mod.over_samples, 0.8)
     y, back = ad.pullback(mod.over_samples, 0.8)
@@ -211,11 +203,11 @@ def test_a_global_vector_is_checked_at_each_call(mod):
     with pytest.raises(TypeError):
         ad.gradient(mod.over_samples, 0.8)
     mod.SAMPLES = np.linspace(0.0, 1.0, 4)
-    _close(mod.over_samples, 0.8)
+    close_to_differences(mod.over_samples, 0.8)
 
 
 def test_records_iterated_give_their_keys_and_a_missing_key_raises(mod):
-    _close(mod.record_keys, 0.7)
+    close_to_differences(mod.record_keys, 0.7)
     with pytest.raises(KeyError):
         mod.missing_key(0.7)
     with pytest.raises(KeyError):
@@ -223,9 +215,9 @@ def test_records_iterated_give_their_keys_and_a_missing_key_raises(mod):
 
 
 def test_records_are_checked_at_each_call(mod):
-    first = _close(mod.records, 0.7)
+    first = close_to_differences(mod.records, 0.7)
     mod.RECORDS.append({"w": 1.0, "b": 2})
-    assert _close(mod.records, 0.7) != first
+    assert close_to_differences(mod.records, 0.7) != first
     mod.RECORDS.append({"w": "heavy", "b": 2.0})
     with pytest.raises(TypeError):
         mod.records(0.7)

@@ -29,10 +29,9 @@ from types import MappingProxyType
 
 import gast
 
-from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, OTHER, REAL, REAL_SEQ
+from ..kinds import ARRAY, COMPLEX, CONST, OTHER, REAL, REAL_SEQ
 from ..naming import names_in
 from .appended import ItemKinds, appendable_lists, with_appended
-from .rows import row_names
 from .casts import casts_to_integers
 from .invariance import shift_free
 from .liveness import live_after, stmt_targets
@@ -85,8 +84,6 @@ class Activity(ItemKinds, Queries):
         self._reads_cache = {}
         self._stmts = self.statements = stmts = list(walk_block(fn_node.body))
         locals_ = set(info.params)
-        # tuples bound once to a name (the normalised form of `a, b = x, y`): the kinds of
-        # their items, for the subscripts that unpack them
         counts = {}
         for s in stmts:
             for t in stmt_targets(s):
@@ -117,8 +114,14 @@ class Activity(ItemKinds, Queries):
         self._values = None  # names bound once -> their values: when first asked for
         self.callee_memo = {}  # id(call) -> (argument kinds, callee's result kinds, its Entry)
         self._appends = appendable_lists(self)  # lists built by appending, only read: appended.py
-        self._known_items(info, free_kinds)
+        self.known_items(info, free_kinds)
+        self._assumed, self._assumed_used = REAL, False  # of a recursive call (own_result)
+        start = (dict(self.kinds), dict(self.list_items))
         self.infer_kinds()
+        if self._assumed_used and result_kinds(self)[0] != REAL:  # (not a fixed point: again)
+            self.kinds, self.list_items, self._assumed = dict(start[0]), dict(start[1]), None
+            self.tuple_elts, self.dict_elts, self.callee_memo = {}, {}, {}
+            self.infer_kinds()
         self.active = {p for p in info.params if self.kinds.get(p) != CONST and p not in info.dead_params}
         self.active |= {v for v in info.freevars if self.kinds.get(v) != CONST}
         self.infer_activity()
@@ -134,17 +137,15 @@ class Activity(ItemKinds, Queries):
         self.active = frozenset(self.active)
         self.reads_memo = self._reads_cache  # id(expression) -> the names it reads
 
-    def _known_items(self, info, free_kinds):
-        """The item kinds known before any statement runs: of list, tuple and dict arguments
-        of items of one kind (the key's), of captured lists and tuples of numbers
-        (kinds.REAL_SEQ), of the rows of a global table (rows.py), where only read."""
-        if info.param_items:
-            only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
-            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
-            self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
-        self.list_items.update(row_names(self))
-        seqs = {v for v, k in zip(info.freevars, free_kinds) if k == REAL_SEQ}
-        self.list_items.update(dict.fromkeys(self._only_read(seqs) if seqs else (), REAL))
+    def own_result(self, fn, key):
+        """(kind, None) of a call of the function being transformed for its own key (direct
+        recursion): REAL, kept if its returns then join to REAL (by induction on the depth,
+        every call returns a number), else the kinds are made again with it unknown."""
+        own = getattr(self.info, "own", None)
+        if own is None or own[0] is not fn or own[1] != key or self._assumed is None:
+            return None
+        self._assumed_used = True  # (asked: the returns must join to what it says)
+        return (self._assumed, None)
 
     def infer_kinds(self):
         """Kinds to a fixed point (joined over every binding of a name), in rounds over

@@ -17,8 +17,9 @@ import builtins
 
 import gast
 
-from ..kinds import ARRAY, OTHER, REAL, VECTOR, f8_vector
+from ..kinds import ARRAY, DICT_ITEMS, OTHER, REAL, REAL_SEQ, VECTOR, f8_vector
 from .queries import item_reads_only
+from .rows import row_names
 
 _READERS = (builtins.sum, builtins.min, builtins.max, builtins.len, builtins.reversed, builtins.tuple)
 # builtins whose items are their argument's, and that make nothing one could write into
@@ -98,6 +99,18 @@ class ItemKinds:
     built by appending or named again (`p_ws = ws`: an inlined constructor's field), of
     tuples of numbers, and of `reversed(xs)` and `tuple(xs)` bound to a name (the items
     of xs)."""
+
+    def known_items(self, info, free_kinds):
+        """The item kinds known before any statement runs: of list, tuple and dict arguments
+        of items of one kind (the key's), of captured lists and tuples of numbers
+        (kinds.REAL_SEQ), of the rows of a global table (rows.py), where only read."""
+        if info.param_items:
+            only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
+            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
+            self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
+        self.list_items.update(row_names(self))
+        seqs = {v for v, k in zip(info.freevars, free_kinds) if k == REAL_SEQ}
+        self.list_items.update(dict.fromkeys(self._only_read(seqs) if seqs else (), REAL))
 
     def iter_item_kind(self, it):
         if self._appends and it.__class__ is gast.Name and it.id in self._appends:

@@ -447,8 +447,8 @@ class Queries:
         if memo is not None and memo[0] == kinds:
             return memo[1]
         emit = sys.modules[__name__.partition(".")[0] + ".emit"]
-        if emit.in_progress(code) or emit.runtime_code(code):
-            return None  # recursion: the callee's kinds wait on this function's
+        if emit.in_progress(code) or emit.runtime_code(code):  # recursion: the callee's kinds wait on
+            return self.own_result(obj, emit.cache_key(obj, kinds)) if hasattr(self, "own_result") else None
         try:
             entry = emit.entry_for(obj, emit.cache_key(obj, kinds))
         except Exception:  # an error met again (and reported) when the call runs

@@ -16,12 +16,11 @@ numbers, read row by row with unpacking::
 
 A row is a sequence (or a record: a dict of numbers by string keys, ``RECORDS = [{"w":
 0.1, "b": 1.0}, ...]`` read as ``r["w"]``), so its own kind is OTHER, but every item read
-from it is a number.
-``row_names`` finds the names bound only to rows of such a global (the loop target over
-it, a name bound once to ``G[i]``, a name bound once to the item of a zip's tuple that
-comes from it) and read only by item, iterated or measured; their items have kind REAL
-(``list_items``), as a list display's of numbers have; a record's are read by key only
-(iterated, it gives its keys). The global must be read only so
+from it is a number. ``row_names`` finds the names bound only to rows of such a global
+(the loop target over it, a name bound once to ``G[i]``, a name bound once to the item
+of a zip's tuple that comes from it) and read only by item, iterated or measured (a
+record: by key only, as iterated it gives its keys); their items have kind REAL
+(``list_items``), as a list display's of numbers have. The global must be read only so
 by the function too (``Queries.global_read_only``). The code made for it assumes so at
 every call: emit's data guard checks that the global still holds rows of numbers
 (``kinds.rows_kind``, ``kinds.records_kind``), and a list changed to hold anything else

@@ -1213,6 +1213,22 @@ def {g}(a):
             self.emit(f"{s} = {g}({self.expr(S, 1)})", ind)
         self.bind(s, S)
 
+    def c_global_recursion(self, ind=0):
+        """A module function that calls itself (its call assumed to return a number where
+        its returns then join to one: activity.own_result), at times returning an array
+        or a pair, or calling itself with an array (other kinds: not assumed)."""
+        self.use("global_recursion")
+        r, s = f"rec{self.n}", self.new("s")
+        self.n += 1
+        form = self.r.randint(0, 3)
+        base = {0: "z", 1: "z * z + 0.5", 2: "np.array([z, 0.5 * z])", 3: "z"}[form]
+        step = (f"{r}(np.array([z, z]) if k == 2 else z * 0.7 + 0.1, k - 1) * 0.9 + z * 0.05" if form == 3
+                else f"{r}(math.sin(z) * 0.7 + 0.1, k - 1) * 0.9 + {r}(z * 0.5, k - 2) * 0.1")
+        self.defs.append(f"def {r}(z, k):\n    if k <= 0:\n        return {base}\n    return {step}\n")
+        call = f"{r}({self.expr(S, 1)}, {self.r.randint(1, 4)})"
+        self.emit(f"{s} = {'float(np.sum(' + call + '))' if form >= 2 else call}", ind)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1457,7 +1473,7 @@ def {g}(a):
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
         ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1), ("state_items", 1),
-        ("decorated", 1), ("table", 1), ("captured_list", 1),
+        ("decorated", 1), ("table", 1), ("captured_list", 1), ("global_recursion", 1),
     ]
 
     def statement(self):
