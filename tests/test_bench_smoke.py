@@ -73,3 +73,22 @@ def test_chart(run, tmp_path):
     path = tmp_path / "ratios.png"
     run.chart(res, [], str(path), "smoke")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _cliffs():
+    saved = list(sys.path)
+    sys.path.insert(0, BENCH)
+    try:
+        import cliffs
+    finally:
+        sys.path[:] = saved
+    return cliffs
+
+
+@pytest.mark.parametrize("index", range(len(_cliffs().PROBES)))
+def test_cliff_probes_give_the_plain_value_and_gradient(index):
+    """scripts/cliff_probes.py times these; here each is checked, as it is timed."""
+    from .gradcheck import close_to_differences
+
+    what, fn, args = _cliffs().PROBES[index]
+    close_to_differences(fn, *args, rtol=1e-5, atol=1e-7)
