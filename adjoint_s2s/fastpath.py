@@ -20,7 +20,7 @@ import operator
 import types
 
 from . import fuse
-from .kinds import DICT_ITEMS, FUNCTION as _CALLEE, ITEMS, LIBRARY, MISSING, TUPLE_ITEMS, VECTOR
+from .kinds import DICT_ITEMS, FUNCTION as _CALLEE, ITEMS, LIBRARY, MISSING, ROW_ITEMS, TUPLE_ITEMS, VECTOR
 from .guards import kw_values
 from .runtime.dispatch import globals_fit, same_defaults
 
@@ -152,7 +152,7 @@ def _items_only(fields):
     return True
 
 
-_ITEM_TAGS = (ITEMS, TUPLE_ITEMS, DICT_ITEMS, VECTOR)
+_ITEM_TAGS = (ITEMS, TUPLE_ITEMS, DICT_ITEMS, VECTOR, ROW_ITEMS)
 
 
 def fuse_hit(f, args, found):

@@ -91,6 +91,7 @@ ITEMS = "[]"  # field_kinds' field name for the one kind of every item of a list
 TUPLE_ITEMS = "()"  # and of a tuple
 DICT_ITEMS = "{}"  # and of the values of a dict with string keys
 VECTOR = "[i]"  # field_kinds' field name of a 1-D float64 array: its items are numbers
+ROW_ITEMS = "[()]"  # field_kinds' field name of a list or tuple of rows of numbers (rows_kind)
 _MAX_FIELDS = 32
 _MAX_ITEMS = 10_000  # (the kinds of a list's items are checked at each call)
 _NOT_RECORDS = frozenset(("builtins", "functools", "types", "abc"))
@@ -116,7 +117,9 @@ def field_kinds(args, vectors=True):
     these kinds (passes/param_fields.py); the dispatch cache checks them at each call.
     A list or tuple argument whose items are all of one kind (items_kind) is noted as
     ``(index, ((ITEMS, kind),))`` (TUPLE_ITEMS for a tuple, DICT_ITEMS for the values of
-    a dict with string keys): its items' reads have that kind (param_fields.known_items).
+    a dict with string keys): its items' reads have that kind (param_fields.known_items);
+    one of rows of numbers (rows_kind) as ``(index, ((ROW_ITEMS, REAL),))``: its rows'
+    items are numbers (passes/rows.py).
     With vectors (reads_items of the function), a 1-D float64 array is noted ``(index,
     ((VECTOR, REAL),))``: `v[i]` at an int position is a number (activity.vector_item)."""
     out = ()
@@ -136,6 +139,8 @@ def field_kinds(args, vectors=True):
             k = items_kind(a)
             if k is not None:
                 out += ((i, ((ITEMS if t is list else TUPLE_ITEMS, k),)),)
+            elif a and (type(a[0]) is tuple or type(a[0]) is list) and rows_kind(a) == REAL:
+                out += ((i, ((ROW_ITEMS, REAL),)),)  # a table of rows: passes/rows.py
             continue
         if t is dict:
             k = items_kind(tuple(a.values())) if all(type(key) is str for key in a) else None

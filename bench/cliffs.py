@@ -164,6 +164,6 @@ PROBES = [
     ("sum(k * j for j in (1.0, 2.0, 3.0)) in a loop", sum_in_a_loop, (0.9,)),
     ("np.exp(-x * t) * np.cos(x) of numbers, summed in a loop", numpy_on_numbers, (0.7,)),
     ("a recursive fib(x, 12)", fib, (0.7,)),
-    ("a table of rows passed as an argument (still dispatched)", table_argument, (0.9, PAIRS)),
+    ("a table of rows passed as an argument (its gradient too)", table_argument, (0.9, PAIRS)),
     ("an MLP over nested lists (still dispatched)", mlp_lists, (0.7,)),
 ]

@@ -11,6 +11,8 @@ import pytest
 
 import adjoint_s2s as ad
 
+from adjoint_s2s.testing import numerical_gradient
+
 from .gradcheck import close_to_differences
 from .source_modules import registered_module
 
@@ -111,6 +113,23 @@ def missing_key(x):
     for r in RECORDS:
         s = s + r["c"] * x
     return s
+
+
+def table_argument(w, data):
+    loss = 0.0
+    for x, y in data:
+        loss = loss + (w * x - y) ** 2
+    for i in range(len(data)):
+        loss = loss + data[i][0] * data[i][1] * w
+    return loss
+
+
+def table_argument_written(w, data):
+    loss = 0.0
+    for row in data:
+        row[1] = row[1] * 1.0
+        loss = loss + (w * row[0] - row[1]) ** 2
+    return loss
 
 
 def writes_a_row(w):
@@ -223,3 +242,20 @@ def test_records_are_checked_at_each_call(mod):
         mod.records(0.7)
     with pytest.raises(TypeError):
         ad.gradient(mod.records, 0.7)
+
+
+@pytest.mark.parametrize("make", [list, tuple])
+@pytest.mark.parametrize("row", [list, tuple])
+def test_a_table_passed_as_an_argument_gets_its_gradient_row_by_row(mod, make, row):
+    data = make(row((0.1 * i, 1.0 if i % 2 else 0.0)) for i in range(6))
+    got = close_to_differences(mod.table_argument, 0.7, data)
+    assert type(got[1]) is make and all(type(r) is row for r in got[1])
+    text = ad.show_adjoint(mod.table_argument, 0.7, data)
+    assert "_rt.binop" not in text and "dispatched at run time" not in text and "getitem_pair" not in text
+
+
+def test_a_table_argument_whose_rows_are_written_keeps_the_general_code(mod):
+    data = [[0.1 * i, 1.0] for i in range(4)]
+    got = ad.gradient(mod.table_argument_written, 0.7, [list(r) for r in data])
+    want = numerical_gradient(mod.table_argument_written, 0.7, [list(r) for r in data])
+    assert np.allclose(got[0], want[0]) and np.allclose(np.asarray(got[1]), np.asarray(want[1]))

@@ -97,7 +97,8 @@ class Activity(ItemKinds, Queries):
         self.kinds = _argument_kinds(info, arg_kinds, free_kinds)
         self._params = params = frozenset(info.params)
         self._once = {t for t, n in counts.items() if n == 1 and t not in params}
-        self._vectors = info.param_vectors - set(counts)  # (never rebound)
+        self._bound = frozenset(counts)  # (every name a statement binds)
+        self._vectors = info.param_vectors - self._bound  # (never rebound)
         # names bound more than once, each time to a tuple display of one length (a loop's
         # `state = (a, b)`): their item kinds, joined over the bindings
         self._tuples = _tuple_names(stmts, counts, self._once | params)

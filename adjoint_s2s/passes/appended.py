@@ -17,7 +17,7 @@ import builtins
 
 import gast
 
-from ..kinds import ARRAY, DICT_ITEMS, OTHER, REAL, REAL_SEQ, VECTOR, f8_vector
+from ..kinds import ARRAY, DICT_ITEMS, OTHER, REAL, REAL_SEQ, ROW_ITEMS, VECTOR, f8_vector
 from .queries import item_reads_only
 from .rows import row_names
 
@@ -104,13 +104,17 @@ class ItemKinds:
         """The item kinds known before any statement runs: of list, tuple and dict arguments
         of items of one kind (the key's), of captured lists and tuples of numbers
         (kinds.REAL_SEQ), of the rows of a global table (rows.py), where only read."""
-        if info.param_items:
-            only = self._only_read({p for p, (_, t) in info.param_items.items() if t != DICT_ITEMS})
+        if info.param_items:  # (a table of rows: its rows' items, rows.py)
+            only = self._only_read({p for p, (_, t) in info.param_items.items() if t not in (DICT_ITEMS, ROW_ITEMS)})
             only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
             self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
-        self.list_items.update(row_names(self))
+        rows = row_names(self)
+        self.list_items.update((n, k) for n, k in rows.items() if k is not None)
         seqs = {v for v, k in zip(info.freevars, free_kinds) if k == REAL_SEQ}
-        self.list_items.update(dict.fromkeys(self._only_read(seqs) if seqs else (), REAL))
+        seqs = self._only_read(seqs) if seqs else frozenset()
+        self.list_items.update(dict.fromkeys(seqs, REAL))
+        # rows and captured lists or tuples of numbers: a gradient read at their positions
+        self.known_seqs = frozenset(seqs) | frozenset(rows)
 
     def iter_item_kind(self, it):
         if self._appends and it.__class__ is gast.Name and it.id in self._appends:

@@ -41,9 +41,9 @@ import types
 import gast
 import numpy as np
 
-from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, ITEMS, REAL, TUPLE_ITEMS, VECTOR, number_array
+from ..kinds import ARRAY, COMPLEX, CONST, DICT_ITEMS, ITEMS, REAL, ROW_ITEMS, TUPLE_ITEMS, VECTOR, number_array
 
-_SEQUENCES = (ITEMS, TUPLE_ITEMS, DICT_ITEMS)  # kinds.field_kinds' entries of list, tuple, dict arguments
+_SEQUENCES = (ITEMS, TUPLE_ITEMS, DICT_ITEMS, ROW_ITEMS)  # kinds.field_kinds' entries of list, tuple, dict arguments
 _READABLE = (REAL, COMPLEX, ARRAY, CONST)  # the kinds of fields read, and of the other arguments
 _REFUSED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal,
             gast.Delete, gast.Yield, gast.YieldFrom, gast.Await, gast.Import, gast.ImportFrom)

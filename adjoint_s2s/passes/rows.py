@@ -28,11 +28,12 @@ gets code made again.
 """
 import gast
 
-from ..kinds import REAL, RECORDS, ROWS, records_kind, rows_kind
+from ..kinds import REAL, RECORDS, ROW_ITEMS, ROWS, records_kind, rows_kind
 
 
 def row_names(facts):
-    """{name: REAL} of the names that hold a row of numbers of a global table (above).
+    """{name: REAL} of the names that hold a row of numbers of a global table (above), and
+    {name: None} of the table arguments whose rows they are.
     Every name any row of a table goes to must be bound once and only read (so no row
     is written or passed on), else the table is none."""
     once, stmts = facts._once, facts._stmts
@@ -83,7 +84,10 @@ def row_names(facts):
     out = {}
     for g, got in tables.items():
         if None not in got and only.issuperset(got):
-            facts.info.globals.assume_items(g, RECORDS if g in records else ROWS)
+            if g in facts.info.param_items:  # (an argument's: the key's, checked at each call)
+                out[g] = None
+            else:
+                facts.info.globals.assume_items(g, RECORDS if g in records else ROWS)
             out.update(dict.fromkeys(got, REAL))
     return out
 
@@ -99,8 +103,13 @@ def _items_of(stmts, item):
 
 def _table(facts, node):
     """Is node the name of a global list or tuple of rows of numbers that the function
-    only reads (Queries.global_read_only)?"""
-    if node.__class__ is not gast.Name or node.id in facts.locals or not facts.global_read_only(node.id):
+    only reads (Queries.global_read_only), or of such an argument (the key's
+    kinds.ROW_ITEMS) that nothing rebinds and the function only reads?"""
+    if node.__class__ is not gast.Name:
+        return False
+    if facts.info.param_items.get(node.id, (None, None))[1] == ROW_ITEMS:
+        return node.id not in facts._bound and bool(facts._only_read({node.id}))
+    if node.id in facts.locals or not facts.global_read_only(node.id):
         return False
     g = facts.info.globals
     return getattr(g, "assume_items", None) is not None and (
@@ -108,4 +117,4 @@ def _table(facts, node):
 
 
 def _records(facts, name):
-    return records_kind(facts.info.globals.get(name)) == REAL
+    return name not in facts.info.param_items and records_kind(facts.info.globals.get(name)) == REAL

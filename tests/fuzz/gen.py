@@ -1282,15 +1282,17 @@ def {g}(a):
         the key: param_fields.known_items): read by position in a loop, from the end, with
         a computed position, by key, unpacked, iterated, zipped, summed, or in a helper."""
         self.use("seq_arg")
-        P = next((p for p in self.params if p in ("xs", "ts", "ds")), None)
+        P = next((p for p in self.params if p in ("xs", "ts", "ds", "rs")), None)
         if P is None:
-            P = self.pick(["xs", "ts", "ds"])
+            P = self.pick(["xs", "ts", "ds", "rs"])
             plain = tuple(p for p in self.params if "=" not in p)  # (before a defaulted one)
             self.params = plain + (P,) + tuple(p for p in self.params if "=" in p)
         s, i, t = self.new("s"), self.new("i"), self.new("t")
         self.emit(f"{s} = {self.expr(S, 1)}", ind)
         if P == "ds":
             return self._dict_arg(P, s, i, t, ind)
+        if P == "rs":
+            return self._table_arg(P, s, i, t, ind)
         k = self.r.randint(0, 7)
         if k == 0:
             self.emit(f"for {i} in range(len({P})):", ind)
@@ -1317,6 +1319,27 @@ def {g}(a):
             h = self.new("h")
             self.defs.append(f"def {h}(p, z):\n    return p[0] * z + p[2] * p[1]\n")
             self.emit(f"{s} = {s} + {h}({P}, {self.leaf(S)})", ind)
+        self.bind(s, S)
+
+    def _table_arg(self, P, s, i, t, ind):
+        """seq_arg's forms for a table argument, a list of pairs of numbers (its gradient the
+        same shape: passes/rows.py)."""
+        a, b = self.new("a"), self.new("b")
+        k = self.r.randint(0, 4)
+        if k == 0:
+            self.emit(f"for {a}, {b} in {P}:", ind)
+            self.emit(f"{s} = {s} + ({a} * {self.leaf(S)} - {b}) ** 2", ind + 1)
+        elif k == 1:
+            self.emit(f"for {t} in {P}:", ind)
+            self.emit(f"{s} = {s} * {self.const(0.3, 0.9)} + {t}[0] * math.sin({t}[1] * {self.leaf(S)})", ind + 1)
+        elif k == 2:
+            self.emit(f"for {i} in range(len({P})):", ind)
+            self.emit(f"{s} = {s} + {P}[{i}][0] * {P}[{i}][-1] * {self.leaf(S)}", ind + 1)
+        elif k == 3:
+            self.emit(f"for ({a}, {b}), {t} in zip({P}, {self.pick(['v', 'w'])}):", ind)
+            self.emit(f"{s} = {s} + {a} * {t} + {b} * {self.leaf(S)}", ind + 1)
+        else:
+            self.emit(f"{s} = {s} + sum({a} * {b} for {a}, {b} in {P}) * {self.leaf(S)}", ind)
         self.bind(s, S)
 
     def _dict_arg(self, P, s, i, t, ind):

@@ -102,6 +102,8 @@ def inputs(seed, params):
             out.append(float(rng.uniform(-1.5, 1.5)))
         elif p in ("xs", "ts"):  # a list, a tuple of numbers (gen.py's seq_arg)
             out.append((list if p == "xs" else tuple)(float(v) for v in rng.uniform(-1.5, 1.5, 3)))
+        elif p == "rs":  # a table: a list of pairs of numbers (gen.py's seq_arg)
+            out.append([tuple(float(v) for v in rng.uniform(-1.5, 1.5, 2)) for _ in range(3)])
         elif p == "ds":  # a dict of numbers (gen.py's seq_arg)
             out.append({k: float(v) for k, v in zip("abc", rng.uniform(-1.5, 1.5, 3))})
         elif p == "A":
@@ -152,6 +154,12 @@ def unflat(vec, like):
         if isinstance(a, float):
             out.append(float(vec[k]))
             k += 1
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], (list, tuple)):  # a table: its rows
+            rows = []
+            for r in a:
+                rows.append(type(r)(float(v) for v in vec[k:k + len(r)]))
+                k += len(r)
+            out.append(type(a)(rows))
         elif isinstance(a, (list, tuple)):
             out.append(type(a)(float(v) for v in vec[k:k + len(a)]))
             k += len(a)
@@ -181,6 +189,10 @@ def grad_flat(grads, like):
         if isinstance(a, (list, tuple)):  # a list's gradient a list, a tuple's a tuple
             if type(g) is not type(a) or len(g) != len(a):
                 raise TypeError(f"gradient {g!r} for a {type(a).__name__} of {len(a)} numbers")
+            if a and isinstance(a[0], (list, tuple)):  # a table: row by row
+                if any(v is not None and (type(v) is not type(r) or len(v) != len(r)) for v, r in zip(g, a)):
+                    raise TypeError(f"gradient {g!r} for the rows {a!r}")
+                g = [[0.0] * len(r) if v is None else [0.0 if x is None else x for x in v] for v, r in zip(g, a)]
             g = [0.0 if v is None else v for v in g]
         g = np.asarray(g)
         if np.iscomplexobj(g):
@@ -232,10 +244,14 @@ def compare(got, d1, d2, scale):
 def coord_name(i, like, params):
     k = 0
     for a, p in zip(like, params):
-        n = 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple, dict)) else a.size
+        table = isinstance(a, (list, tuple)) and a and isinstance(a[0], (list, tuple))
+        n = (1 if isinstance(a, float) else np.size(a) if table
+             else len(a) if isinstance(a, (list, tuple, dict)) else a.size)
         if i < k + n:
             if isinstance(a, float):
                 return p
+            if table:
+                return f"{p}[{(i - k) // len(a[0])}][{(i - k) % len(a[0])}]"
             if isinstance(a, (list, tuple)):
                 return f"{p}[{i - k}]"
             if isinstance(a, dict):
@@ -413,8 +429,9 @@ def _check(f, seed, second):
                         total = total + gi[key] * ui[key]
             elif isinstance(ui, (list, tuple)):
                 for gj, uj in zip(gi, ui):
-                    if gj is not None:
-                        total = total + gj * uj
+                    if gj is not None:  # (a table's row: a tuple of numbers, its gradient too)
+                        total = total + (np.sum([0.0 if x is None else x for x in gj] * np.asarray(uj))
+                                         if isinstance(uj, (list, tuple)) else gj * uj)
             else:
                 total = total + np.sum(gi * ui)
         return total
@@ -483,7 +500,9 @@ def _copy(a):
 def _arg_of(i, like):
     k = 0
     for j, a in enumerate(like):
-        k += 1 if isinstance(a, float) else len(a) if isinstance(a, (list, tuple, dict)) else a.size
+        table = isinstance(a, (list, tuple)) and a and isinstance(a[0], (list, tuple))
+        k += (1 if isinstance(a, float) else np.size(a) if table
+              else len(a) if isinstance(a, (list, tuple, dict)) else a.size)
         if i < k:
             return j
     return len(like) - 1

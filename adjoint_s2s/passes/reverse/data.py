@@ -24,7 +24,7 @@ from .. import codegen as C
 from ..activity import ARRAY, REAL, SCALAR
 from ..codegen import If, src
 from ...errors import UnsupportedSyntaxError
-from ...kinds import ITEMS
+from ...kinds import ITEMS, ROW_ITEMS
 from .common import _item_key
 
 
@@ -109,7 +109,9 @@ class DataMixin:
         at its position: a tuple's or a dict's at any key, a list's at one that cannot
         be negative (its length when the pullback runs may not be the same)."""
         got = self.info.param_items.get(base.id)
-        return (got is not None and base.id in self.list_items and key.__class__ in (gast.Name, gast.Constant)
+        if got is None or got[1] == ROW_ITEMS:  # a table argument, one of its rows, a captured
+            return base.id in self.facts.known_seqs and self.facts.counts_up(key)  # list: at >= 0
+        return (base.id in self.list_items and key.__class__ in (gast.Name, gast.Constant)
                 and (got[1] != ITEMS or self.facts.counts_up(key)))
 
     def _keyed_read(self, x, e, fwd):
