@@ -24,7 +24,9 @@ record: by key only, as iterated it gives its keys); their items have kind REAL
 by the function too (``Queries.global_read_only``). The code made for it assumes so at
 every call: emit's data guard checks that the global still holds rows of numbers
 (``kinds.rows_kind``, ``kinds.records_kind``), and a list changed to hold anything else
-gets code made again.
+gets code made again. A table passed as an argument (the key's ``kinds.ROW_ITEMS``,
+checked at each call), never rebound and only read, is one too; its rows carry its
+gradient, read at their positions (reverse/data.py ``_known_item``).
 """
 import gast
 
