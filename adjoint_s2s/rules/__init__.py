@@ -290,6 +290,7 @@ from .. import runtime as _runtime  # noqa: E402,F401
 from . import numpy as _numpy  # noqa: E402,F401
 from . import operators as _operators  # noqa: E402,F401
 from . import sequences as _sequences  # noqa: E402,F401
+from . import folds as _folds  # noqa: E402,F401  (functools.reduce)
 from .numpy import iteration as _np_iteration  # noqa: E402,F401  (uses sequences' recorder)
 from . import copies as _copies  # noqa: E402,F401
 

@@ -1229,6 +1229,20 @@ def {g}(a):
         self.emit(f"{s} = {'float(np.sum(' + call + '))' if form >= 2 else call}", ind)
         self.bind(s, S)
 
+    def c_reduce(self, ind=0):
+        """functools.reduce of a lambda (capturing a value at times) or operator.mul over a
+        few numbers, with or without an initial value (rules/folds.py)."""
+        self.use("reduce")
+        s = self.new("s")
+        if "import functools\nimport operator\n" not in self.defs:
+            self.defs.append("import functools\nimport operator\n")
+        items = ", ".join([self.expr(S, 1), self.const(), self.expr(S, 1)][: self.r.randint(2, 3)])
+        fn = self.pick(["lambda a, b: a * 0.5 + math.sin(b)", f"lambda a, b: a * b + {self.leaf(S)}", "operator.mul"])
+        init = self.pick(["", f", {self.const()}", f", {self.expr(S, 1)}"])
+        seq = f"[{items}]" if self.r.random() < 0.5 else f"({items},)"
+        self.emit(f"{s} = functools.reduce({fn}, {seq}{init})", ind)
+        self.bind(s, S)
+
     def c_rebound_global(self, ind=0):
         """A module number read before and after a non-differentiable call that rebinds
         it, as a logging or scheduling callback does: a scale set for a while and set
@@ -1496,7 +1510,7 @@ def {g}(a):
         ("recurrence", 1), ("walrus", 1), ("nonlocal", 1), ("swap", 1), ("rows", 1), ("dict_acc", 1),
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
         ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1), ("state_items", 1),
-        ("decorated", 1), ("table", 1), ("captured_list", 1), ("global_recursion", 1),
+        ("decorated", 1), ("table", 1), ("captured_list", 1), ("global_recursion", 1), ("reduce", 1),
     ]
 
     def statement(self):
