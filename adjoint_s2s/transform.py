@@ -24,7 +24,7 @@ import types
 import gast
 
 from . import rules as R, runtime, source
-from .kinds import ARRAY, CONST, FIELDS, ITEMS, NONE, REAL, TUPLE_ITEMS, VECTOR, forwarding_chain, static_attr
+from .kinds import ARRAY, CONST, DICT_ITEMS, FIELDS, ITEMS, NONE, REAL, TUPLE_ITEMS, VECTOR, forwarding_chain, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, item_vars, lazy, none_params, param_fields,
                      projected, rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
@@ -76,7 +76,8 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),
                   rebound=(rebound, rebound_globals.statement_calls_users(fn)),
                   short_circuits=[n for n in _SHORT_CIRCUITS if n in user_names and _is_builtin(fn, globals_, n)],
-                  zip_lists=_zip_lists(fn, node, globals_, items, user_names))
+                  zip_lists=_zip_lists(fn, node, globals_, items, user_names),
+                  dict_params=_unbound(node, {p for p, (_, tag) in items.items() if tag == DICT_ITEMS}))
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)
@@ -202,7 +203,14 @@ def _zip_lists(fn, node, globals_, items, user_names):
     lists = {p for p, (_, tag) in items.items() if tag in (ITEMS, TUPLE_ITEMS)}
     if not lists or "zip" not in user_names or not all(_is_builtin(fn, globals_, n) for n in ("zip", "len", "min", "range")):
         return frozenset()
-    return frozenset(lists - {n.id for s in node.body for n in gast.walk(s)
+    return _unbound(node, lists)
+
+
+def _unbound(node, names):
+    """The names of names that no statement of node's body binds."""
+    if not names:
+        return frozenset()
+    return frozenset(names - {n.id for s in node.body for n in gast.walk(s)
                               if n.__class__ is gast.Name and n.ctx.__class__ is not gast.Load})
 
 

@@ -206,6 +206,7 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         self.plain_enumerate = plain_enumerate  # `enumerate` is the builtin (targets.py)
         self.short_circuits = frozenset()  # of any, all, next, map, filter: those that are the builtins
         self.zip_lists = frozenset()  # parameters a loop over zip(...) of reads by position (targets.py)
+        self.dict_params = frozenset()  # dict parameters a loop over .items() of reads by key (targets.py)
         # names that hold a module or a class (`np` in `np.linalg.norm(x)`): a chain from
         # one of them names a callee; from any other name it reads a value
         self.static_names = frozenset(static_names or ())
@@ -647,7 +648,8 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
             return self.for_(self.generator_loop(s), out)
         if self.lazy_call(s.iter):
             return self.for_(self.map_filter_loop(s, out), out)
-        if self.plain_enumerate and self.enumerate_loop(s, out) or self.zip_lists and self.zip_loop(s, out):
+        if (self.plain_enumerate and self.enumerate_loop(s, out) or self.zip_lists and self.zip_loop(s, out)
+                or self.dict_params and self.dict_loop(s, out)):
             return out
         self.check_interleaved(s)
         it = self.atom(s.iter, out)
@@ -679,7 +681,7 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
 
 
 def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=(), plain_enumerate=False,
-              rebound=((), None), short_circuits=frozenset(), zip_lists=frozenset()):
+              rebound=((), None), short_circuits=frozenset(), zip_lists=frozenset(), dict_params=frozenset()):
     """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
     names of modules and classes the function reads from outside (globals, builtins,
     captured variables); a name the function binds by import is one too. plain_enumerate:
@@ -687,7 +689,8 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     rebound: (data globals a call may rebind, whether a statement makes such a call), read
     where they stand (rebound_globals.py); short_circuits: of `any`, `all`, `next`, `map` and `filter`, those
     that are the builtins (their generator expressions stop at the item that decides);
-    zip_lists: parameters whose loops over zip(...) read them by position (targets.py)."""
+    zip_lists: parameters whose loops over zip(...) read them by position; dict_params: dict
+    parameters whose loops over .items() and .values() read them by key (targets.py)."""
     norm = Normalizer(
         namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),
         plain_enumerate,
@@ -696,6 +699,7 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     norm.first_param = first[0].id if first else None
     norm.short_circuits = frozenset(short_circuits)
     norm.zip_lists = frozenset(zip_lists)
+    norm.dict_params = frozenset(dict_params)
     norm.has_walrus = source_lines is None or any(":=" in line for line in source_lines)
     if rebound[0]:  # (rebound_globals.py: a global read before a call that may rebind it)
         norm.rebound, norm.calls_users = frozenset(rebound[0]), rebound[1]

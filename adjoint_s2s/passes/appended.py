@@ -17,7 +17,7 @@ import builtins
 
 import gast
 
-from ..kinds import ARRAY, DICT_ITEMS, OTHER, REAL, REAL_SEQ, ROW_ITEMS, VECTOR, f8_vector
+from ..kinds import ARRAY, CONST, DICT_ITEMS, OTHER, REAL, REAL_SEQ, ROW_ITEMS, VECTOR, f8_vector
 from .queries import item_reads_only
 from .rows import row_names
 
@@ -106,7 +106,7 @@ class ItemKinds:
         (kinds.REAL_SEQ), of the rows of a global table (rows.py), where only read."""
         if info.param_items:  # (a table of rows: its rows' items, rows.py)
             only = self._only_read({p for p, (_, t) in info.param_items.items() if t not in (DICT_ITEMS, ROW_ITEMS)})
-            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS}, False)
+            only |= self._only_read({p for p, (_, t) in info.param_items.items() if t == DICT_ITEMS})  # (keys)
             self.list_items.update({p: k for p, (k, _) in info.param_items.items() if p in only})
         rows = row_names(self)
         self.list_items.update((n, k) for n, k in rows.items() if k is not None)
@@ -117,6 +117,8 @@ class ItemKinds:
         self.known_seqs = frozenset(seqs) | frozenset(rows)
 
     def iter_item_kind(self, it):
+        if it.__class__ is gast.Name and self.info.param_items.get(it.id, (None, None))[1] == DICT_ITEMS:
+            return CONST  # `for k in d` of a dict argument keyed by strings: its keys
         if self._appends and it.__class__ is gast.Name and it.id in self._appends:
             return appended_kind(self, it.id)  # `for y in ys`, ys built by appending
         elts = self.tuple_elts.get(it.id) if it.__class__ is gast.Name else None

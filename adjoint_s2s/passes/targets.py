@@ -250,6 +250,43 @@ class Targets:
         return True
 
 
+    def dict_loop(self, s, out):
+        """``for k, v in d.items(): body`` (or ``for v in d.values()``), d a parameter in
+        ``self.dict_params`` (a dict whose values' kind the cache key holds, with string
+        keys, only read by the function and never rebound: see transform.py), as::
+
+            for k in d:
+                v = d[k]
+                body
+
+        the same pairs in the same order (nothing changes d meanwhile), v read as an item
+        of d (its kind known, its adjoint added at its key). True when s was so rewritten."""
+        call = s.iter
+        if (call.__class__ is not gast.Call or call.args or call.keywords
+                or call.func.__class__ is not gast.Attribute or call.func.attr not in ("items", "values")
+                or call.func.value.__class__ is not gast.Name or call.func.value.id not in self.dict_params):
+            return False
+        d = call.func.value.id
+        key = self.namer.fresh("key")
+        value = gast.Subscript(value=T.name(d), slice=T.name(key), ctx=gast.Load())
+        t = s.target
+        if call.func.attr == "values":
+            binds = [(t, value)]
+        elif t.__class__ in (gast.Tuple, gast.List) and len(t.elts) == 2 and not any(
+                e.__class__ is gast.Starred for e in t.elts):
+            binds = [(t.elts[0], T.name(key)), (t.elts[1], value)]  # (k, then v: Python's order)
+        else:
+            binds = [(t, gast.Tuple(elts=[T.name(key), value], ctx=gast.Load()))]
+        body = [gast.Assign(targets=[tgt], value=v, type_comment=None) for tgt, v in binds]
+        loop = gast.For(target=T.store(key), iter=T.name(d), body=body + s.body, orelse=s.orelse, type_comment=None)
+        gast.copy_location(loop, s)
+        for b in body:
+            gast.copy_location(b, s)
+            b.no_origin = True  # (under the loop's own comment)
+        self.for_(loop, out)
+        return True
+
+
 def _names_only(t):
     """Is t a name, or a tuple or list of such (nested)?"""
     if t.__class__ is gast.Name:
