@@ -114,6 +114,20 @@ def table_argument(w, data):
     return loss
 
 
+PARAMS = {"decay": 0.9, "gain": 0.5, "bias": -0.1}
+
+
+def dict_items(x, params):
+    s = 0.0
+    for name, value in params.items():
+        s = s * 0.5 + value * math.sin(x * len(name))
+    return s
+
+
+def product(x):
+    return functools.reduce(lambda a, b: a * b + 0.1, [x, 0.5 * x, 1.5, x * x, 0.7])
+
+
 # ----- sums, NumPy on numbers, recursion ------------------------------------------------------
 
 
@@ -161,6 +175,8 @@ PROBES = [
     ("for r in RECORDS: r['w'] (global dicts of numbers)", records, (0.7,)),
     ("for x, y in zip(xs, ys) of list arguments", zip_arguments, (0.9, XS, LABELS)),
     ("a closure made over a list of data", closure_loss, (0.7,)),
+    ("for name, value in params.items() of a dict argument", dict_items, (0.7, PARAMS)),
+    ("functools.reduce of a lambda (it had no rule)", product, (0.7,)),
     ("sum(k * j for j in (1.0, 2.0, 3.0)) in a loop", sum_in_a_loop, (0.9,)),
     ("np.exp(-x * t) * np.cos(x) of numbers, summed in a loop", numpy_on_numbers, (0.7,)),
     ("a recursive fib(x, 12)", fib, (0.7,)),
