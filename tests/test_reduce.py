@@ -72,3 +72,11 @@ def test_the_gradient_of_a_reduced_list_is_a_list():
     assert got == [12.0, 8.0, 6.0]
     got = ad.gradient(over, (2.0, 3.0))[0]
     assert got == (3.0, 2.0)
+
+
+def test_a_call_that_passes_no_gradient_back_stops_it():
+    def reset(x):
+        return reduce(lambda a, b: b * 2.0 if b > 0.5 else a * b, [x, 0.3, 0.9, x * x])
+
+    check_grads(reset, 0.7, order=2)
+    assert ad.gradient(reset, 0.7)[0] == pytest.approx(3.6 * 0.7)  # (1.8 * x * x: 0.9 resets it)

@@ -25,7 +25,9 @@ A loop over ``enumerate(xs[, start])`` becomes the loop over xs it stands for, t
 in a variable of its own (``enumerate_loop``): its items keep xs's kind, where enumerate's
 tuples have none (every operation of the body dispatched at run time). A loop over
 ``zip(xs, ys)`` of list or tuple parameters whose items the cache key knows becomes a
-loop over positions (``zip_loop``): each item a known read of its list.
+loop over positions (``zip_loop``): each item a known read of its list; one over
+``d.items()`` or ``d.values()`` of such a dict parameter a loop over its keys
+(``dict_loop``).
 """
 import gast
 
@@ -215,7 +217,6 @@ class Targets:
         out.append(loop)
         return True
 
-
     def zip_loop(self, s, out):
         """``for a, b in zip(xs, ys): body``, xs and ys parameters in ``self.zip_lists``
         (lists or tuples whose items' kind the cache key holds, only read by the function
@@ -248,7 +249,6 @@ class Targets:
         loop.body[0].no_origin = True  # (under the loop's own comment)
         self.for_(loop, out)
         return True
-
 
     def dict_loop(self, s, out):
         """``for k, v in d.items(): body`` (or ``for v in d.values()``), d a parameter in

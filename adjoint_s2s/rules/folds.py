@@ -36,11 +36,13 @@ def reduce_pair(f, iterable, *initial):
         df = None
         grads = [None] * len(items)
         for k in range(len(pullbacks) - 1, -1, -1):
+            if g is None:  # (nothing flows to the calls before)
+                break
             got = pullbacks[k](g)
             df = add(df, got[0])
             g = _seed(got[1])  # the running value's, for the call before
             grads[start + k] = _project(got[2], items[start + k])
-        if not initial:
+        if not initial and g is not None:
             grads[0] = _project(g, items[0])
         return (None, df, _collect(iterable, grads)) + ((g,) if initial else ())
 
