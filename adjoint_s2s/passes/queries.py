@@ -447,7 +447,7 @@ class Queries:
         if memo is not None and memo[0] == kinds:
             return memo[1]
         emit = sys.modules[__name__.partition(".")[0] + ".emit"]
-        if emit.in_progress(code) or emit.runtime_code(code):  # recursion: the callee's kinds wait on
+        if emit.in_progress(code) or emit.runtime_code(code):  # recursion: a call of this very function
             return self.own_result(obj, emit.cache_key(obj, kinds)) if hasattr(self, "own_result") else None
         try:
             entry = emit.entry_for(obj, emit.cache_key(obj, kinds))
