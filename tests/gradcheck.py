@@ -19,3 +19,9 @@ def close_to_differences(f, *args, rtol=1e-6, atol=1e-9):
         assert np.allclose(np.asarray(g, dtype=float), np.asarray(w, dtype=float), rtol=rtol, atol=atol), (got, want)
     assert ad.pullback(f, *args)[0] == f(*args)
     return got
+
+
+def code_lines(text):
+    """The lines of generated text that are code: no comment (a comment names the user's
+    line, which may say what the code no longer does)."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))

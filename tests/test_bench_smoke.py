@@ -1,6 +1,7 @@
 """The benchmark runner in quick mode on a few workloads: every hand-written gradient it
 compares with agrees with adjoint_s2s's, a gradient that disagrees is refused rather than
 timed, and the runner writes its tables. No timing is asserted."""
+import importlib
 import os
 import sys
 
@@ -10,15 +11,19 @@ import pytest
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench")
 
 
-@pytest.fixture(scope="module")
-def run():
+def _bench_module(name):
+    """bench/<name>.py, imported with bench/ first on sys.path for the import only."""
     saved = list(sys.path)
     sys.path.insert(0, BENCH)
     try:
-        import run as bench_run  # it puts bench/ and the checkout first on sys.path
+        return importlib.import_module(name)  # (run.py puts bench/ and the checkout first itself)
     finally:
         sys.path[:] = saved
-    return bench_run
+
+
+@pytest.fixture(scope="module")
+def run():
+    return _bench_module("run")
 
 
 FEW = ["pendulum", "pendulum_unpack", "seq_stacked", "ode_ifexp", "loop_helper", "loop_dict",
@@ -75,20 +80,10 @@ def test_chart(run, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def _cliffs():
-    saved = list(sys.path)
-    sys.path.insert(0, BENCH)
-    try:
-        import cliffs
-    finally:
-        sys.path[:] = saved
-    return cliffs
-
-
-@pytest.mark.parametrize("index", range(len(_cliffs().PROBES)))
+@pytest.mark.parametrize("index", range(len(_bench_module("cliffs").PROBES)))
 def test_cliff_probes_give_the_plain_value_and_gradient(index):
     """scripts/cliff_probes.py times these; here each is checked, as it is timed."""
     from .gradcheck import close_to_differences
 
-    what, fn, args = _cliffs().PROBES[index]
+    what, fn, args = _bench_module("cliffs").PROBES[index]
     close_to_differences(fn, *args, rtol=1e-5, atol=1e-7)

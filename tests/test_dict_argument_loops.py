@@ -8,7 +8,7 @@ import pytest
 
 import adjoint_s2s as ad
 
-from .gradcheck import close_to_differences
+from .gradcheck import close_to_differences, code_lines
 from .source_modules import registered_module
 
 SOURCE = '''
@@ -60,16 +60,12 @@ def mod(tmp_path):
         yield m
 
 
-def _code(text):
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-
-
 @pytest.mark.parametrize("name", ["items", "values", "keys", "pairs"])
 def test_loops_over_a_dict_argument_read_it_by_key(mod, name):
     f = getattr(mod, name)
     got = close_to_differences(f, 0.7, dict(P))
     assert list(got[1]) == list(P)  # the same keys, in the same order
-    text = _code(ad.show_adjoint(f, 0.7, dict(P)))
+    text = code_lines(ad.show_adjoint(f, 0.7, dict(P)))
     assert "_rt.binop" not in text and "call_method" not in text
     if name != "pairs":  # (`kv[1]` of the pair a loop target holds: read when it runs)
         assert "getitem_pair" not in text
@@ -77,4 +73,4 @@ def test_loops_over_a_dict_argument_read_it_by_key(mod, name):
 
 def test_a_rebound_dict_keeps_its_loop(mod):
     close_to_differences(mod.rebound, 0.7, dict(P))
-    assert "call_method" in _code(ad.show_adjoint(mod.rebound, 0.7, dict(P)))
+    assert "call_method" in code_lines(ad.show_adjoint(mod.rebound, 0.7, dict(P)))

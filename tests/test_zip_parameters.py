@@ -10,7 +10,7 @@ import pytest
 import adjoint_s2s as ad
 from adjoint_s2s.testing import numerical_gradient
 
-from .gradcheck import close_to_differences
+from .gradcheck import close_to_differences, code_lines
 from .source_modules import registered_module
 
 SOURCE = '''
@@ -80,16 +80,11 @@ def mod(tmp_path):
         yield m
 
 
-def _code(text):
-    """The generated lines that are code (no comment, no header)."""
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-
-
 def test_zip_of_two_lists_reads_by_position(mod):
     got = close_to_differences(mod.fit, 0.7, 0.1, XS, YS)
     assert type(got[2]) is list and len(got[2]) == len(XS) and got[2][-1] == 0.0  # (past the shorter one)
     text = ad.show_adjoint(mod.fit, 0.7, 0.1, XS, YS)
-    assert "zip(" not in _code(text)
+    assert "zip(" not in code_lines(text)
     assert "_rt.binop" not in text and "dispatched at run time" not in text
 
 
@@ -110,7 +105,7 @@ def test_break_and_else_as_python_runs_them(mod):
 
 def test_a_rebound_list_keeps_its_zip(mod):
     close_to_differences(mod.rebinds, 0.7, XS, YS)
-    assert "zip, xs, ys)" in _code(ad.show_adjoint(mod.rebinds, 0.7, XS, YS))
+    assert "zip, xs, ys)" in code_lines(ad.show_adjoint(mod.rebinds, 0.7, XS, YS))
 
 
 def test_a_zip_of_the_module_s_own_is_called(tmp_path):
