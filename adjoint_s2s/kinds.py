@@ -78,7 +78,10 @@ def cell_kind(cell):
     k = KIND.get(type(v))
     if k is not None:
         return k
-    return REAL_SEQ if (type(v) is list or type(v) is tuple) and items_kind(v) == REAL else OTHER
+    # (asked at every call of a closure: a list whose first item is no number costs nothing)
+    if (type(v) is list or type(v) is tuple) and v and type(v[0]) in _REAL_ITEMS and items_kind(v) == REAL:
+        return REAL_SEQ
+    return OTHER
 
 
 def cell_kinds(f):

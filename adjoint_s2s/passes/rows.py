@@ -109,8 +109,11 @@ def _table(facts, node):
     kinds.ROW_ITEMS) that nothing rebinds and the function only reads?"""
     if node.__class__ is not gast.Name:
         return False
-    if facts.info.param_items.get(node.id, (None, None))[1] == ROW_ITEMS:
-        return node.id not in facts._bound and bool(facts._only_read({node.id}))
+    if facts.info.param_items.get(node.id, (None, None))[1] == ROW_ITEMS:  # (asked per statement: once)
+        memo = facts.__dict__.setdefault("_table_arguments", {})
+        if node.id not in memo:
+            memo[node.id] = node.id not in facts._bound and bool(facts._only_read({node.id}))
+        return memo[node.id]
     if node.id in facts.locals or not facts.global_read_only(node.id):
         return False
     g = facts.info.globals
