@@ -42,7 +42,7 @@ from .guards import (_ARRAY_ITEMS, _F8_VECTOR, _REAL_ITEMS, _REAL_RECORDS, _REAL
                      _attribute_guard, _callee_guard, _data_guard, _fact, _identity_guard, _library_guard,
                      _same_fact, _weak)
 from .kinds import ARRAY, FIELDS, OTHER, RECORDS, ROWS, VECTOR, cache_key
-from .passes import activity, check, param_fields
+from .passes import activity, check, param_fields, whole
 from .passes.linetokens import _TOKENS as _tokens
 from .passes.reprint import _print_again, _printed_parts
 from .templates import _parse as _parse_template
@@ -297,17 +297,20 @@ def _generate(fn, key):
     node = _as_def(node, code)
     seen_globals = _RecordingGlobals(fn.__globals__)
     try:
-        try:
-            pair_src, gen, info = transform.pair_source(
-                fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, noted)
-            )
-        except param_fields.Undo:  # a record's fields read at the entry: not here after all
+        fuse = True
+        while True:  # (a guess undone: from a fresh copy, without it)
+            try:
+                pair_src, gen, info = transform.pair_source(
+                    fn, node, filename, lines, key, seen_globals, set(_helper_values()), (names, noted), fuse
+                )
+                break
+            except param_fields.Undo:  # a record's fields read at the entry: not here after all
+                key = transform.without_fields(key)
+            except whole.Undo:  # a name taken for a number is not one (passes/whole.py)
+                fuse = False
             node, filename, lines, names, noted = source.function_copy_noting(fn, check.NOTED)
+            node = _as_def(node, code)
             seen_globals = _RecordingGlobals(fn.__globals__)
-            pair_src, gen, info = transform.pair_source(
-                fn, _as_def(node, code), filename, lines, transform.without_fields(key), seen_globals,
-                set(_helper_values()), (names, noted)
-            )
     except AdjointError as exc:
         show_user_names(exc, getattr(node, "shown", None))  # (`p[1]`, not the temporary `p_i`)
         _blame_the_users_call(exc, fn)

@@ -18,6 +18,7 @@ writes. ``emit.py`` compiles the text, registers it with linecache, caches and b
     text      the pair's source: forward lines, the pullback and its default arguments
 """
 import builtins
+import math
 import sys
 import types
 
@@ -27,16 +28,18 @@ from . import rules as R, runtime, source
 from .kinds import ARRAY, CONST, DICT_ITEMS, FIELDS, ITEMS, NONE, REAL, TUPLE_ITEMS, VECTOR, forwarding_chain, static_attr
 from .naming import Namer, names_in
 from .passes import (activity, anf, check, cleanup, codegen, inline, item_vars, lazy, none_params, param_fields,
-                     projected, rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers)
+                     projected, rebound_globals, reverse, scalarize, self_writes, sparse, tape, text_numbers, whole)
 from .passes.reverse.generator import _DISPATCHED
 
 
-def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
+def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None, fuse=True):
     """(source of fn's pair for argument kinds key, the reverse pass, the FunctionInfo).
     node is fn's parsed tree (rewritten in place); reserved: names generated code uses.
     noted: (the names in node, the classes of check.NOTED in it), as
     source.function_copy_noting gives them with the tree: what check, names_in and
-    lazy.hand_out_generators would find, while inlining leaves the tree as it is."""
+    lazy.hand_out_generators would find, while inlining leaves the tree as it is.
+    fuse: keep arithmetic on numbers whole (passes/whole.py; whole.Undo when a name it
+    took for a number is not one: the caller transforms again with fuse False)."""
     inlined = inline.inline_calls(
         fn, node, filename, globals_, source.function_node, source.fresh_copy,
         lambda code: runtime._not_users(code.co_filename), lambda tree: check.check(tree, filename),
@@ -72,12 +75,15 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
     namer = Namer(user_names | set(fn.__code__.co_freevars) | reserved)
     namer.shown.update(made)  # (`s[0]` in messages, not s_0)
     rebound = rebound_globals.rebound_names(fn, node, user_names)
-    anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names),
+    statics = static_values(fn, user_names)
+    math_call = whole.math_calls({n for n, v in statics.items() if v is math})
+    anf.normalize(node, namer, filename, lines, static_names=statics,
                   plain_enumerate="enumerate" in user_names and _is_builtin(fn, globals_, "enumerate"),
                   rebound=(rebound, rebound_globals.statement_calls_users(fn)),
                   short_circuits=[n for n in _SHORT_CIRCUITS if n in user_names and _is_builtin(fn, globals_, n)],
                   zip_lists=_zip_lists(fn, node, globals_, items, user_names),
-                  dict_params=_unbound(node, {p for p, (_, tag) in items.items() if tag == DICT_ITEMS}))
+                  dict_params=_unbound(node, {p for p, (_, tag) in items.items() if tag == DICT_ITEMS}),
+                  numbers=_numbers(node, arg_kinds, fuse, math_call), math_call=math_call)
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)
@@ -94,6 +100,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None):
         for attr in tuple(rep.functions) + inline.CLASS_GUARDS:
             info.module_attrs[(id(rep.cls), attr)] = (rep.cls, attr, static_attr(rep.cls, attr))
     facts = activity.analyse(node, info, arg_kinds, cell_kinds, user_names | set(fn.__code__.co_varnames))
+    whole.verify(facts, node.wholes)  # (whole.Undo: the names taken for numbers are not all numbers)
     text_numbers.check_text_numbers(node, facts, filename)
     check.check_scope_dicts(facts, filename)
     if inlined.callees:  # the caller's code rests on them: guarded (emit) and versioned
@@ -226,10 +233,21 @@ def _is_builtin(fn, globals_, name):
     return bi.get(name) is getattr(builtins, name, None)
 
 
-def static_names(fn, names):
-    """The names among `names` that fn reads from outside (a captured variable, a global,
-    a builtin) and that hold a module or a class now: `np.linalg.norm(x)` names a callee,
-    where `A.T.sum()` (A a parameter) calls a method of a value."""
+def _numbers(node, arg_kinds, fuse, math_call):
+    """The names the normaliser takes for numbers, to keep arithmetic on them whole
+    (passes/whole.py), from the positional parameters the key says are numbers; None
+    when fuse is off."""
+    if not fuse:
+        return None
+    a = node.args
+    return whole.number_names(node, {p.id for p, k in zip(a.posonlyargs + a.args, arg_kinds) if k == REAL}, math_call)
+
+
+def static_values(fn, names):
+    """{name: value} of the names among `names` that fn reads from outside (a captured
+    variable, a global, a builtin) and that hold a module or a class now:
+    `np.linalg.norm(x)` names a callee, where `A.T.sum()` (A a parameter) calls a method
+    of a value."""
     code = fn.__code__
     local = set(code.co_varnames) | set(code.co_cellvars)
     cells = {}
@@ -241,7 +259,7 @@ def static_names(fn, names):
     g = fn.__globals__
     bi = g.get("__builtins__", builtins)
     bi = bi if isinstance(bi, dict) else vars(bi)
-    out = set()
+    out = {}
     for name in names:
         if name in local:
             continue
@@ -254,5 +272,5 @@ def static_names(fn, names):
         else:
             value = bi.get(name)
         if isinstance(value, (types.ModuleType, type)):
-            out.add(name)
+            out[name] = value
     return out

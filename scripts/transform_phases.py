@@ -19,6 +19,7 @@ import argparse
 import gc
 import importlib
 import importlib.util
+import math
 import os
 import shutil
 import sys
@@ -40,7 +41,7 @@ def load(pkg):
     mods = {m: importlib.import_module(f"{pkg}.{m}") for m in ("emit", "runtime", "transform", "source", "naming")}
     mods.update({m: importlib.import_module(f"{pkg}.passes.{m}") for m in PASSES})
     mods["api"] = importlib.import_module(pkg)
-    for name in ("projected", "scalarize", "text_numbers"):  # (older checkouts have neither)
+    for name in ("projected", "scalarize", "text_numbers", "whole"):  # (older checkouts lack some)
         try:
             mods[name] = importlib.import_module(f"{pkg}.passes.{name}")
         except ImportError:
@@ -82,12 +83,21 @@ def phases(M, fn, key):
     lap("inline+check")
     user_names = naming.names_in(node)
     namer = naming.Namer(user_names | set(code.co_freevars) | reserved)
-    M["anf"].normalize(node, namer, filename, lines, static_names=T.static_names(fn, user_names))
+    arg_kinds = T._split_key(fn, key)[0]
+    if hasattr(T, "static_values"):  # (with whole expressions of numbers: passes/whole.py)
+        statics = T.static_values(fn, user_names)
+        math_call = M["whole"].math_calls({n for n, v in statics.items() if v is math})
+        M["anf"].normalize(node, namer, filename, lines, static_names=statics,
+                           numbers=T._numbers(node, arg_kinds, True, math_call), math_call=math_call)
+    else:
+        M["anf"].normalize(node, namer, filename, lines, static_names=T.static_names(fn, user_names))
     if "scalarize" in M:  # (a checkout from before passes/scalarize.py has none)
         M["scalarize"].scalarize_items(node, user_names)
     lap("anf")
     info = T.function_info(fn, node, filename, globals_)
     facts = M["activity"].analyse(node, info, *T._split_key(fn, key)[:2], user_names | set(code.co_varnames))
+    if "whole" in M:
+        M["whole"].verify(facts, node.wholes)
     if "text_numbers" in M:  # (older checkouts have none)
         M["text_numbers"].check_text_numbers(node, facts, filename)
     lap("activity")

@@ -195,7 +195,7 @@ def test_the_invariant_is_checked(monkeypatch):
     """If normalisation ever left `A.T` inline as a receiver, the reverse pass refuses it."""
     from adjoint_s2s import transform
 
-    monkeypatch.setattr(transform, "static_names", lambda fn, names: set(names))
+    monkeypatch.setattr(transform, "static_values", lambda fn, names: dict.fromkeys(names))
     ad.refresh()
     try:
         with pytest.raises(ad.UnsupportedSyntaxError, match="is not a name after normalisation"):

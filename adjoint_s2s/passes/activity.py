@@ -37,22 +37,10 @@ from .invariance import shift_free
 from .liveness import live_after, stmt_targets
 # the questions of one expression, and what the reverse pass reads from here by name
 from .queries import (  # noqa: F401
-    BINOP_NAMES,
-    INACTIVE_ATTRS,
-    NUMERIC,
-    SCALAR,
-    Queries,
-    _const_key,
-    all_number_arrays,
-    call_operands,
-    free_names_of_function,
-    hashable,
-    item_reads_only,
-    join,
-    reads,
-    runtime_dispatch,
-    walk_block,
+    BINOP_NAMES, INACTIVE_ATTRS, NUMERIC, SCALAR, Queries, _const_key, all_number_arrays, call_operands,
+    free_names_of_function, hashable, item_reads_only, join, reads, runtime_dispatch, walk_block,
 )
+from .whole import whole_kind
 
 
 def _tuple_names(stmts, counts, skip):
@@ -205,6 +193,8 @@ class Activity(ItemKinds, Queries):
     def assign_kind(self, s, t):
         """The kind of `t = value` (s), and the item kinds of t when the value is a tuple,
         a dict display or what a call returns (a tuple), t bound once."""
+        if getattr(s.value, "whole", False):  # arithmetic kept whole (whole.py)
+            return whole_kind(self, s.value)
         k = self.expr_kind(s.value)
         if (isinstance(s.value, gast.Tuple) and (t in self._once or t in self._tuples)
                 and not any(isinstance(x, gast.Starred) for x in s.value.elts)):
@@ -442,7 +432,8 @@ class Activity(ItemKinds, Queries):
 
     def stmt_activity(self, s):
         act = self.active
-        if s.__class__ is gast.Assign and s.value.__class__ is gast.BinOp and s.targets[0].__class__ is gast.Name:
+        if s.__class__ is gast.Assign and (s.value.__class__ is gast.BinOp or getattr(s.value, "whole", False)) \
+                and s.targets[0].__class__ is gast.Name:
             if self.reads(s.value) & act and self.kinds.get(s.targets[0].id) != CONST:  # (most: as below)
                 act.add(s.targets[0].id)
             return

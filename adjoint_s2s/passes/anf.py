@@ -54,6 +54,7 @@ from .comprehension_scope import ComprehensionRename
 from .walrus import WalrusOrder
 from .lazy_loops import LazyLoops
 from .targets import Targets
+from .whole import fold_signs, hint as whole_hint, operations
 
 _BINOP_HINT = {
     gast.Add: "add",
@@ -99,6 +100,7 @@ def _is_atom(node):
 
 
 _ATOMS = frozenset((gast.Name, gast.Constant))
+_WHOLE_ROOTS = frozenset((gast.BinOp, gast.UnaryOp, gast.Call))  # (what whole.operations counts)
 
 
 def _temp_name(id_, ctx_class=gast.Load):
@@ -217,6 +219,11 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         # the temporaries of `a if t else b` and `a or b`: the object of one of the values
         # (reverse/mutation.py's note_alias follows them as it follows the user's names)
         self.picks = set()
+        # the names taken for numbers, its temporaries of whole arithmetic added (whole.py):
+        # None, nothing is kept whole
+        self.numbers = None
+        self.math_call = None  # whole.math_calls' test of `m.f(...)`
+        self.wholes = []  # the statements `t = e` with e kept whole
 
     # ----- expressions -----------------------------------------------------------
     def atom(self, node, out, hint=None):
@@ -228,6 +235,11 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
             folded = _fold_constant(node)
             if folded is not None:
                 return folded
+        if self.numbers is not None and cls in _WHOLE_ROOTS and self.kept_whole(node):
+            tmp = self.namer.fresh(hint or whole_hint(node))
+            self.namer.shown[tmp] = node
+            self.whole(tmp, node, out)
+            return _temp_name(tmp)
         value = self.flat(node, out)
         if value.__class__ in _ATOMS:
             return value
@@ -235,6 +247,20 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         self.namer.shown[tmp] = node
         out.append(_temp_assign(tmp, value))
         return _temp_name(tmp)
+
+    def kept_whole(self, node):
+        """Is node arithmetic on numbers of two operations or more, kept whole (whole.py)?"""
+        return (operations(node, self.numbers, self.math_call) >= 2
+                and not getattr(node, "augmented", False) and not getattr(node, "element_augmented", False))
+
+    def whole(self, target, node, out):
+        """`target = node`, node kept whole: marked for the passes after this one."""
+        node = fold_signs(node)
+        node.whole = True
+        s = _temp_assign(target, node)
+        out.append(s)
+        self.wholes.append(s)
+        self.numbers.add(target)
 
     def flat(self, node, out):
         """Return node with atom children (emitting their computation into out)."""
@@ -623,6 +649,11 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         """``x = e`` keeps e flat (one operation); other targets get an atom to unpack."""
         if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             target = s.targets[0].id
+            # (`x = 0.5 * x + 1`: its operands whole, as below; the pullback reads the old x)
+            if (self.numbers is not None and target in self.numbers and s.value.__class__ in _WHOLE_ROOTS
+                    and self.kept_whole(s.value) and target not in names_in(s.value, gast.Load)):
+                self.whole(target, s.value, out)
+                return out
             value = self.flat(s.value, out)
             if not _is_atom(value) and _reads_name(value, target):
                 value = self.atom(value, out)
@@ -681,7 +712,8 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
 
 
 def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_names=(), plain_enumerate=False,
-              rebound=((), None), short_circuits=frozenset(), zip_lists=frozenset(), dict_params=frozenset()):
+              rebound=((), None), short_circuits=frozenset(), zip_lists=frozenset(), dict_params=frozenset(),
+              numbers=None, math_call=None):
     """Normalise fn_node (a gast FunctionDef) in place and return it. static_names: the
     names of modules and classes the function reads from outside (globals, builtins,
     captured variables); a name the function binds by import is one too. plain_enumerate:
@@ -690,7 +722,10 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     where they stand (rebound_globals.py); short_circuits: of `any`, `all`, `next`, `map` and `filter`, those
     that are the builtins (their generator expressions stop at the item that decides);
     zip_lists: parameters whose loops over zip(...) read them by position; dict_params: dict
-    parameters whose loops over .items() and .values() read them by key (targets.py)."""
+    parameters whose loops over .items() and .values() read them by key (targets.py);
+    numbers: the names taken for numbers (whole.number_names), math_call: whole.math_calls'
+    test, to keep arithmetic on numbers whole (whole.py; None: nothing is). The
+    statements kept whole are fn_node.wholes."""
     norm = Normalizer(
         namer, filename, source_lines, line_offset, set(static_names) | _imported_names(fn_node),
         plain_enumerate,
@@ -704,8 +739,11 @@ def normalize(fn_node, namer, filename, source_lines, line_offset=0, static_name
     if rebound[0]:  # (rebound_globals.py: a global read before a call that may rebind it)
         norm.rebound, norm.calls_users = frozenset(rebound[0]), rebound[1]
         norm.has_walrus = True
+    if numbers is not None and not norm.has_walrus:  # (snapshots of names: one operation each)
+        norm.numbers, norm.math_call = set(numbers), math_call
     fn_node.shown = namer.shown  # (for the messages of errors met later: emit)
     fn_node.body = norm.block(fn_node.body)
     fn_node.body = ControlFlow(namer).function(fn_node.body)
     fn_node.picks = frozenset(norm.picks)
+    fn_node.wholes = norm.wholes
     return fn_node

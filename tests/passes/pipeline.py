@@ -6,7 +6,7 @@ from adjoint_s2s import emit, source
 from adjoint_s2s.naming import Namer
 from adjoint_s2s.passes import activity, anf, check, codegen, reverse, tape
 from adjoint_s2s.templates import to_source
-from adjoint_s2s.transform import function_info, static_names
+from adjoint_s2s.transform import function_info, static_values
 
 
 def normalised(fn):
@@ -16,7 +16,7 @@ def normalised(fn):
     check.check(node, filename)
     user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     namer = Namer(user_names | set(fn.__code__.co_freevars) | set(emit._helper_values()))
-    anf.normalize(node, namer, filename, lines, static_names=static_names(fn, user_names))
+    anf.normalize(node, namer, filename, lines, static_names=static_values(fn, user_names))
     return node, function_info(fn, node, filename, fn.__globals__), user_names, namer, lines
 
 

@@ -35,6 +35,7 @@ from .common import MAYBE, NUM, _MUTATING_METHODS, _default_atoms, _tuple_src
 
 _ARITHMETIC = (gast.BinOp, gast.UnaryOp)
 _OPERATOR_PARTS = (gast.operator, gast.unaryop, gast.expr_context)
+_WHOLE_ROOTS = (gast.BinOp, gast.UnaryOp, gast.Call)  # (the statements anf may keep whole)
 
 
 class AssignMixin:
@@ -94,8 +95,21 @@ class AssignMixin:
         numbers and constants that no loop around it rebinds, and x bound by this
         statement alone in the function? Then x's value before a trip is that value
         too (or none yet): nothing to tape (the pendulum's `mul = dt * k`)."""
+        if self.kinds.get(x) not in SCALAR or not self.invariant_value(e):
+            return False
+        counts = self.__dict__.get("_store_counts")
+        if counts is None:
+            counts = self._store_counts = {}
+            for n in gast.walk(self.fn):
+                if n.__class__ is gast.Name and n.ctx.__class__ is not gast.Load:
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        return counts.get(x) == 1
+
+    def invariant_value(self, e):
+        """Is e, in a loop, arithmetic on numbers and constants that no loop around it
+        rebinds (the same value every trip)?"""
         kinds, rebound = self.kinds, self.loop_rebound
-        if kinds.get(x) not in SCALAR or not rebound:
+        if not rebound:
             return False
         for n in gast.walk(e):
             c = n.__class__
@@ -104,13 +118,7 @@ class AssignMixin:
                     return False
             elif c not in _ARITHMETIC and c is not gast.Constant and not isinstance(n, _OPERATOR_PARTS):
                 return False
-        counts = self.__dict__.get("_store_counts")
-        if counts is None:
-            counts = self._store_counts = {}
-            for n in gast.walk(self.fn):
-                if n.__class__ is gast.Name and n.ctx.__class__ is not gast.Load:
-                    counts[n.id] = counts.get(n.id, 0) + 1
-        return counts.get(x) == 1
+        return True
 
     def shared_check_line(self, name, z, op, line):
         """The run-time check of a write into name while z may share its memory (mutation.py,
@@ -183,7 +191,9 @@ class AssignMixin:
             sv.invariant = True
         saves.append(sv)
         fwd.append(sv)
-        if not active or (cls is gast.Call and not self.value_active(e)):
+        if cls in _WHOLE_ROOTS and getattr(e, "whole", False):  # (arithmetic on numbers: whole.py)
+            rev = self.whole(x, e, fwd)
+        elif not active or (cls is gast.Call and not self.value_active(e)):
             rev = self._assign_inactive(x, e, active, fwd, depth)
         elif cls is gast.BinOp:
             rev = self.binop(x, e, fwd)

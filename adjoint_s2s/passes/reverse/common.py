@@ -13,6 +13,7 @@ import numpy as np
 from ..activity import ARRAY, COMPLEX, NUMERIC, OTHER, REAL, SCALAR
 from ..cleanup import call_args
 from ..codegen import Block, If, Loop, Release, Restore, src
+from ..whole import leaves
 from ... import rules as R
 from ...naming import ADJOINT_PREFIX
 
@@ -332,6 +333,8 @@ def _index_operands(idx):
 def _expr_operands(e):
     """The operands of a normalised expression that must be atoms (see check_operands)."""
     t = type(e)
+    if getattr(e, "whole", False):  # (arithmetic on numbers kept whole: its names)
+        return leaves(e)
     if t is gast.BinOp:
         return [e.left, e.right]
     if t is gast.UnaryOp:

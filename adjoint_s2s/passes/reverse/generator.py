@@ -40,6 +40,7 @@ from .data import DataMixin
 from .mutation import MutationMixin
 from .operators import OperatorsMixin
 from .plain import plain_statement
+from .whole import WholeMixin
 from ..liveness import stmt_targets
 
 
@@ -51,7 +52,7 @@ _DISPATCHED = re.compile(r"_rt\.(binop|unop|call|call_keeping|call_method|call_m
 
 
 class Generator(
-    Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, MutationMixin, ControlMixin
+    Queries, AssignMixin, OperatorsMixin, CallsMixin, DataMixin, MutationMixin, ControlMixin, WholeMixin
 ):
     """The reverse pass over one normalised function (see the package docstring)."""
 
@@ -160,9 +161,6 @@ class Generator(
             b = self.namer.fresh(ADJOINT_PREFIX + name)
             self._adj[name] = b
         return b
-
-
-
 
     # ----- static resolution -----------------------------------------------------------
 

@@ -9,7 +9,8 @@ check_dict_keys (a dict key made from a differentiated value), and the `x = lst.
 of an object's list field. A plain statement is
 
 * ``x = a op b`` or ``x = op a``: an operator on names and constants, no augmented
-  assignment (reads atoms, calls nothing, binds one plain name);
+  assignment (reads atoms, calls nothing, binds one plain name); or arithmetic on
+  numbers the normaliser kept whole (passes/whole.py);
 * ``x = f(a, ...)``: f a primitive of the rules named by a name or ``module.name``, its
   arguments names and constants, no keyword: f changes no argument in place and keeps
   none (see Queries.may_mutate), it is no eval, exec, set or in-place function, and no
@@ -41,12 +42,15 @@ def plain_statement(s, resolve):
         return False
     cls = e.__class__
     if cls is gast.BinOp:
-        return (e.left.__class__ in _ATOMS and e.right.__class__ in _ATOMS
-                and not getattr(e, "augmented", False) and not getattr(e, "element_augmented", False))
+        if e.left.__class__ in _ATOMS and e.right.__class__ in _ATOMS:
+            return not getattr(e, "augmented", False) and not getattr(e, "element_augmented", False)
+        return getattr(e, "whole", False)  # (arithmetic on numbers kept whole: passes/whole.py)
     if cls is gast.UnaryOp:
-        return e.operand.__class__ in _ATOMS
+        return e.operand.__class__ in _ATOMS or getattr(e, "whole", False)
     if cls is not gast.Call or e.keywords:
         return False
+    if getattr(e, "whole", False):
+        return True
     f = e.func
     if f.__class__ is gast.Attribute:
         if f.value.__class__ is not gast.Name or f.attr in _WRITING_METHODS:

@@ -1,0 +1,174 @@
+"""The reverse pass, whole expressions: ``x = e`` with e arithmetic on numbers that the
+normaliser kept whole (passes/whole.py), differentiated as one expression.
+
+The forward code is the user's expression, with a name for each value the pullback reads
+(the other factor of a product whose operand is an expression, the argument of
+``math.sin`` when it is one, a quotient that is not the whole value); the pullback adds
+each name's contribution directly, the incoming adjoint times the partials along its
+path. An adjoint that two operands share is named once when it is an expression.
+
+Before (normalised, ``v2``, ``v1`` and ``y`` numbers, kept whole)::
+
+    v3 = 0.5 * v2 * v1 + y
+
+After::
+
+    mul = 0.5 * v2
+    v3 = mul * v1 + y
+    ...
+    b_y = b_y + b_v3
+    b_v1 = b_v3 * mul
+    b_v2 = b_v3 * v1 * 0.5
+
+The order of the lines is the order the one-operation statements would give: the root's
+operands first, then the operands' own (right to left, as their statements come back).
+"""
+import math
+
+import gast
+
+from ... import rules as R
+from ..activity import BINOP_NAMES, REAL
+from ..whole import ATOM, Undo, _children, hint, real_primitive, text
+from .common import NUM, _contribution, _pow_const_partial, fill
+
+_LEAVES = (gast.Name, gast.Constant)
+_IDENTS = {}  # template -> the identifiers it reads
+
+
+def _idents(template):
+    got = _IDENTS.get(template)
+    if got is None:
+        got = _IDENTS[template] = frozenset(R._IDENT.findall(template))
+    return got
+
+
+class WholeMixin:
+    """``whole``: the forward lines and the recipe of a statement kept whole."""
+
+    def whole(self, x, e, fwd):
+        parts = {}  # id(node) -> ([(operand, template, an adjoint template?)], {template name: operand})
+        named = set()  # ids of the nodes whose values the pullback reads
+        carries = self._whole_plan(e, e, parts, named)
+        values = {}  # id(node) -> the name its value is bound to
+        self._whole_forward(e, e, named, values, fwd)
+        fwd.append(f"{x} = {text(e, values)[0]}")
+        if not carries or x not in self.active:
+            return None
+        values[id(e)] = x
+
+        def rev(st):
+            s = st.status.get(x)
+            if s is None:
+                return
+            if s == NUM:
+                self._whole_back(st, e, st.adj(x), parts, values)
+            else:
+                self.read_g(st, x, lambda g, num: self._whole_back(st, e, g, parts, values))
+
+        return rev
+
+    def _whole_plan(self, node, root, parts, named):
+        """Whether node's value depends on an active name; parts[id(node)]: the operands
+        that do with their templates; named: the nodes whose values those templates read."""
+        cls = node.__class__
+        if cls is gast.Name:
+            return node.id in self.active
+        if cls is gast.Constant:
+            return False
+        if cls is gast.BinOp:
+            left, right, op = node.left, node.right, node.op.__class__
+            ca = self._whole_plan(left, root, parts, named)
+            cb = self._whole_plan(right, root, parts, named)
+            operands = {"a": left, "b": right}
+            if op is gast.Mult and left.__class__ is gast.Name and right.__class__ is gast.Name and left.id == right.id:
+                templates = [(left, "2 * a", False)] if ca else []  # a square: one contribution
+            elif op is gast.Pow:
+                pa = _pow_const_partial(right.value, True)
+                templates = [(left, pa, False)] if ca and pa is not None else []
+            else:
+                _, pa, pb = R.operators.BINARY[BINOP_NAMES[op]]
+                templates = [(o, t, False) for o, t, c in ((left, pa, ca), (right, pb, cb)) if c]
+        elif cls is gast.UnaryOp:
+            operands = {"a": node.operand}
+            ca = self._whole_plan(node.operand, root, parts, named)
+            templates = [(node.operand, "-1" if node.op.__class__ is gast.USub else "1", False)] if ca else []
+        else:  # a math function of one argument
+            obj = self.resolve(node.func)
+            prim = real_primitive(obj) if obj is not None and getattr(math, node.func.attr, None) is obj else None
+            if prim is None:
+                raise Undo(node.func.attr)  # (verify checked it: not the rule it was)
+            self.note_dep(obj)
+            self.note_helpers(prim.path)
+            p = prim.params[0]
+            operands = {p: node.args[0]}
+            ca = self._whole_plan(node.args[0], root, parts, named)
+            adj = prim.adjoints.get(p)
+            templates = [(node.args[0], adj if adj is not None else prim.partials[p], adj is not None)] if ca else []
+        parts[id(node)] = (templates, operands)
+        for _, t, _ in templates:
+            for ident in _idents(t):
+                if ident == "ans":
+                    if node is not root:
+                        named.add(id(node))
+                else:
+                    o = operands.get(ident)
+                    if o is not None and o.__class__ not in _LEAVES:
+                        named.add(id(o))
+        return bool(templates)
+
+    def _whole_forward(self, node, root, named, values, fwd):
+        """The lines binding the named values below node (and node's own), in the order
+        Python computes them."""
+        for child in _children(node):
+            self._whole_forward(child, root, named, values, fwd)
+        if id(node) in named and node is not root:
+            tmp = self.fresh_local(hint(node, values), fwd, self.depth)
+            if self.depth and self.invariant_value(node):  # (`dt * k` in a loop: not taped)
+                self.saves[-1].invariant = True
+            self.kinds[tmp] = REAL
+            fwd.append(f"{tmp} = {text(node, values)[0]}")
+            values[id(node)] = tmp
+
+    def _whole_back(self, st, node, g, parts, values):
+        """Add g (node's adjoint, an expression) through node to the names below it."""
+        templates, operands = parts[id(node)]
+        if not templates:
+            return
+        if len(templates) > 1 and not g.isidentifier():  # (g read twice: named once)
+            tmp = self.namer.fresh(hint(node, values))
+            self.kinds[tmp] = REAL
+            b = self.adj_name(tmp)
+            st.line(f"{b} = {g}")
+            g = b
+        mapping = {p: self._whole_value(o, values) for p, o in operands.items()}
+        mapping["g"] = g
+        ans = values.get(id(node))
+        if ans is not None:
+            mapping["ans"] = ans
+        out = []
+        for o, t, adjoint in templates:
+            if adjoint:
+                c = fill(t, mapping)
+            else:
+                d = fill(t, mapping)
+                c = g[1:] if d == "-1" and g.startswith("-") and not g.startswith("-(") else \
+                    _contribution(g, d, "real", REAL, None)
+            self.note_helpers(c)
+            out.append((o, c))
+        for o, c in out:  # the names first, in the order of the operands
+            if o.__class__ is gast.Name:
+                st.acc(o.id, c, True)
+        for o, c in reversed(out):  # then the expressions, the last one first
+            if o.__class__ is not gast.Name:
+                self._whole_back(st, o, c, parts, values)
+
+    def _whole_value(self, node, values):
+        """The source of an operand's value in a template: its name, the constant, or (an
+        expression no template reads) the expression."""
+        got = values.get(id(node))
+        if got is not None:
+            return got
+        src_, prec = text(node, values)
+        return src_ if prec == ATOM else f"({src_})"
+
