@@ -726,8 +726,7 @@ def {g}(*args, **kw):
 
     def c_helper(self, ind=0):
         self.use("helper")
-        g = f"h{self.n}"
-        self.n += 1
+        g = self.new("h")  # (h{n} then n += 1 named two helpers alike with new("h"))
         k = self.r.random()
         if k < 0.4:
             self.defs.append(f"""\
@@ -880,6 +879,46 @@ def {g}(a):
             self.emit(f"for {i} in range({self.r.randint(0, 3)}):", ind)
             self.emit(f"{m} = {self.expr(shape, 1)} * {i}", ind + 1)
             self.emit(f"{s} = {s} + {again}", ind + 1)
+        self.bind(s, S)
+
+    def pure(self, d):
+        """Arithmetic on numbers and nothing else (what the normaliser keeps whole:
+        passes/whole.py), nested d deep, smooth where it runs."""
+        if d <= 0 or self.r.random() < 0.25:
+            return self.pick(self.names(S) * 2 + [self.const()])
+        a, b = self.pure(d - 1), self.pure(d - 1)
+        return self.pick([
+            f"({a}) + ({b})", f"({a}) - ({b})", f"({a}) * ({b})", f"-({a}) * ({b})",
+            f"({a}) / (1.0 + ({b}) * ({b}))", f"({a}) / (2.0 + math.cos({b}))",
+            f"({a}) ** 2", f"({a}) ** 3", f"(1.5 + math.tanh({a})) ** -1", f"-({a})",
+            f"math.sin({a})", f"math.tanh({a})", f"math.exp(math.tanh({a}))",
+            f"math.log(1.0 + ({a}) * ({a}))", f"math.sqrt(1.0 + ({a}) * ({a}))", f"math.atan({a})",
+            f"({a}) * {self.const(-2.0, 2.0)} - {self.const()}",
+        ])
+
+    def c_scalar_math(self, ind=0):
+        """Nested arithmetic on numbers, as scalar code is written: a line of it, one that
+        reads the name it binds (`s = 0.5 * s + ...`, `s += ...`), a pair of them unpacked,
+        a loop over a range that reads its counter."""
+        self.use("scalar_math")
+        k = self.r.randrange(4)
+        s = self.new("s")
+        if k == 0:
+            self.emit(f"{s} = {self.pure(3)}", ind)
+        elif k == 1:
+            self.emit(f"{s} = {self.pure(2)}", ind)
+            self.emit(f"{s} = {self.const(0.3, 0.9)} * {s} + {self.pure(2)}", ind)
+            self.emit(f"{s} += {self.pure(1)}", ind)
+        elif k == 2:
+            t = self.new("s")
+            self.emit(f"{s}, {t} = {self.pure(2)}, {self.pure(2)}", ind)
+            self.bind(t, S)
+        else:
+            i, t = self.new("i"), self.new("t")
+            self.emit(f"{s} = {self.pure(1)}", ind)
+            self.emit(f"for {i} in range({self.r.randint(0, 4)}):", ind)
+            self.emit(f"{t} = {self.pure(2)} * ({i} + 1) * {self.const(0.1, 0.3)}", ind + 1)
+            self.emit(f"{s} = {self.const(0.3, 0.8)} * {s} + math.tanh({t}) - ({self.pure(1)}) * {t}", ind + 1)
         self.bind(s, S)
 
     def c_recurrence(self, ind=0):
@@ -1511,6 +1550,7 @@ def {g}(a):
         ("while_maybe", 1), ("mask", 1), ("slice_update", 1), ("nested_comp", 1), ("global_list", 1),
         ("rebound_global", 1), ("lazy_loop", 1), ("seq_arg", 1), ("extremum", 1), ("none_default", 1), ("state_items", 1),
         ("decorated", 1), ("table", 1), ("captured_list", 1), ("global_recursion", 1), ("reduce", 1),
+        ("scalar_math", 2),
     ]
 
     def statement(self):

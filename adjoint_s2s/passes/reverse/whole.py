@@ -141,13 +141,15 @@ class WholeMixin:
             b = self.adj_name(tmp)
             st.line(f"{b} = {g}")
             g = b
-        mapping = {p: self._whole_value(o, values) for p, o in operands.items()}
-        mapping["g"] = g
+        mapping = {"g": g}
         ans = values.get(id(node))
         if ans is not None:
             mapping["ans"] = ans
         out = []
         for o, t, adjoint in templates:
+            for ident in _idents(t):  # (the operands' values a template reads: most read none)
+                if ident not in mapping and ident in operands:
+                    mapping[ident] = self._whole_value(operands[ident], values)
             if adjoint:
                 c = fill(t, mapping)
             else:
@@ -166,6 +168,9 @@ class WholeMixin:
     def _whole_value(self, node, values):
         """The source of an operand's value in a template: its name, the constant, or (an
         expression no template reads) the expression."""
+        cls = node.__class__
+        if cls is gast.Name:
+            return node.id
         got = values.get(id(node))
         if got is not None:
             return got
