@@ -309,9 +309,9 @@ def text(e, values):
     cls = e.__class__
     if cls is gast.Name:
         return e.id, ATOM
-    if cls is gast.Constant:
+    if cls is gast.Constant:  # (-0.1 * a as written: a sign binds closer than *, not than **)
         r = repr(e.value)
-        return (f"({r})" if r[0] == "-" or "inf" in r or "nan" in r else r), ATOM
+        return (f"({r})" if "inf" in r or "nan" in r else r), SIGN if r[0] == "-" else ATOM
     if cls is gast.BinOp:
         op = e.op.__class__
         p = _PREC[op]
@@ -319,11 +319,11 @@ def text(e, values):
         b, pb = text(e.right, values)
         if pa < p or op is gast.Pow and pa == p:  # ((a ** b) ** c, (-a) ** 2)
             a = f"({a})"
-        if pb < p or pb == p and op is not gast.Pow:  # a - (b - c), a / (b * c)
+        if pb < p or pb == p and op is not gast.Pow or b[0] == "-":  # a - (b - c), a / (b * c), a * (-2.0)
             b = f"({b})"
         return f"{a} {_SYMBOL[op]} {b}", p
     if cls is gast.UnaryOp:
         a, pa = text(e.operand, values)
-        return f"{'-' if e.op.__class__ is gast.USub else '+'}{a if pa >= SIGN else f'({a})'}", SIGN
+        return f"{'-' if e.op.__class__ is gast.USub else '+'}{a if pa >= SIGN and a[0] not in '-+' else f'({a})'}", SIGN
     f = e.func
     return f"{f.value.id}.{f.attr}({text(e.args[0], values)[0]})", ATOM

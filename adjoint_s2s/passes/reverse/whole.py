@@ -136,8 +136,10 @@ class WholeMixin:
         if not templates:
             return
         if len(templates) > 1 and not g.isidentifier():  # (g read twice: named once)
-            tmp = self.namer.fresh(hint(node, values))
-            self.kinds[tmp] = REAL
+            tmp = values.get(id(node))  # (the adjoint of its named value: b_mul for mul)
+            if tmp is None:
+                tmp = self.namer.fresh(hint(node, values))
+                self.kinds[tmp] = REAL
             b = self.adj_name(tmp)
             st.line(f"{b} = {g}")
             g = b
