@@ -255,8 +255,9 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
 
     def whole(self, target, node, out):
         """`target = node`, node kept whole: marked for the passes after this one."""
-        node = fold_signs(node)
-        node.whole = True
+        names, calls = set(), []
+        node = fold_signs(node, names, calls)
+        node.whole = (frozenset(names), tuple(calls))  # (what activity and whole.verify ask)
         s = _temp_assign(target, node)
         out.append(s)
         self.wholes.append(s)

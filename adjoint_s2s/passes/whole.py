@@ -203,19 +203,23 @@ def _bind(target, value, bound):
     # (a subscript or an attribute binds no name)
 
 
-def fold_signs(node):
-    """node with each sign of a constant folded into it (-1.0 a constant), in place."""
+def fold_signs(node, names, calls):
+    """node with each sign of a constant folded into it (-1.0 a constant), in place; the
+    names it reads added to names, its calls to calls (what whole_kind and verify ask)."""
     cls = node.__class__
-    if cls is gast.BinOp:
-        node.left = fold_signs(node.left)
-        node.right = fold_signs(node.right)
+    if cls is gast.Name:
+        names.add(node.id)
+    elif cls is gast.BinOp:
+        node.left = fold_signs(node.left, names, calls)
+        node.right = fold_signs(node.right, names, calls)
     elif cls is gast.UnaryOp:
         if node.operand.__class__ is gast.Constant:
             v = node.operand.value
             return gast.Constant(value=-v if node.op.__class__ is gast.USub else v, kind=None)
-        node.operand = fold_signs(node.operand)
+        node.operand = fold_signs(node.operand, names, calls)
     elif cls is gast.Call:
-        node.args[0] = fold_signs(node.args[0])
+        calls.append(node)
+        node.args[0] = fold_signs(node.args[0], names, calls)
     return node
 
 
@@ -239,17 +243,11 @@ def hint(node, values=None):
 
 
 def whole_kind(q, e):
-    """The kind of a whole expression, asked of q (the analysis): REAL when every name it
-    reads is a number, else OTHER (verify then undoes it)."""
-    cls = e.__class__
-    if cls is gast.Name:
-        return REAL if q.kind_of(e) == REAL else "other"
-    if cls is gast.Constant:
-        return REAL
-    for child in _children(e):
-        if whole_kind(q, child) != REAL:
-            return "other"
-    return REAL
+    """The kind of a whole expression (e.whole: the names it reads, its calls), asked of q
+    (the analysis): REAL when every name it reads is a number, else OTHER (verify then
+    undoes it)."""
+    kinds = q.kinds
+    return REAL if all(kinds.get(n) == REAL for n in e.whole[0]) else "other"
 
 
 def _children(e):
@@ -276,20 +274,14 @@ def verify(facts, wholes):
     numbers and calls the math functions the normaliser took it for (now resolved)."""
     kinds = facts.kinds
     for s in wholes:
-        if kinds.get(s.targets[0].id) != REAL:
-            raise Undo(s.targets[0].id)
-        stack = [s.value]
-        while stack:
-            e = stack.pop()
-            cls = e.__class__
-            if cls is gast.Name:
-                if kinds.get(e.id) != REAL:
-                    raise Undo(e.id)
-            elif cls is gast.Call:
-                obj = facts.resolve(e.func)
-                if obj is None or getattr(math, e.func.attr, None) is not obj or real_primitive(obj) is None:
-                    raise Undo(e.func.attr)
-            stack.extend(_children(e))
+        names, calls = s.value.whole
+        for n in (s.targets[0].id, *names):
+            if kinds.get(n) != REAL:
+                raise Undo(n)
+        for e in calls:
+            obj = facts.resolve(e.func)
+            if obj is None or getattr(math, e.func.attr, None) is not obj or real_primitive(obj) is None:
+                raise Undo(e.func.attr)
 
 
 # ----- printing, with the parentheses Python's precedence needs --------------------------------

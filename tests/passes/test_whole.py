@@ -125,7 +125,45 @@ def _tree(children):
 @settings(max_examples=300, deadline=None)
 @given(st.recursive(_LEAVES, _tree, max_leaves=8))
 def test_the_printer_gives_back_the_tree(expression):
-    node = whole.fold_signs(gast.parse(expression).body[0].value)
+    node = whole.fold_signs(gast.parse(expression).body[0].value, set(), [])
     printed = whole.text(node, {})[0]
-    again = whole.fold_signs(gast.parse(printed).body[0].value)  # (-1.5: a constant either way)
+    again = whole.fold_signs(gast.parse(printed).body[0].value, set(), [])  # (-1.5: a constant either way)
     assert ast.dump(gast.gast_to_ast(again)) == ast.dump(gast.gast_to_ast(node)), printed
+
+
+# ----- which names are taken for numbers --------------------------------------------------------
+
+
+def _names_of(src, numbers):
+    fn = gast.parse(src).body[0]
+    return whole.number_names(fn, set(numbers), whole.math_calls({"math"}))
+
+
+def test_names_bound_only_to_arithmetic_on_numbers_are_numbers():
+    got = _names_of(
+        "def f(x, y, v):\n"
+        "    a = x * y + 1.0\n"          # arithmetic on numbers
+        "    b, c = a, 2.0 * x\n"        # a display of them, unpacked
+        "    for i in range(3):\n"       # a range's counter
+        "        a = a * 0.5 + math.sin(i * b)\n"
+        "    d = v[0] * a\n"             # an item: not known
+        "    e = a + d\n"                # reads d
+        "    g = 1.0\n"
+        "    g += v.sum()\n"             # bound again to something else
+        "    h = math.hypot(a, b)\n"     # no one-argument rule of numbers
+        "    return a + e\n",
+        {"x", "y"})
+    assert got == {"x", "y", "a", "b", "c", "i"}
+
+
+def test_a_parameter_of_another_kind_or_bound_elsewhere_is_not_a_number():
+    src = ("def f(x, w):\n"
+           "    t = x * 2.0\n"
+           "    with open('p') as x:\n"
+           "        pass\n"
+           "    def inner():\n"
+           "        nonlocal t\n"
+           "        t = 3.0\n"
+           "    return t * w\n")
+    assert _names_of(src, {"x", "w"}) == {"w"}
+    assert _names_of("def f(x, w):\n    s = w * x\n    return s\n", {"x"}) == {"x"}
