@@ -70,6 +70,9 @@ class Activity(ItemKinds, Queries):
         self.info = info
         self.user_names = frozenset(user_names)
         self._reads_cache = {}
+        for s in getattr(fn_node, "wholes", ()):  # (the names a whole expression reads: noted by anf)
+            names, calls = s.value.whole
+            self._reads_cache[id(s.value)] = names | {c.func.value.id for c in calls} if calls else names
         self._stmts = self.statements = stmts = list(walk_block(fn_node.body))
         locals_ = set(info.params)
         counts = {}

@@ -253,10 +253,12 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         return (operations(node, self.numbers, self.math_call) >= 2
                 and not getattr(node, "augmented", False) and not getattr(node, "element_augmented", False))
 
-    def whole(self, target, node, out):
-        """`target = node`, node kept whole: marked for the passes after this one."""
-        names, calls = set(), []
-        node = fold_signs(node, names, calls)
+    def whole(self, target, node, out, names=None, calls=None):
+        """`target = node`, node kept whole: marked for the passes after this one (names,
+        calls: what fold_signs noted of node, when it has run)."""
+        if names is None:
+            names, calls = set(), []
+            node = fold_signs(node, names, calls)
         node.whole = (frozenset(names), tuple(calls))  # (what activity and whole.verify ask)
         s = _temp_assign(target, node)
         out.append(s)
@@ -650,12 +652,15 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         """``x = e`` keeps e flat (one operation); other targets get an atom to unpack."""
         if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             target = s.targets[0].id
-            # (`x = 0.5 * x + 1`: its operands whole, as below; the pullback reads the old x)
-            if (self.numbers is not None and target in self.numbers and s.value.__class__ in _WHOLE_ROOTS
-                    and self.kept_whole(s.value) and target not in names_in(s.value, gast.Load)):
-                self.whole(target, s.value, out)
-                return out
-            value = self.flat(s.value, out)
+            value = s.value
+            if (self.numbers is not None and target in self.numbers and value.__class__ in _WHOLE_ROOTS
+                    and self.kept_whole(value)):
+                names, calls = set(), []
+                value = fold_signs(value, names, calls)
+                if target not in names:  # (`x = 0.5 * x + 1`: its operands whole, as below)
+                    self.whole(target, value, out, names, calls)
+                    return out
+            value = self.flat(value, out)
             if not _is_atom(value) and _reads_name(value, target):
                 value = self.atom(value, out)
             out.append(_temp_assign(target, value))

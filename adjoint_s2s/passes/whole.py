@@ -272,16 +272,20 @@ def leaves(e):
 def verify(facts, wholes):
     """Raise Undo unless each whole statement (`t = e`) binds a number and e reads only
     numbers and calls the math functions the normaliser took it for (now resolved)."""
-    kinds = facts.kinds
+    kinds, seen = facts.kinds, set()
     for s in wholes:
         names, calls = s.value.whole
         for n in (s.targets[0].id, *names):
             if kinds.get(n) != REAL:
                 raise Undo(n)
         for e in calls:
+            key = (e.func.value.id, e.func.attr)
+            if key in seen:
+                continue
             obj = facts.resolve(e.func)
             if obj is None or getattr(math, e.func.attr, None) is not obj or real_primitive(obj) is None:
                 raise Undo(e.func.attr)
+            seen.add(key)
 
 
 # ----- printing, with the parentheses Python's precedence needs --------------------------------
@@ -298,6 +302,11 @@ def text(e, values):
     got = values.get(id(e))
     if got is not None:
         return got, ATOM
+    return compose(e, [text(c, values) for c in _children(e)])
+
+
+def compose(e, parts):
+    """(source, precedence) of node e, given (source, precedence) of each of its children."""
     cls = e.__class__
     if cls is gast.Name:
         return e.id, ATOM
@@ -307,15 +316,14 @@ def text(e, values):
     if cls is gast.BinOp:
         op = e.op.__class__
         p = _PREC[op]
-        a, pa = text(e.left, values)
-        b, pb = text(e.right, values)
+        (a, pa), (b, pb) = parts
         if pa < p or op is gast.Pow and pa == p:  # ((a ** b) ** c, (-a) ** 2)
             a = f"({a})"
         if pb < p or pb == p and op is not gast.Pow or b[0] == "-":  # a - (b - c), a / (b * c), a * (-2.0)
             b = f"({b})"
         return f"{a} {_SYMBOL[op]} {b}", p
     if cls is gast.UnaryOp:
-        a, pa = text(e.operand, values)
+        a, pa = parts[0]
         return f"{'-' if e.op.__class__ is gast.USub else '+'}{a if pa >= SIGN and a[0] not in '-+' else f'({a})'}", SIGN
     f = e.func
-    return f"{f.value.id}.{f.attr}({text(e.args[0], values)[0]})", ATOM
+    return f"{f.value.id}.{f.attr}({parts[0][0]})", ATOM

@@ -29,7 +29,7 @@ import gast
 
 from ... import rules as R
 from ..activity import BINOP_NAMES, REAL
-from ..whole import ATOM, Undo, _children, hint, real_primitive, text
+from ..whole import ATOM, Undo, _children, compose, hint, real_primitive, text
 from .common import NUM, _contribution, _pow_const_partial, fill
 
 _LEAVES = (gast.Name, gast.Constant)
@@ -51,8 +51,7 @@ class WholeMixin:
         named = set()  # ids of the nodes whose values the pullback reads
         carries = self._whole_plan(e, e, parts, named)
         values = {}  # id(node) -> the name its value is bound to
-        self._whole_forward(e, e, named, values, fwd)
-        fwd.append(f"{x} = {text(e, values)[0]}")
+        fwd.append(f"{x} = {self._whole_forward(e, e, named, values, fwd)[0]}")
         if not carries or x not in self.active:
             return None
         values[id(e)] = x
@@ -94,12 +93,7 @@ class WholeMixin:
             ca = self._whole_plan(node.operand, root, parts, named)
             templates = [(node.operand, "-1" if node.op.__class__ is gast.USub else "1", False)] if ca else []
         else:  # a math function of one argument
-            obj = self.resolve(node.func)
-            prim = real_primitive(obj) if obj is not None and getattr(math, node.func.attr, None) is obj else None
-            if prim is None:
-                raise Undo(node.func.attr)  # (verify checked it: not the rule it was)
-            self.note_dep(obj)
-            self.note_helpers(prim.path)
+            prim = self._whole_rule(node.func)
             p = prim.params[0]
             operands = {p: node.args[0]}
             ca = self._whole_plan(node.args[0], root, parts, named)
@@ -117,18 +111,36 @@ class WholeMixin:
                         named.add(id(o))
         return bool(templates)
 
+    def _whole_rule(self, func):
+        """The rule of `math.f` (resolved, noted as a dependency, once per function)."""
+        key = (func.value.id, func.attr)
+        memo = self.__dict__.setdefault("_whole_rules", {})
+        prim = memo.get(key)
+        if prim is None:
+            obj = self.resolve(func)
+            prim = real_primitive(obj) if obj is not None and getattr(math, func.attr, None) is obj else None
+            if prim is None:
+                raise Undo(func.attr)  # (verify checked it: not the rule it was)
+            self.note_dep(obj)
+            self.note_helpers(prim.path)
+            memo[key] = prim
+        return prim
+
     def _whole_forward(self, node, root, named, values, fwd):
-        """The lines binding the named values below node (and node's own), in the order
-        Python computes them."""
-        for child in _children(node):
-            self._whole_forward(child, root, named, values, fwd)
+        """(source, precedence) of node, after the lines binding the named values below it
+        (and node's own), in the order Python computes them."""
+        parts = [(c.id, ATOM) if c.__class__ is gast.Name else self._whole_forward(c, root, named, values, fwd)
+                 for c in _children(node)]
+        got = compose(node, parts)
         if id(node) in named and node is not root:
             tmp = self.fresh_local(hint(node, values), fwd, self.depth)
             if self.depth and self.invariant_value(node):  # (`dt * k` in a loop: not taped)
                 self.saves[-1].invariant = True
             self.kinds[tmp] = REAL
-            fwd.append(f"{tmp} = {text(node, values)[0]}")
+            fwd.append(f"{tmp} = {got[0]}")
             values[id(node)] = tmp
+            return tmp, ATOM
+        return got
 
     def _whole_back(self, st, node, g, parts, values):
         """Add g (node's adjoint, an expression) through node to the names below it."""
