@@ -40,7 +40,7 @@ from .queries import (  # noqa: F401
     BINOP_NAMES, INACTIVE_ATTRS, NUMERIC, SCALAR, Queries, _const_key, all_number_arrays, call_operands,
     free_names_of_function, hashable, item_reads_only, join, reads, runtime_dispatch, walk_block,
 )
-from .whole import whole_kind
+from .whole import whole_kind, whole_reads
 
 
 def _tuple_names(stmts, counts, skip):
@@ -69,10 +69,7 @@ class Activity(ItemKinds, Queries):
         self.fn = fn_node
         self.info = info
         self.user_names = frozenset(user_names)
-        self._reads_cache = {}
-        for s in getattr(fn_node, "wholes", ()):  # (the names a whole expression reads: noted by anf)
-            names, calls = s.value.whole
-            self._reads_cache[id(s.value)] = names | {c.func.value.id for c in calls} if calls else names
+        self._reads_cache = whole_reads(fn_node)  # (those of the whole expressions: noted by anf)
         self._stmts = self.statements = stmts = list(walk_block(fn_node.body))
         locals_ = set(info.params)
         counts = {}

@@ -250,6 +250,17 @@ def whole_kind(q, e):
     return REAL if all(kinds.get(n) == REAL for n in e.whole[0]) else "other"
 
 
+def whole_reads(fn_node):
+    """{id(e): the names e reads} of the whole expressions of a normalised function (what
+    naming.names_in(e, gast.Load) would find: the module of a call too), from what the
+    normaliser noted of them."""
+    out = {}
+    for s in getattr(fn_node, "wholes", ()):
+        names, calls = s.value.whole
+        out[id(s.value)] = names | {c.func.value.id for c in calls} if calls else names
+    return out
+
+
 def _children(e):
     cls = e.__class__
     if cls is gast.BinOp:

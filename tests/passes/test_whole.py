@@ -167,3 +167,19 @@ def test_a_parameter_of_another_kind_or_bound_elsewhere_is_not_a_number():
            "    return t * w\n")
     assert _names_of(src, {"x", "w"}) == {"w"}
     assert _names_of("def f(x, w):\n    s = w * x\n    return s\n", {"x"}) == {"x"}
+
+
+def test_what_the_normaliser_notes_is_what_a_walk_finds():
+    from adjoint_s2s import source
+    from adjoint_s2s.naming import Namer, names_in
+    from adjoint_s2s.passes import anf
+
+    node, filename, lines = source.function_node(precedence)
+    node = source.fresh_copy(node)
+    numbers = whole.number_names(node, {"a", "b", "c"}, whole.math_calls({"math"}))
+    anf.normalize(node, Namer(names_in(node) | set(emit._helper_values())), filename, lines,
+                  static_names={"math": math}, numbers=numbers, math_call=whole.math_calls({"math"}))
+    noted = whole.whole_reads(node)
+    assert len(node.wholes) >= 4
+    for s in node.wholes:
+        assert noted[id(s.value)] == names_in(s.value, gast.Load)
