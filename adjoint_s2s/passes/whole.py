@@ -7,10 +7,11 @@ pass, the clean-up that folds the temporaries back), where one would do. So the
 normaliser keeps it whole when it can tell from the names alone that it is arithmetic
 on numbers: ``+ - * /``, ``**`` of an integer constant, a sign, and the ``math``
 functions with a one-argument rule of real numbers (``math.sin``, ``math.exp``...),
-on constants and on names that hold numbers (parameters the key says are numbers, and
-the names bound to such whole expressions before). The reverse pass differentiates it
-as one expression (reverse/whole.py): it names the values the pullback reads
-(``mul = 0.5 * a``) and nothing else, and adds each name's contribution directly.
+on constants and on names that hold numbers (``number_names``: the parameters the key
+says are numbers, and the names each of whose bindings is such arithmetic, a range's
+counter or an item of a display of them). The reverse pass differentiates it as one
+expression (reverse/whole.py): it names the values the pullback reads (``mul = 0.5 *
+a``) and nothing else, and adds each name's contribution directly.
 
 That the names hold numbers is a guess until the kinds are known: ``verify`` checks it
 after the analysis (every name a whole expression reads and binds is a number, every
@@ -27,8 +28,9 @@ After the reverse pass and the clean-up::
     mul = 0.5 * a
     v = mul * b + math.sin(a)
     ...
+    b_a = b_v * math.cos(a)
     b_b = b_v * mul
-    b_a = b_v * b * 0.5 + b_v * math.cos(a)   (as two lines, accumulated)
+    b_a = b_a + b_v * b * 0.5
 """
 import math
 
