@@ -83,7 +83,7 @@ def pair_source(fn, node, filename, lines, key, globals_, reserved, noted=None, 
                   short_circuits=[n for n in _SHORT_CIRCUITS if n in user_names and _is_builtin(fn, globals_, n)],
                   zip_lists=_zip_lists(fn, node, globals_, items, user_names),
                   dict_params=_unbound(node, {p for p, (_, tag) in items.items() if tag == DICT_ITEMS}),
-                  numbers=_numbers(node, arg_kinds, fuse, math_call), math_call=math_call)
+                  numbers=_numbers(fn, node, arg_kinds, cell_kinds, fuse, math_call), math_call=math_call)
     scalarize.scalarize_items(node, user_names)
     rebound_globals.snapshot_rebound_globals(node, namer, rebound)
     info = function_info(fn, node, filename, globals_)
@@ -233,14 +233,16 @@ def _is_builtin(fn, globals_, name):
     return bi.get(name) is getattr(builtins, name, None)
 
 
-def _numbers(node, arg_kinds, fuse, math_call):
+def _numbers(fn, node, arg_kinds, cell_kinds, fuse, math_call):
     """The names the normaliser takes for numbers, to keep arithmetic on them whole
-    (passes/whole.py), from the positional parameters the key says are numbers; None
-    when fuse is off."""
+    (passes/whole.py), from the positional parameters and the captured variables the
+    key says are numbers; None when fuse is off."""
     if not fuse:
         return None
     a = node.args
-    return whole.number_names(node, {p.id for p, k in zip(a.posonlyargs + a.args, arg_kinds) if k == REAL}, math_call)
+    known = {p.id for p, k in zip(a.posonlyargs + a.args, arg_kinds) if k == REAL}
+    known.update(c for c, k in zip(fn.__code__.co_freevars, cell_kinds) if k == REAL)
+    return whole.number_names(node, known, math_call)
 
 
 def static_values(fn, names):

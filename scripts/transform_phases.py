@@ -88,7 +88,8 @@ def phases(M, fn, key):
         statics = T.static_values(fn, user_names)
         math_call = M["whole"].math_calls({n for n, v in statics.items() if v is math})
         M["anf"].normalize(node, namer, filename, lines, static_names=statics,
-                           numbers=T._numbers(node, arg_kinds, True, math_call), math_call=math_call)
+                           numbers=T._numbers(fn, node, arg_kinds, T._split_key(fn, key)[1], True, math_call),
+                           math_call=math_call)
     else:
         M["anf"].normalize(node, namer, filename, lines, static_names=T.static_names(fn, user_names))
     if "scalarize" in M:  # (a checkout from before passes/scalarize.py has none)

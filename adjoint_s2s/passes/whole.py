@@ -120,13 +120,14 @@ def operations(node, numbers, math_call):
 
 
 def number_names(fn_node, numbers, math_call):
-    """The names of fn_node (before normalisation) taken for numbers: the parameters in
-    numbers (those the key says are numbers) and the other names, each of whose bindings
-    anywhere in the function is arithmetic on such names and constants (whole.operations),
-    a counter of a range, or an item of a display of them (`a, b = 1.0, 0.0`); no
-    parameter of another kind, no name bound any other way (a call's result, a subscript,
-    a loop over a list, a with, an import, a nested function's nonlocal). Its own
-    fixed point over the bindings, blind to their order, as the kinds are."""
+    """The names of fn_node (before normalisation) taken for numbers: the parameters and
+    captured variables in numbers (those the key says are numbers) that the function
+    does not bind otherwise, and the other names each of whose bindings anywhere in the
+    function is arithmetic on such names and constants (whole.operations), a counter of
+    a range, or an item of a display of them (`a, b = 1.0, 0.0`); no parameter of another
+    kind, no name bound any other way (a call's result, a subscript, a loop over a list,
+    a with, an import, a nested function's nonlocal). Its own fixed point over the
+    bindings, blind to their order, as the kinds are."""
     a = fn_node.args
     bound = {p.id: [] for p in a.posonlyargs + a.args + a.kwonlyargs}
     for p in (a.vararg, a.kwarg):
@@ -136,12 +137,12 @@ def number_names(fn_node, numbers, math_call):
         if name not in numbers:
             bound[name].append(None)
     _bindings(fn_node.body, bound)
-    names = {n for n, vs in bound.items() if None not in vs}
+    names = {n for n, vs in bound.items() if None not in vs} | (set(numbers) - bound.keys())
     changed = True
     while changed:
         changed = False
         for n in list(names):
-            if any(operations(v, names, math_call) < 0 for v in bound[n]):
+            if any(operations(v, names, math_call) < 0 for v in bound.get(n, ())):
                 names.discard(n)
                 changed = True
     return names

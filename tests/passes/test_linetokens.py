@@ -104,7 +104,7 @@ def test_recorded_tokens_of_straight_line_code(monkeypatch, tmp_path, n, whole):
 
     monkeypatch.setattr(cleanup, "known_tokens", checked)
     if not whole:  # (the clean-up folds a statement of each operation back: most tokens recorded)
-        monkeypatch.setattr(transform, "_numbers", lambda node, kinds, fuse, math_call: None)
+        monkeypatch.setattr(transform, "_numbers", lambda *args: None)
     emit.refresh()
     try:
         emit.entry_for(mod.straight, runtime.kinds_of((0.7, 1.3)))

@@ -20,7 +20,7 @@ from ..gradcheck import close_to_differences, code_lines
 
 
 def source_of(f, *args):
-    return emit.entry_for(f, kinds_of(args)).source
+    return emit.entry_for(f, emit.cache_key(f, kinds_of(args))).source
 
 
 def logistic_step(a, b):
@@ -183,3 +183,20 @@ def test_what_the_normaliser_notes_is_what_a_walk_finds():
     assert len(node.wholes) >= 4
     for s in node.wholes:
         assert noted[id(s.value)] == names_in(s.value, gast.Load)
+
+
+def make_step(k, c):
+    def step(x):
+        y = k * x * x + math.sin(c * x)
+        return y * k - c / (1.0 + x * x)
+
+    return step
+
+
+def test_captured_numbers_are_numbers_too():
+    step = make_step(0.7, 1.3)
+    code = code_lines(source_of(step, 0.4))
+    assert "= k * x * x + math.sin(c * x)" in code or "= mul * x + math.sin(mul_1)" in code
+    close_to_differences(step, 0.4)
+    check_grads(step, 0.4, order=2)
+    assert _names_of("def f(x):\n    nonlocal k\n    k = x\n    return k * x\n", {"x", "k"}) == {"x"}
