@@ -43,6 +43,38 @@ def _idents(template):
     return got
 
 
+_PLANS = {}  # (an operator or rule, whether each operand carries a gradient) -> _plan's
+
+
+def _plan(key):
+    """[(operand index, template, (template names of the values it reads), (their operand
+    indexes, -1 for the node's own value)), an adjoint template?)] of a node of key: its
+    operands that carry a gradient, as the rules' templates give them."""
+    op, ca, cb = key
+    if op is None:  # a square, x * x
+        items = [(0, "2 * a", False)] if ca else []
+    elif op is gast.Pow:
+        pa = _pow_const_partial(cb, True)
+        items = [(0, pa, False)] if ca and pa is not None else []
+    elif op in (gast.USub, gast.UAdd):
+        items = [(0, "-1" if op is gast.USub else "1", False)] if ca else []
+    elif isinstance(op, R.Primitive):  # a math function
+        p = op.params[0]
+        adj = op.adjoints.get(p)
+        items = [(0, adj if adj is not None else op.partials[p], adj is not None)] if ca else []
+        index = {p: 0, "ans": -1}
+    else:
+        _, pa, pb = R.operators.BINARY[BINOP_NAMES[op]]
+        items = [(i, t, False) for i, t, c in ((0, pa, ca), (1, pb, cb)) if c]
+    if not isinstance(op, R.Primitive):
+        index = {"a": 0, "b": 1, "ans": -1}
+    out = []
+    for i, t, adjoint in items:
+        names = tuple(n for n in sorted(_idents(t)) if n in index)
+        out.append((i, t, names, tuple(index[n] for n in names), adjoint))
+    return tuple(out)
+
+
 class WholeMixin:
     """``whole``: the forward lines and the recipe of a statement kept whole."""
 
@@ -79,37 +111,33 @@ class WholeMixin:
             left, right, op = node.left, node.right, node.op.__class__
             ca = self._whole_plan(left, root, parts, named)
             cb = self._whole_plan(right, root, parts, named)
-            operands = {"a": left, "b": right}
-            if op is gast.Mult and left.__class__ is gast.Name and right.__class__ is gast.Name and left.id == right.id:
-                templates = [(left, "2 * a", False)] if ca else []  # a square: one contribution
-            elif op is gast.Pow:
-                pa = _pow_const_partial(right.value, True)
-                templates = [(left, pa, False)] if ca and pa is not None else []
+            if op is gast.Pow:
+                key = (op, ca, right.value)
+            elif op is gast.Mult and left.__class__ is gast.Name and right.__class__ is gast.Name \
+                    and left.id == right.id:
+                key = (None, ca, None)  # a square: one contribution
             else:
-                _, pa, pb = R.operators.BINARY[BINOP_NAMES[op]]
-                templates = [(o, t, False) for o, t, c in ((left, pa, ca), (right, pb, cb)) if c]
+                key = (op, ca, cb)
+            operands = (left, right)
         elif cls is gast.UnaryOp:
-            operands = {"a": node.operand}
             ca = self._whole_plan(node.operand, root, parts, named)
-            templates = [(node.operand, "-1" if node.op.__class__ is gast.USub else "1", False)] if ca else []
+            key, operands = (node.op.__class__, ca, None), (node.operand,)
         else:  # a math function of one argument
             prim = self._whole_rule(node.func)
-            p = prim.params[0]
-            operands = {p: node.args[0]}
             ca = self._whole_plan(node.args[0], root, parts, named)
-            adj = prim.adjoints.get(p)
-            templates = [(node.args[0], adj if adj is not None else prim.partials[p], adj is not None)] if ca else []
-        parts[id(node)] = (templates, operands)
-        for _, t, _ in templates:
-            for ident in _idents(t):
-                if ident == "ans":
+            key, operands = (prim, ca, None), (node.args[0],)
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = _PLANS[key] = _plan(key)
+        parts[id(node)] = (plan, operands)
+        for _, _, _, reads, _ in plan:
+            for i in reads:
+                if i < 0:
                     if node is not root:
                         named.add(id(node))
-                else:
-                    o = operands.get(ident)
-                    if o is not None and o.__class__ not in _LEAVES:
-                        named.add(id(o))
-        return bool(templates)
+                elif operands[i].__class__ not in _LEAVES:
+                    named.add(id(operands[i]))
+        return bool(plan)
 
     def _whole_rule(self, func):
         """The rule of `math.f` (resolved, noted as a dependency, once per function)."""
@@ -144,10 +172,10 @@ class WholeMixin:
 
     def _whole_back(self, st, node, g, parts, values):
         """Add g (node's adjoint, an expression) through node to the names below it."""
-        templates, operands = parts[id(node)]
-        if not templates:
+        plan, operands = parts[id(node)]
+        if not plan:
             return
-        if len(templates) > 1 and not g.isidentifier():  # (g read twice: named once)
+        if len(plan) > 1 and not g.isidentifier():  # (g read twice: named once)
             tmp = values.get(id(node))  # (the adjoint of its named value: b_mul for mul)
             if tmp is None:
                 tmp = self.namer.fresh(hint(node, values))
@@ -155,23 +183,24 @@ class WholeMixin:
             b = self.adj_name(tmp)
             st.line(f"{b} = {g}")
             g = b
-        mapping = {"g": g}
-        ans = values.get(id(node))
-        if ans is not None:
-            mapping["ans"] = ans
         out = []
-        for o, t, adjoint in templates:
-            for ident in _idents(t):  # (the operands' values a template reads: most read none)
-                if ident not in mapping and ident in operands:
-                    mapping[ident] = self._whole_value(operands[ident], values)
-            if adjoint:
-                c = fill(t, mapping)
-            else:
+        for i, t, names, reads, adjoint in plan:
+            if reads:  # (the values the template reads: most read none)
+                mapping = {"g": g, "ans": values.get(id(node))}
+                for k, j in zip(names, reads):
+                    if j >= 0:
+                        mapping[k] = self._whole_value(operands[j], values)
                 d = fill(t, mapping)
+            else:
+                d = t
+            if adjoint:
+                c = d if reads else fill(t, {"g": g})
+            else:
                 c = g[1:] if d == "-1" and g.startswith("-") and not g.startswith("-(") else \
                     _contribution(g, d, "real", REAL, None)
-            self.note_helpers(c)
-            out.append((o, c))
+            if "." in c:
+                self.note_helpers(c)
+            out.append((operands[i], c))
         for o, c in out:  # the names first, in the order of the operands
             if o.__class__ is gast.Name:
                 st.acc(o.id, c, True)
