@@ -47,9 +47,10 @@ _PLANS = {}  # (an operator or rule, whether each operand carries a gradient) ->
 
 
 def _plan(key):
-    """[(operand index, template, (template names of the values it reads), (their operand
-    indexes, -1 for the node's own value)), an adjoint template?)] of a node of key: its
-    operands that carry a gradient, as the rules' templates give them."""
+    """The items of a node of key, one per operand that carries a gradient, as the rules'
+    templates give them: (the operand's index, its template, the names of the values the
+    template reads, where each comes from (an operand's index; -1: the node's own value),
+    whether it is an adjoint template rather than a partial)."""
     op, ca, cb = key
     if op is None:  # a square, x * x
         items = [(0, "2 * a", False)] if ca else []
