@@ -18,6 +18,19 @@ PAIR_SUFFIX = "_pair"  # f_pair: the primal-plus-pullback pair of f
 
 _BUILTINS = set(dir(builtins))
 
+# what a temporary holding an operator's result is called (`mul = a * b`): anf.py and
+# passes/whole.py name them alike
+BINOP_HINTS = {
+    gast.Add: "add",
+    gast.Sub: "sub",
+    gast.Mult: "mul",
+    gast.Div: "div",
+    gast.FloorDiv: "floordiv",
+    gast.Mod: "mod",
+    gast.Pow: "pow",
+    gast.MatMult: "matmul",
+}
+
 _SAFE = re.compile(r"[^0-9a-zA-Z_]")
 
 

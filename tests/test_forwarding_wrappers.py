@@ -104,53 +104,15 @@ def keyword_to_positional(k):
     return accel_twice_wrapped(0.5, k=k)  # (`positional` takes no keywords)
 
 
-def pendulum(k):
+''' + "".join(f'''
+def pendulum{name}(k):
     th, om = 1.0, 0.0
     for _ in range(40):
-        om = om + 0.05 * accel(th, k)
+        om = om + 0.05 * accel{name}(th, k)
         th = th + 0.05 * om
     return th
 
-
-def pendulum_twice_wrapped(k):
-    th, om = 1.0, 0.0
-    for _ in range(40):
-        om = om + 0.05 * accel_twice_wrapped(th, k)
-        th = th + 0.05 * om
-    return th
-
-
-def pendulum_counted(k):
-    th, om = 1.0, 0.0
-    for _ in range(40):
-        om = om + 0.05 * accel_counted(th, k)
-        th = th + 0.05 * om
-    return th
-
-
-def pendulum_swappable(k):
-    th, om = 1.0, 0.0
-    for _ in range(40):
-        om = om + 0.05 * accel_swappable(th, k)
-        th = th + 0.05 * om
-    return th
-
-
-def pendulum_registered(k):
-    th, om = 1.0, 0.0
-    for _ in range(40):
-        om = om + 0.05 * accel_registered(th, k)
-        th = th + 0.05 * om
-    return th
-
-
-def pendulum_looping(k):
-    th, om = 1.0, 0.0
-    for _ in range(40):
-        om = om + 0.05 * accel_looping(th, k)
-        th = th + 0.05 * om
-    return th
-'''
+''' for name in ("", "_twice_wrapped", "_counted", "_swappable", "_registered", "_looping"))
 
 
 @pytest.fixture

@@ -48,25 +48,13 @@ import gast
 
 from .. import templates as T
 from ..errors import UnsupportedSyntaxError
-from ..naming import child_fields, names_in
+from ..naming import BINOP_HINTS, child_fields, names_in
 from .exits import ControlFlow
 from .comprehension_scope import ComprehensionRename
 from .walrus import WalrusOrder
 from .lazy_loops import LazyLoops
 from .targets import Targets
-from .whole import fold_signs, hint as whole_hint, operations
-
-_BINOP_HINT = {
-    gast.Add: "add",
-    gast.Sub: "sub",
-    gast.Mult: "mul",
-    gast.Div: "div",
-    gast.FloorDiv: "floordiv",
-    gast.Mod: "mod",
-    gast.Pow: "pow",
-    gast.MatMult: "matmul",
-}
-
+from .whole import ROOTS as WHOLE_ROOTS, fold_signs, hint as whole_hint, operations
 
 def _hint(node):
     """A readable temporary name for the value of node."""
@@ -77,7 +65,7 @@ def _hint(node):
             return f"{fname}_{node.args[0].id}"
         return fname
     if isinstance(node, gast.BinOp):
-        return _BINOP_HINT.get(type(node.op), "t")
+        return BINOP_HINTS.get(type(node.op), "t")
     if isinstance(node, gast.UnaryOp):
         return "neg" if isinstance(node.op, gast.USub) else "t"
     if isinstance(node, gast.Attribute):
@@ -100,7 +88,6 @@ def _is_atom(node):
 
 
 _ATOMS = frozenset((gast.Name, gast.Constant))
-_WHOLE_ROOTS = frozenset((gast.BinOp, gast.UnaryOp, gast.Call))  # (what whole.operations counts)
 
 
 def _temp_name(id_, ctx_class=gast.Load):
@@ -235,7 +222,7 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
             folded = _fold_constant(node)
             if folded is not None:
                 return folded
-        if self.numbers is not None and cls in _WHOLE_ROOTS and self.kept_whole(node):
+        if self.numbers is not None and cls in WHOLE_ROOTS and self.kept_whole(node):
             tmp = self.namer.fresh(hint or whole_hint(node))
             self.namer.shown[tmp] = node
             self.whole(tmp, node, out)
@@ -653,7 +640,7 @@ class Normalizer(Targets, WalrusOrder, LazyLoops):
         if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             target = s.targets[0].id
             value = s.value
-            if (self.numbers is not None and target in self.numbers and value.__class__ in _WHOLE_ROOTS
+            if (self.numbers is not None and target in self.numbers and value.__class__ in WHOLE_ROOTS
                     and self.kept_whole(value)):
                 names, calls = set(), []
                 value = fold_signs(value, names, calls)

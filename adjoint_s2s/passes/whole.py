@@ -38,7 +38,9 @@ import gast
 
 from .. import rules as R
 from ..kinds import REAL
+from ..naming import BINOP_HINTS
 
+ROOTS = frozenset((gast.BinOp, gast.UnaryOp, gast.Call))  # (the nodes a whole expression starts from)
 _OPS = frozenset((gast.Add, gast.Sub, gast.Mult, gast.Div))
 _SIGNS = frozenset((gast.USub, gast.UAdd))
 _NUMBERS = (int, float)
@@ -226,9 +228,6 @@ def fold_signs(node, names, calls):
     return node
 
 
-_HINTS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow"}
-
-
 def hint(node, values=None):
     """The name a value of node is given, as the normaliser names its temporaries:
     `mul`, `neg`, `sin_x`, `exp_neg` (what the argument's own temporary would be called)."""
@@ -241,7 +240,7 @@ def hint(node, values=None):
         arg = node.args[0]
         return node.func.attr if arg.__class__ is gast.Constant else f"{node.func.attr}_{hint(arg, values)}"
     if cls is gast.BinOp:
-        return _HINTS[node.op.__class__]
+        return BINOP_HINTS[node.op.__class__]
     return "neg" if node.op.__class__ is gast.USub else "pos"
 
 
@@ -264,7 +263,8 @@ def whole_reads(fn_node):
     return out
 
 
-def _children(e):
+def children(e):
+    """The operands of a node of a whole expression (none for a name or a constant)."""
     cls = e.__class__
     if cls is gast.BinOp:
         return (e.left, e.right)
@@ -280,7 +280,7 @@ def leaves(e):
     reverse pass's checks: names, as after one operation a statement)."""
     if e.__class__ in (gast.Name, gast.Constant):
         return [e]
-    return [leaf for child in _children(e) for leaf in leaves(child)]
+    return [leaf for child in children(e) for leaf in leaves(child)]
 
 
 def verify(facts, wholes):
@@ -316,7 +316,7 @@ def text(e, values):
     got = values.get(id(e))
     if got is not None:
         return got, ATOM
-    return compose(e, [text(c, values) for c in _children(e)])
+    return compose(e, [text(c, values) for c in children(e)])
 
 
 def compose(e, parts):

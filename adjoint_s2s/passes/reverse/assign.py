@@ -30,12 +30,12 @@ import gast
 from ..activity import ARRAY, COMPLEX, CONST, OTHER, REAL, SCALAR, free_names_of_function
 from ...errors import spelled
 from ..codegen import If, Raw, Restore, Save, index_src, src
+from ..whole import ROOTS as WHOLE_ROOTS
 from .common import MAYBE, NUM, _MUTATING_METHODS, _default_atoms, _tuple_src
 
 
 _ARITHMETIC = (gast.BinOp, gast.UnaryOp)
 _OPERATOR_PARTS = (gast.operator, gast.unaryop, gast.expr_context)
-_WHOLE_ROOTS = (gast.BinOp, gast.UnaryOp, gast.Call)  # (the statements anf may keep whole)
 
 
 class AssignMixin:
@@ -191,7 +191,7 @@ class AssignMixin:
             sv.invariant = True
         saves.append(sv)
         fwd.append(sv)
-        if cls in _WHOLE_ROOTS and getattr(e, "whole", False):  # (arithmetic on numbers: whole.py)
+        if cls in WHOLE_ROOTS and getattr(e, "whole", False):  # (arithmetic on numbers: whole.py)
             rev = self.whole(x, e, fwd)
         elif not active or (cls is gast.Call and not self.value_active(e)):
             rev = self._assign_inactive(x, e, active, fwd, depth)

@@ -29,7 +29,7 @@ import gast
 
 from ... import rules as R
 from ..activity import BINOP_NAMES, REAL
-from ..whole import ATOM, Undo, _children, compose, hint, real_primitive, text
+from ..whole import ATOM, Undo, children, compose, hint, real_primitive, text
 from .common import NUM, _contribution, _pow_const_partial, fill
 
 _LEAVES = (gast.Name, gast.Constant)
@@ -159,7 +159,7 @@ class WholeMixin:
         """(source, precedence) of node, after the lines binding the named values below it
         (and node's own), in the order Python computes them."""
         parts = [(c.id, ATOM) if c.__class__ is gast.Name else self._whole_forward(c, root, named, values, fwd)
-                 for c in _children(node)]
+                 for c in children(node)]
         got = compose(node, parts)
         if id(node) in named and node is not root:
             tmp = self.fresh_local(hint(node, values), fwd, self.depth)
